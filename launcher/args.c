@@ -1,0 +1,159 @@
+/*
+ * args.c — parsing boltrun's options (names mirror mpirun's).
+ */
+#include "launcher/args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *boltrun_usage(void)
+{
+    return "usage: boltrun [-np N] [-x VAR[=VALUE]]... [--tag-output] [--timeout SEC] [--] PROGRAM [ARGS...]\n"
+           "Starts N ranks of PROGRAM on this host.\n"
+           "  -np N, -n N, --np N  number of ranks (default 1)\n"
+           "  -x VAR               pass boltrun's value of VAR to the ranks\n"
+           "  -x VAR=VALUE         set VAR=VALUE in the ranks' environment\n"
+           "  --tag-output         prefix each output line with \"[rank] \"\n"
+           "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
+           "  --version, --help\n"
+           "Everything after PROGRAM is passed to it untouched.\n"
+           "Settings: BOLT_TIMEOUT (bootstrap waits), BOLT_KILL_GRACE (seconds from SIGTERM to SIGKILL).\n";
+}
+
+static int fail(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(err, cap, "boltrun: ");
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < cap)
+        vsnprintf(err + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+/* Matches "--name", "-name" (mpirun accepts both), and their "=value" forms.
+ * Returns 1 and sets *inline_val (NULL when no '=') on a match. */
+static int match_opt(const char *arg, const char *name, const char **inline_val)
+{
+    const char *p = arg;
+    if (p[0] != '-')
+        return 0;
+    p += (p[1] == '-') ? 2 : 1;
+    size_t n = strlen(name);
+    if (strncmp(p, name, n) != 0)
+        return 0;
+    if (p[n] == '\0') {
+        *inline_val = NULL;
+        return 1;
+    }
+    if (p[n] == '=') {
+        *inline_val = p + n + 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int valid_var_name(const char *s, size_t n)
+{
+    if (n == 0 || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err, size_t errcap)
+{
+    memset(a, 0, sizeof *a);
+    a->np = 1;
+    if (errcap)
+        err[0] = '\0';
+    a->exports = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->exports);
+    if (a->exports == NULL)
+        return fail(err, errcap, "out of memory");
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *arg = argv[i], *val = NULL;
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (arg[0] != '-' || arg[1] == '\0')
+            break; /* the program */
+        if (match_opt(arg, "help", &val) || strcmp(arg, "-h") == 0) {
+            a->help = 1;
+            return 0;
+        }
+        if (match_opt(arg, "version", &val) || strcmp(arg, "-V") == 0) {
+            a->version = 1;
+            return 0;
+        }
+        if (match_opt(arg, "tag-output", &val)) {
+            if (val)
+                return fail(err, errcap, "--tag-output takes no value");
+            a->tag_output = 1;
+            continue;
+        }
+        const char *name = NULL;
+        int which = 0;
+        if (match_opt(arg, "np", &val) || (arg[1] == 'n' && match_opt(arg, "n", &val) && arg[1] != '-')) {
+            name = "-np";
+            which = 1;
+        } else if (strncmp(arg, "--", 2) != 0 && match_opt(arg, "x", &val)) {
+            name = "-x";
+            which = 2;
+        } else if (match_opt(arg, "timeout", &val)) {
+            name = "--timeout";
+            which = 3;
+        } else {
+            return fail(err, errcap, "unknown option '%s' (see boltrun --help)", arg);
+        }
+        if (val == NULL) {
+            if (i + 1 >= argc)
+                return fail(err, errcap, "%s needs a value", name);
+            val = argv[++i];
+        }
+        if (which == 1) {
+            char *end;
+            errno = 0;
+            long v = strtol(val, &end, 10);
+            if (*val == '\0' || *end != '\0' || errno != 0 || v <= 0)
+                return fail(err, errcap, "-np expects a positive integer, got '%s'", val);
+            if (v > BOLTRUN_MAX_NP)
+                return fail(err, errcap, "-np %ld is more than boltrun can start on one host (at most %d)", v,
+                            BOLTRUN_MAX_NP);
+            a->np = (int)v;
+        } else if (which == 2) {
+            const char *eq = strchr(val, '=');
+            size_t n = eq ? (size_t)(eq - val) : strlen(val);
+            if (!valid_var_name(val, n))
+                return fail(err, errcap, "-x expects VAR or VAR=VALUE with VAR a variable name, got '%s'", val);
+            a->exports[a->nexports++] = (char *)val;
+        } else {
+            char *end;
+            errno = 0;
+            double v = strtod(val, &end);
+            if (*val == '\0' || *end != '\0' || errno != 0 || !(v > 0) || !isfinite(v) || v > 1e9)
+                return fail(err, errcap, "--timeout expects a positive number of seconds, got '%s'", val);
+            a->timeout = v;
+            a->timeout_text = val;
+        }
+    }
+    if (i >= argc)
+        return fail(err, errcap, "no program given (usage: boltrun -np N PROGRAM [ARGS...])");
+    a->prog_argv = argv + i;
+    a->prog_argc = argc - i;
+    return 0;
+}
+
+void boltrun_args_free(struct boltrun_args *a)
+{
+    free(a->exports);
+    a->exports = NULL;
+}

@@ -1,0 +1,527 @@
+/*
+ * job.c — running one job (see job.h). Everything happens in one poll() loop
+ * and every wait in it is bounded: the job's --timeout, the kill grace, and a
+ * hard limit after SIGKILL.
+ */
+#include "launcher/job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher/iofwd.h"
+#include "launcher/kvs_server.h"
+#include "launcher/spawn.h"
+#include "runtime/crypto.h"
+#include "runtime/kvs_wire.h"
+
+/* After SIGKILL, how long to wait for the guards to report before giving up. */
+#define HARD_WAIT_S 5.0
+/* After every rank has ended, how long to wait for their output pipes to close
+ * (a stray grandchild that left the rank's process group may hold them). */
+#define DRAIN_WAIT_S 2.0
+
+struct rank {
+    pid_t guard;
+    int life;                 /* -1 once closed */
+    uint8_t lbuf[SPAWN_STATUS_BYTES];
+    size_t lhave;
+    int reaped, guard_status;
+    int done, status;
+    struct iofwd_stream out, err;
+};
+
+struct job {
+    const struct job_config *cfg;
+    char host[256];
+    struct rank *r;
+    int nstarted;
+    int ndone;
+    struct kvs_server *kvs;
+    int cause;                /* the job's outcome is decided (failure, abort, timeout, signal) */
+    int exit_code;
+    int stopping, killed;
+    double kill_deadline, hard_deadline, drain_deadline, job_deadline;
+    int sigs_seen;
+};
+
+static int g_sigpipe[2] = {-1, -1};
+
+static void on_signal(int sig)
+{
+    int e = errno;
+    unsigned char c = (unsigned char)sig;
+    ssize_t w = write(g_sigpipe[1], &c, 1);
+    (void)w;
+    errno = e;
+}
+
+static void fd_setup(int fd)
+{
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static int install_signals(void)
+{
+    if (pipe(g_sigpipe) != 0)
+        return -1;
+    fd_setup(g_sigpipe[0]);
+    fd_setup(g_sigpipe[1]);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_flags = SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &sa, NULL);
+    sa.sa_flags = 0;
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+    return 0;
+}
+
+static void signal_ranks(struct job *j, int sig)
+{
+    for (int i = 0; i < j->nstarted; i++)
+        if (!j->r[i].done)
+            (void)killpg(j->r[i].guard, sig);
+}
+
+static void begin_stop(struct job *j, int sig, double now)
+{
+    signal_ranks(j, sig);
+    if (j->kvs)
+        kvs_server_set_quiet(j->kvs);
+    if (!j->stopping) {
+        j->stopping = 1;
+        j->kill_deadline = now + j->cfg->kill_grace;
+    }
+}
+
+static void kill_all(struct job *j, double now)
+{
+    signal_ranks(j, SIGKILL);
+    if (!j->killed) {
+        j->killed = 1;
+        j->stopping = 1;
+        j->hard_deadline = now + HARD_WAIT_S;
+    }
+}
+
+static void pump_rank_output(struct rank *r)
+{
+    /* Bounded: each pump reads at most 16 chunks; a rank that keeps writing
+     * after its status arrived is a stray child and is being killed. */
+    for (int k = 0; k < 8; k++) {
+        int a = r->out.fd >= 0 ? iofwd_pump(&r->out) : 1;
+        int b = r->err.fd >= 0 ? iofwd_pump(&r->err) : 1;
+        if (a && b)
+            break;
+        struct pollfd p[2] = {{.fd = r->out.fd, .events = POLLIN}, {.fd = r->err.fd, .events = POLLIN}};
+        if (poll(p, 2, 0) <= 0)
+            break;
+    }
+}
+
+static void rank_done(struct job *j, int i, int status, double now)
+{
+    struct rank *r = &j->r[i];
+    if (r->done)
+        return;
+    r->done = 1;
+    r->status = status;
+    j->ndone++;
+    pump_rank_output(r); /* its last words come before boltrun's verdict */
+    int failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (failed && !j->cause) {
+        j->cause = 1;
+        if (WIFSIGNALED(status)) {
+            int sig = WTERMSIG(status);
+            fprintf(stderr, "boltrun: rank %d on %s was killed by signal %d (%s)\n", i, j->host, sig,
+                    strsignal(sig));
+            j->exit_code = 128 + sig;
+        } else if (WIFEXITED(status)) {
+            fprintf(stderr, "boltrun: rank %d on %s exited with status %d\n", i, j->host, WEXITSTATUS(status));
+            j->exit_code = WEXITSTATUS(status);
+        } else {
+            fprintf(stderr, "boltrun: rank %d on %s ended abnormally (wait status 0x%x)\n", i, j->host,
+                    (unsigned)status);
+            j->exit_code = 1;
+        }
+        begin_stop(j, SIGTERM, now);
+    }
+    if (j->ndone == j->nstarted)
+        j->drain_deadline = now + DRAIN_WAIT_S;
+}
+
+static void on_abort(void *ctx, int rank, int code, const char *msg)
+{
+    struct job *j = ctx;
+    if (j->cause)
+        return;
+    j->cause = 1;
+    fprintf(stderr, "boltrun: rank %d on %s called bolt_abort (code %d): %s\n", rank, j->host, code, msg);
+    int ec = code & 0xff;
+    if (ec == 0 && code != 0)
+        ec = 1;
+    j->exit_code = ec;
+    begin_stop(j, SIGTERM, bolt_kvs_now());
+}
+
+static void reap(struct job *j, double now)
+{
+    for (int guard = 0; guard < 100000; guard++) {
+        int st;
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p <= 0)
+            return;
+        for (int i = 0; i < j->nstarted; i++) {
+            struct rank *r = &j->r[i];
+            if (r->guard == p) {
+                r->reaped = 1;
+                r->guard_status = st;
+                if (r->life < 0 && !r->done) /* it died without a report: its fate is the rank's */
+                    rank_done(j, i, st, now);
+            }
+        }
+    }
+}
+
+static void read_lifeline(struct job *j, int i, double now)
+{
+    struct rank *r = &j->r[i];
+    for (;;) {
+        ssize_t n = read(r->life, r->lbuf + r->lhave, sizeof r->lbuf - r->lhave);
+        if (n > 0) {
+            r->lhave += (size_t)n;
+            if (r->lhave == sizeof r->lbuf) {
+                int st;
+                if (spawn_decode_status(r->lbuf, &st) == 0)
+                    rank_done(j, i, st, now);
+                r->lhave = 0;
+            }
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        close(r->life); /* EOF: the guard is gone */
+        r->life = -1;
+        if (!r->done && r->reaped)
+            rank_done(j, i, r->guard_status, now);
+        return;
+    }
+}
+
+static void handle_signals(struct job *j, double now)
+{
+    unsigned char buf[64];
+    ssize_t n;
+    int chld = 0;
+    while ((n = read(g_sigpipe[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        for (ssize_t k = 0; k < n; k++) {
+            int sig = buf[k];
+            if (sig == SIGCHLD) {
+                chld = 1;
+                continue;
+            }
+            j->sigs_seen++;
+            if (j->sigs_seen == 1) {
+                if (!j->cause) {
+                    j->cause = 1;
+                    j->exit_code = 128 + sig;
+                    fprintf(stderr, "boltrun: caught signal %d (%s); stopping the job's ranks\n", sig,
+                            strsignal(sig));
+                }
+                begin_stop(j, sig, now); /* forwarded as is: SIGINT stays SIGINT */
+            } else if (!j->killed) {
+                fprintf(stderr, "boltrun: caught signal %d again; killing the job's ranks now\n", sig);
+                kill_all(j, now);
+            }
+        }
+    }
+    if (chld)
+        reap(j, now);
+}
+
+static int raise_fd_limit(int np, char *err, size_t cap)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)np * 5 + 32;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return 0;
+    rlim_t want = need;
+    if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+        want = rl.rlim_max;
+    rl.rlim_cur = want;
+    (void)setrlimit(RLIMIT_NOFILE, &rl);
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= need)
+        return 0;
+    snprintf(err, cap, "boltrun: -np %d needs about %llu open files but the limit is %llu; raise it "
+             "(ulimit -n) or start fewer ranks", np, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+    return -1;
+}
+
+static double min_deadline(double a, double b)
+{
+    if (a < 0)
+        return b;
+    if (b < 0)
+        return a;
+    return a < b ? a : b;
+}
+
+static int finish(struct job *j, double now);
+
+int job_run(const struct job_config *cfg)
+{
+    struct job jb, *j = &jb;
+    memset(j, 0, sizeof *j);
+    j->cfg = cfg;
+    char err[512];
+    if (gethostname(j->host, sizeof j->host - 1) != 0)
+        snprintf(j->host, sizeof j->host, "localhost");
+    if (raise_fd_limit(cfg->np, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    if (install_signals() != 0) {
+        fprintf(stderr, "boltrun: cannot create a pipe for signals: %s\n", strerror(errno));
+        return 1;
+    }
+
+    uint8_t secret[BOLT_SECRET_BYTES], idb[4];
+    char secret_hex[2 * BOLT_SECRET_BYTES + 1], idhex[9], job_id[64], addr[64];
+    if (bolt_random_bytes(secret, sizeof secret) != 0 || bolt_random_bytes(idb, sizeof idb) != 0) {
+        fprintf(stderr, "boltrun: cannot draw the job secret from the system's random source: %s\n",
+                strerror(errno));
+        return 1;
+    }
+    bolt_hex_encode(secret, sizeof secret, secret_hex);
+    bolt_hex_encode(idb, sizeof idb, idhex);
+    snprintf(job_id, sizeof job_id, "%ld.%s", (long)getpid(), idhex);
+
+    struct kvs_events ev = {.ctx = j, .on_abort = on_abort};
+    if (kvs_server_start(&j->kvs, cfg->np, secret, cfg->auth_timeout, &ev, addr, sizeof addr, err,
+                         sizeof err) != 0) {
+        fprintf(stderr, "boltrun: %s\n", err);
+        return 1;
+    }
+
+    j->r = calloc((size_t)cfg->np, sizeof *j->r);
+    int *closefds = malloc(((size_t)cfg->np * 3 + 8) * sizeof *closefds);
+    struct pollfd *pfd = NULL;
+    if (j->r == NULL || closefds == NULL) {
+        fprintf(stderr, "boltrun: out of memory for %d ranks\n", cfg->np);
+        free(j->r);
+        free(closefds);
+        kvs_server_destroy(j->kvs);
+        return 1;
+    }
+
+    double now = bolt_kvs_now();
+    j->job_deadline = cfg->timeout > 0 ? now + cfg->timeout : -1;
+    j->drain_deadline = -1;
+    for (int i = 0; i < cfg->np; i++) {
+        int nclose = 0;
+        closefds[nclose++] = g_sigpipe[0];
+        closefds[nclose++] = g_sigpipe[1];
+        closefds[nclose++] = kvs_server_listen_fd(j->kvs);
+        for (int k = 0; k < i; k++) {
+            if (j->r[k].life >= 0)
+                closefds[nclose++] = j->r[k].life;
+            if (j->r[k].out.fd >= 0)
+                closefds[nclose++] = j->r[k].out.fd;
+            if (j->r[k].err.fd >= 0)
+                closefds[nclose++] = j->r[k].err.fd;
+        }
+        struct spawn_opts so = {.path = cfg->path, .argv = cfg->argv, .rank = i, .size = cfg->np,
+                                .kvs_addr = addr, .secret_hex = secret_hex, .job_id = job_id, .host = j->host,
+                                .grace = cfg->kill_grace, .close_fds = closefds, .nclose = nclose};
+        struct spawn_result sr;
+        if (spawn_rank(&so, &sr, err, sizeof err) != 0) {
+            fprintf(stderr, "boltrun: %s; stopping the ranks already started\n", err);
+            j->cause = 1;
+            j->exit_code = 1;
+            begin_stop(j, SIGTERM, bolt_kvs_now());
+            break;
+        }
+        struct rank *r = &j->r[i];
+        r->guard = sr.guard;
+        r->life = sr.lifeline;
+        if (iofwd_init(&r->out, sr.out_fd, 1, i, cfg->tag_output) != 0 ||
+            iofwd_init(&r->err, sr.err_fd, 2, i, cfg->tag_output) != 0) {
+            fprintf(stderr, "boltrun: out of memory for the output of rank %d\n", i);
+            j->nstarted++;
+            j->cause = 1;
+            j->exit_code = 1;
+            begin_stop(j, SIGTERM, bolt_kvs_now());
+            break;
+        }
+        j->nstarted++;
+    }
+    free(closefds);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (j->nstarted == 0)
+        return finish(j, bolt_kvs_now());
+
+    size_t cap = 0;
+    for (;;) {
+        now = bolt_kvs_now();
+        /* Deadlines. */
+        if (j->job_deadline >= 0 && now >= j->job_deadline && !j->stopping) {
+            j->job_deadline = -1;
+            if (!j->cause) {
+                j->cause = 1;
+                j->exit_code = 124;
+                fprintf(stderr, "boltrun: job timed out after %s s; stopping its ranks\n", cfg->timeout_text);
+            }
+            begin_stop(j, SIGTERM, now);
+        }
+        if (j->stopping && !j->killed && now >= j->kill_deadline)
+            kill_all(j, now);
+        if (j->killed && now >= j->hard_deadline) {
+            for (int i = 0; i < j->nstarted; i++)
+                if (!j->r[i].done) {
+                    fprintf(stderr, "boltrun: rank %d's guard (pid %ld) does not answer after SIGKILL; "
+                            "giving up on it\n", i, (long)j->r[i].guard);
+                    rank_done(j, i, SIGKILL, now);
+                }
+        }
+        int open_pipes = 0;
+        for (int i = 0; i < j->nstarted; i++)
+            open_pipes += (j->r[i].out.fd >= 0) + (j->r[i].err.fd >= 0);
+        if (j->ndone == j->nstarted && (open_pipes == 0 || now >= j->drain_deadline))
+            break;
+
+        size_t need = 1 + (size_t)kvs_server_max_pollfds(j->kvs) + 3 * (size_t)j->nstarted;
+        if (need > cap) {
+            struct pollfd *n = realloc(pfd, need * 2 * sizeof *pfd);
+            if (n == NULL) {
+                fprintf(stderr, "boltrun: out of memory in the event loop; killing the job\n");
+                kill_all(j, now);
+                struct timespec ts = {0, 50000000};
+                nanosleep(&ts, NULL);
+                reap(j, now);
+                continue;
+            }
+            pfd = n;
+            cap = need * 2;
+        }
+        int np = 0;
+        pfd[np++] = (struct pollfd){.fd = g_sigpipe[0], .events = POLLIN};
+        int kvs_first = np;
+        int nkvs = kvs_server_fill(j->kvs, pfd + np);
+        np += nkvs;
+        int rank_first = np;
+        for (int i = 0; i < j->nstarted; i++) {
+            struct rank *r = &j->r[i];
+            pfd[np++] = (struct pollfd){.fd = r->life, .events = POLLIN};   /* fd -1 is skipped */
+            pfd[np++] = (struct pollfd){.fd = r->out.fd, .events = POLLIN};
+            pfd[np++] = (struct pollfd){.fd = r->err.fd, .events = POLLIN};
+        }
+        double dl = j->job_deadline;
+        if (j->stopping && !j->killed)
+            dl = min_deadline(dl, j->kill_deadline);
+        if (j->killed)
+            dl = min_deadline(dl, j->hard_deadline);
+        if (j->ndone == j->nstarted)
+            dl = min_deadline(dl, j->drain_deadline);
+        dl = min_deadline(dl, kvs_server_deadline(j->kvs));
+        int ms = 1000; /* a backstop; nothing relies on it */
+        if (dl >= 0) {
+            double left = dl - now;
+            ms = left <= 0 ? 0 : left >= 1.0 ? 1000 : (int)(left * 1000.0) + 1;
+        }
+        int pr = poll(pfd, (nfds_t)np, ms);
+        if (pr < 0 && errno != EINTR) {
+            fprintf(stderr, "boltrun: poll failed: %s; killing the job\n", strerror(errno));
+            kill_all(j, now);
+        }
+        now = bolt_kvs_now();
+        if (pr < 0)
+            pr = 0;
+        /* Output first, so a rank's last lines precede boltrun's report on it. */
+        for (int i = 0; i < j->nstarted; i++) {
+            struct pollfd *p = &pfd[rank_first + 3 * i];
+            struct rank *r = &j->r[i];
+            if (p[1].fd >= 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
+                iofwd_pump(&r->out);
+            if (p[2].fd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR)))
+                iofwd_pump(&r->err);
+        }
+        if (pfd[0].revents & POLLIN)
+            handle_signals(j, now);
+        for (int i = 0; i < j->nstarted; i++) {
+            struct pollfd *p = &pfd[rank_first + 3 * i];
+            if (p[0].fd >= 0 && j->r[i].life == p[0].fd && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+                read_lifeline(j, i, now);
+        }
+        kvs_server_handle(j->kvs, pfd + kvs_first, nkvs, now);
+        if (pr == 0)
+            reap(j, now); /* in case a SIGCHLD wake-up was lost */
+    }
+    free(pfd);
+    return finish(j, bolt_kvs_now());
+}
+
+static int finish(struct job *j, double now)
+{
+    for (int i = 0; i < j->nstarted; i++) {
+        iofwd_close(&j->r[i].out);
+        iofwd_close(&j->r[i].err);
+        if (j->r[i].life >= 0)
+            close(j->r[i].life); /* a guard still waiting cleans up its group */
+        j->r[i].life = -1;
+    }
+    kvs_server_destroy(j->kvs);
+    /* Reap the guards: they exit right after reporting. Bounded. */
+    double until = now + 1.0;
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < j->nstarted; i++) {
+            struct rank *r = &j->r[i];
+            if (r->reaped)
+                continue;
+            int st;
+            pid_t p = waitpid(r->guard, &st, WNOHANG);
+            if (p == r->guard || (p < 0 && errno == ECHILD))
+                r->reaped = 1;
+            else
+                left++;
+        }
+        if (left == 0)
+            break;
+        if (bolt_kvs_now() >= until) {
+            for (int i = 0; i < j->nstarted; i++)
+                if (!j->r[i].reaped) {
+                    killpg(j->r[i].guard, SIGKILL);
+                    kill(j->r[i].guard, SIGKILL);
+                    waitpid(j->r[i].guard, NULL, 0); /* SIGKILL cannot be refused: this returns */
+                    j->r[i].reaped = 1;
+                }
+            break;
+        }
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    free(j->r);
+    close(g_sigpipe[0]);
+    close(g_sigpipe[1]);
+    return j->cause ? j->exit_code : 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * job.h — one boltrun job: the key-value store, the ranks under their
+ * guards, output forwarding, signals and the timeout, all in one poll() loop.
+ */
+#ifndef BOLTRUN_JOB_H
+#define BOLTRUN_JOB_H
+
+struct job_config {
+    int np;
+    int tag_output;
+    double timeout;          /* 0 = none */
+    const char *timeout_text;
+    double kill_grace;       /* BOLT_KILL_GRACE */
+    double auth_timeout;     /* BOLT_TIMEOUT */
+    const char *path;        /* resolved program */
+    char **argv;
+};
+
+/* Runs the job to the end. Returns boltrun's exit status. */
+int job_run(const struct job_config *cfg);
+
+#endif

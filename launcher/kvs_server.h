@@ -1,0 +1,45 @@
+/*
+ * kvs_server.h — boltrun's key-value store, served from its poll() loop.
+ *
+ * Listens on 127.0.0.1 (ephemeral port). Every connection must first prove it
+ * knows the job secret (runtime/kvs_wire.h); one that fails, or stays silent
+ * past the authentication deadline, is dropped with one line on stderr.
+ */
+#ifndef BOLTRUN_KVS_SERVER_H
+#define BOLTRUN_KVS_SERVER_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/crypto.h"
+
+struct kvs_server;
+
+struct kvs_events {
+    void *ctx;
+    /* A rank asked to end the job (bolt_abort). msg is NUL-terminated. */
+    void (*on_abort)(void *ctx, int rank, int code, const char *msg);
+};
+
+/* Starts listening. addr gets "127.0.0.1:PORT". Returns 0, or -1 with err. */
+int kvs_server_start(struct kvs_server **out, int size, const uint8_t secret[BOLT_SECRET_BYTES],
+                     double auth_timeout, const struct kvs_events *ev, char *addr, size_t addrcap,
+                     char *err, size_t errcap);
+/* Most pollfds kvs_server_fill may use. */
+int kvs_server_max_pollfds(const struct kvs_server *s);
+/* Fills pollfds; returns how many. */
+int kvs_server_fill(struct kvs_server *s, struct pollfd *p);
+/* Handles the revents of the n pollfds that kvs_server_fill filled. */
+void kvs_server_handle(struct kvs_server *s, const struct pollfd *p, int n, double now);
+/* Earliest deadline (bolt_kvs_now() time) of an unauthenticated connection, or
+ * a negative value when there is none. Handle calls expire those past it. */
+double kvs_server_deadline(const struct kvs_server *s);
+/* The listening socket (a child must close it). */
+int kvs_server_listen_fd(const struct kvs_server *s);
+/* Once the job is being stopped, refusals are expected (ranks die mid-way):
+ * stop logging them. */
+void kvs_server_set_quiet(struct kvs_server *s);
+void kvs_server_destroy(struct kvs_server *s);
+
+#endif

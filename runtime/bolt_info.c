@@ -1,0 +1,60 @@
+/* bolt-info — what this Bolt build has and how it is configured. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bolt.h"
+#include "runtime/config.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: bolt-info [--params | --version | --help]\n"
+                 "  (no option)  version, build features and settings\n"
+                 "  --params     every BOLT_* environment setting with its default and meaning\n");
+}
+
+static void features(void)
+{
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    printf("Bolt %d.%d.%d on %s\n", BOLT_VERSION_MAJOR, BOLT_VERSION_MINOR, BOLT_VERSION_PATCH,
+           host);
+    printf("  transports built : tcp\n");
+#ifdef BOLT_HAVE_HWLOC
+    printf("  topology (hwloc) : yes\n");
+#else
+    printf("  topology (hwloc) : no\n");
+#endif
+#ifdef HAVE_EPOLL_CREATE1
+    printf("  tcp event loops  : poll, epoll\n");
+#else
+    printf("  tcp event loops  : poll\n");
+#endif
+    printf("  cores online     : %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--params")) {
+        if (bolt_config_load() != BOLT_OK)
+            fprintf(stderr, "bolt-info: %s\n", bolt_error_message());
+        bolt_config_print(stdout);
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--version")) {
+        printf("bolt-info (Bolt) %d.%d.%d\n", BOLT_VERSION_MAJOR, BOLT_VERSION_MINOR,
+               BOLT_VERSION_PATCH);
+        return 0;
+    }
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "bolt-info: unknown option '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    features();
+    return 0;
+}

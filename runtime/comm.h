@@ -1,0 +1,34 @@
+/*
+ * comm.h — communicators: an ordered group of world ranks and a context id.
+ *
+ * Each communicator owns two consecutive context ids: `ctx` for user
+ * point-to-point and `ctx + 1` for traffic Bolt itself sends on it (split,
+ * dup, collectives), so the two can never match each other's messages.
+ */
+#ifndef BOLT_COMM_H
+#define BOLT_COMM_H
+
+#include <stdint.h>
+
+#include "bolt.h"
+
+#define BOLT_CTX_WORLD 0u
+#define BOLT_CTX_SELF 2u
+#define BOLT_CTX_FIRST_FREE 4u
+
+struct bolt_comm {
+    uint32_t ctx;
+    int rank;
+    int size;
+    int *world_ranks; /* comm rank -> world rank */
+    int builtin;      /* world and self cannot be freed */
+};
+
+struct bolt_comm *bolt_comm_create(uint32_t ctx, int rank, int size, const int *world_ranks);
+void bolt_comm_destroy(struct bolt_comm *comm);
+/* Checks a user-supplied communicator handle. */
+int bolt_comm_check(bolt_comm_t comm, const char *fn);
+/* Comm rank of a world rank, or -1. */
+int bolt_comm_rank_of_world(const struct bolt_comm *comm, int world_rank);
+
+#endif

@@ -1,0 +1,213 @@
+/* comm_api.c — the public communicator calls: rank, size, dup, split, free.
+ *
+ * dup and split agree on a fresh context id and on the new groups by a
+ * gather to rank 0 and a reply to every rank, on the parent's internal
+ * context (ctx + 1) so that user messages can never interfere. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/errors.h"
+#include "runtime/proto.h"
+#include "runtime/runtime.h"
+
+enum { TAG_SPLIT_UP = 1, TAG_SPLIT_DOWN = 2 };
+
+bolt_comm_t bolt_comm_world(void)
+{
+    return bolt_rt.initialized && !bolt_rt.finalized ? bolt_rt.world : BOLT_COMM_NULL;
+}
+
+bolt_comm_t bolt_comm_self(void)
+{
+    return bolt_rt.initialized && !bolt_rt.finalized ? bolt_rt.self : BOLT_COMM_NULL;
+}
+
+int bolt_comm_rank(bolt_comm_t comm, int *rank)
+{
+    int rc = bolt_comm_check(comm, "bolt_comm_rank");
+    if (rc)
+        return rc;
+    if (!rank)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_comm_rank: rank pointer is NULL");
+    *rank = comm->rank;
+    return BOLT_OK;
+}
+
+int bolt_comm_size(bolt_comm_t comm, int *size)
+{
+    int rc = bolt_comm_check(comm, "bolt_comm_size");
+    if (rc)
+        return rc;
+    if (!size)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_comm_size: size pointer is NULL");
+    *size = comm->size;
+    return BOLT_OK;
+}
+
+int bolt_comm_world_rank(bolt_comm_t comm, int rank, int *world_rank)
+{
+    int rc = bolt_comm_check(comm, "bolt_comm_world_rank");
+    if (rc)
+        return rc;
+    if (rank < 0 || rank >= comm->size || !world_rank)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_comm_world_rank: rank %d is out of range 0..%d",
+                            rank, comm->size - 1);
+    *world_rank = comm->world_ranks[rank];
+    return BOLT_OK;
+}
+
+/* Blocking send/receive on a communicator's internal context. */
+static int isend_internal(const void *buf, size_t n, int dest, int tag, struct bolt_comm *c)
+{
+    struct bolt_request *r;
+    int rc = bolt_proto_isend(buf, n, dest, tag, c, c->ctx + 1, 0, &r);
+    return rc ? rc : bolt_wait(&r, NULL);
+}
+
+static int recv_internal(void *buf, size_t n, int src, int tag, struct bolt_comm *c)
+{
+    struct bolt_request *r;
+    bolt_status_t st;
+    int rc = bolt_proto_irecv(buf, n, src, tag, c, c->ctx + 1, &r);
+    if (rc || (rc = bolt_wait(&r, &st)))
+        return rc;
+    if (st.bytes != n)
+        return bolt_err_set(BOLT_ERR_PROTO, "communicator split: rank %d sent %zu bytes, not %zu",
+                            src, st.bytes, n);
+    return BOLT_OK;
+}
+
+struct split_entry {
+    int color, key, rank;
+    uint32_t next_ctx;
+};
+
+static int by_color_key_rank(const void *a, const void *b)
+{
+    const struct split_entry *x = a, *y = b;
+    if (x->color != y->color)
+        return x->color < y->color ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Rank 0 of the parent: computes every rank's new group and tells it.
+ * Reply to each rank: [ctx, new rank, new size, world ranks...]. */
+static int split_root(struct bolt_comm *c, struct split_entry *all, int **reply0)
+{
+    int n = c->size, rc = BOLT_OK;
+    uint32_t ctx = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i].next_ctx > ctx)
+            ctx = all[i].next_ctx;
+    struct split_entry *sorted = malloc((size_t)n * sizeof *sorted);
+    int *reply = malloc((size_t)(n + 3) * sizeof *reply);
+    if (!sorted || !reply) {
+        free(sorted);
+        free(reply);
+        return BOLT_ERR_NOMEM;
+    }
+    memcpy(sorted, all, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, by_color_key_rank);
+    for (int i = 0; i < n && !rc; i++) {
+        int r = all[i].rank, m = 0, me = -1;
+        reply[0] = (int)ctx;
+        if (all[i].color != BOLT_UNDEFINED) {
+            for (int j = 0; j < n; j++) {
+                if (sorted[j].color != all[i].color)
+                    continue;
+                if (sorted[j].rank == r)
+                    me = m;
+                reply[3 + m++] = c->world_ranks[sorted[j].rank];
+            }
+        }
+        reply[1] = me;
+        reply[2] = m;
+        if (r == 0) {
+            *reply0 = malloc((size_t)(m + 3) * sizeof **reply0);
+            if (!*reply0)
+                rc = BOLT_ERR_NOMEM;
+            else
+                memcpy(*reply0, reply, (size_t)(m + 3) * sizeof *reply);
+        } else {
+            rc = isend_internal(reply, (size_t)(m + 3) * sizeof *reply, r, TAG_SPLIT_DOWN, c);
+        }
+    }
+    free(sorted);
+    free(reply);
+    return rc;
+}
+
+int bolt_comm_split(bolt_comm_t comm, int color, int key, bolt_comm_t *newcomm)
+{
+    int rc = bolt_comm_check(comm, "bolt_comm_split");
+    if (rc)
+        return rc;
+    if (!newcomm)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_comm_split: newcomm pointer is NULL");
+    if (color < 0 && color != BOLT_UNDEFINED)
+        return bolt_err_set(BOLT_ERR_ARG,
+                            "bolt_comm_split: color %d is invalid: use a value >= 0 or "
+                            "BOLT_UNDEFINED",
+                            color);
+    *newcomm = BOLT_COMM_NULL;
+    struct split_entry mine = {color, key, comm->rank, bolt_rt.next_ctx};
+    int *reply = NULL;
+    if (comm->rank == 0) {
+        struct split_entry *all = malloc((size_t)comm->size * sizeof *all);
+        if (!all)
+            return bolt_err_set(BOLT_ERR_NOMEM, "bolt_comm_split: out of memory");
+        all[0] = mine;
+        for (int r = 1; r < comm->size && !rc; r++)
+            rc = recv_internal(&all[r], sizeof all[r], r, TAG_SPLIT_UP, comm);
+        if (!rc)
+            rc = split_root(comm, all, &reply);
+        free(all);
+    } else {
+        struct bolt_request *r;
+        bolt_status_t st;
+        rc = isend_internal(&mine, sizeof mine, 0, TAG_SPLIT_UP, comm);
+        /* The reply's length depends on the new group; parent size bounds it. */
+        reply = malloc((size_t)(comm->size + 3) * sizeof *reply);
+        if (!rc && !reply)
+            rc = BOLT_ERR_NOMEM;
+        if (!rc)
+            rc = bolt_proto_irecv(reply, (size_t)(comm->size + 3) * sizeof *reply, 0,
+                                  TAG_SPLIT_DOWN, comm, comm->ctx + 1, &r);
+        if (!rc)
+            rc = bolt_wait(&r, &st);
+    }
+    if (rc) {
+        free(reply);
+        return rc == BOLT_ERR_NOMEM ? bolt_err_set(rc, "bolt_comm_split: out of memory") : rc;
+    }
+    uint32_t ctx = (uint32_t)reply[0];
+    if (ctx + 2 > bolt_rt.next_ctx)
+        bolt_rt.next_ctx = ctx + 2;
+    if (reply[1] >= 0) {
+        *newcomm = bolt_comm_create(ctx, reply[1], reply[2], reply + 3);
+        if (!*newcomm)
+            rc = bolt_err_set(BOLT_ERR_NOMEM, "bolt_comm_split: out of memory");
+    }
+    free(reply);
+    return rc;
+}
+
+int bolt_comm_dup(bolt_comm_t comm, bolt_comm_t *newcomm)
+{
+    int rc = bolt_comm_check(comm, "bolt_comm_dup");
+    return rc ? rc : bolt_comm_split(comm, 0, comm->rank, newcomm);
+}
+
+int bolt_comm_free(bolt_comm_t *comm)
+{
+    if (!comm || !*comm)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_comm_free: no communicator");
+    if ((*comm)->builtin)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_comm_free: the world and self communicators "
+                                          "cannot be freed");
+    bolt_comm_destroy(*comm);
+    *comm = BOLT_COMM_NULL;
+    return BOLT_OK;
+}

@@ -1,0 +1,37 @@
+# runtime/: core services (config, errors, log, crypto, bootstrap client) and the
+# point-to-point engine. Services also go into libboltcore for boltrun.
+noinst_LTLIBRARIES += libboltcore.la
+libboltcore_la_SOURCES = \
+	runtime/errors.c runtime/errors.h \
+	runtime/log.c runtime/log.h \
+	runtime/config.c runtime/config.h runtime/params.def \
+	runtime/crypto.h \
+	runtime/kvs_wire.c runtime/kvs_wire.h
+libboltcore_la_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
+libboltcore_la_LIBADD = $(CRYPTO_LIBS)
+if BOLT_CRYPTO_OPENSSL
+libboltcore_la_SOURCES += runtime/crypto_openssl.c
+endif
+if BOLT_CRYPTO_COMMONCRYPTO
+libboltcore_la_SOURCES += runtime/crypto_commoncrypto.c
+endif
+EXTRA_DIST += runtime/crypto_openssl.c runtime/crypto_commoncrypto.c
+
+libbolt_la_LIBADD += libboltcore.la
+libbolt_la_SOURCES += \
+	runtime/wire.h \
+	runtime/bootstrap.c runtime/bootstrap.h \
+	runtime/runtime.h \
+	runtime/request.c runtime/request.h \
+	runtime/match.c runtime/match.h \
+	runtime/comm.c runtime/comm.h \
+	runtime/proto.c runtime/proto.h \
+	runtime/progress.c runtime/progress.h \
+	runtime/init.c \
+	runtime/p2p.c \
+	runtime/comm_api.c \
+	transport/transport.h
+
+bin_PROGRAMS += bolt-info
+bolt_info_SOURCES = runtime/bolt_info.c
+bolt_info_LDADD = libbolt.la

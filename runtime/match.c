@@ -1,0 +1,84 @@
+/* match.c — ordered posted and unexpected queues. */
+#include <stdlib.h>
+
+#include "runtime/match.h"
+
+void bolt_match_post(struct bolt_match *m, struct bolt_request *req)
+{
+    req->next = NULL;
+    req->prev = m->posted_tail;
+    if (m->posted_tail)
+        m->posted_tail->next = req;
+    else
+        m->posted_head = req;
+    m->posted_tail = req;
+}
+
+void bolt_match_remove_posted(struct bolt_match *m, struct bolt_request *req)
+{
+    if (req->prev)
+        req->prev->next = req->next;
+    else
+        m->posted_head = req->next;
+    if (req->next)
+        req->next->prev = req->prev;
+    else
+        m->posted_tail = req->prev;
+    req->next = req->prev = NULL;
+}
+
+struct bolt_request *bolt_match_take_posted(struct bolt_match *m, uint32_t ctx, int src, int tag)
+{
+    for (struct bolt_request *r = m->posted_head; r; r = r->next) {
+        if (r->ctx == ctx && bolt_match_hits(r->peer, r->tag, src, tag)) {
+            bolt_match_remove_posted(m, r);
+            return r;
+        }
+    }
+    return NULL;
+}
+
+void bolt_match_add_unexp(struct bolt_match *m, struct bolt_unexp *u)
+{
+    u->next = NULL;
+    u->prev = m->unexp_tail;
+    if (m->unexp_tail)
+        m->unexp_tail->next = u;
+    else
+        m->unexp_head = u;
+    m->unexp_tail = u;
+}
+
+struct bolt_unexp *bolt_match_find_unexp(struct bolt_match *m, uint32_t ctx, int src, int tag)
+{
+    for (struct bolt_unexp *u = m->unexp_head; u; u = u->next)
+        if (!u->claimed && u->ctx == ctx && bolt_match_hits(src, tag, u->src, u->tag))
+            return u;
+    return NULL;
+}
+
+void bolt_match_remove_unexp(struct bolt_match *m, struct bolt_unexp *u)
+{
+    if (u->prev)
+        u->prev->next = u->next;
+    else
+        m->unexp_head = u->next;
+    if (u->next)
+        u->next->prev = u->prev;
+    else
+        m->unexp_tail = u->prev;
+    u->next = u->prev = NULL;
+}
+
+void bolt_match_free_all(struct bolt_match *m)
+{
+    struct bolt_unexp *u = m->unexp_head;
+    while (u) {
+        struct bolt_unexp *n = u->next;
+        free(u->data);
+        free(u);
+        u = n;
+    }
+    m->unexp_head = m->unexp_tail = NULL;
+    m->posted_head = m->posted_tail = NULL;
+}

@@ -1,0 +1,59 @@
+/*
+ * match.h — the matching engine: receives posted before their message
+ * (posted queue) and messages that arrived before their receive (unexpected
+ * queue), both kept in order so that MPI's ordering rule holds: between one
+ * pair of ranks on one communicator, messages match in the order they were sent.
+ */
+#ifndef BOLT_MATCH_H
+#define BOLT_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/request.h"
+
+enum bolt_unexp_kind {
+    BOLT_UNEXP_EAGER = 1, /* payload in `data` (maybe still arriving) */
+    BOLT_UNEXP_RTS = 2,   /* large message: the sender waits for a CTS */
+    BOLT_UNEXP_SELF = 3,  /* large send to oneself: `self_req` holds the data */
+};
+
+struct bolt_unexp {
+    enum bolt_unexp_kind kind;
+    uint32_t ctx;
+    int src;            /* sender's rank in the communicator */
+    int world_src;
+    int tag;
+    int sync;           /* sender waits for SYNC_ACK */
+    size_t size;
+    void *data;
+    int arrived;        /* EAGER: the whole payload is in data */
+    uint64_t sreq;      /* sender's request id (RTS, sync) */
+    struct bolt_request *self_req;
+    struct bolt_request *claimed; /* receive waiting for the payload to finish */
+    struct bolt_unexp *next, *prev;
+};
+
+struct bolt_match {
+    struct bolt_request *posted_head, *posted_tail;
+    struct bolt_unexp *unexp_head, *unexp_tail;
+};
+
+static inline int bolt_match_hits(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == BOLT_ANY_SOURCE || want_src == src) &&
+           (want_tag == BOLT_ANY_TAG || want_tag == tag);
+}
+
+void bolt_match_post(struct bolt_match *m, struct bolt_request *req);
+/* Removes and returns the first posted receive matching an envelope. */
+struct bolt_request *bolt_match_take_posted(struct bolt_match *m, uint32_t ctx, int src, int tag);
+void bolt_match_remove_posted(struct bolt_match *m, struct bolt_request *req);
+
+void bolt_match_add_unexp(struct bolt_match *m, struct bolt_unexp *u);
+/* First unexpected message matching (ctx, src, tag) that no receive claimed yet. */
+struct bolt_unexp *bolt_match_find_unexp(struct bolt_match *m, uint32_t ctx, int src, int tag);
+void bolt_match_remove_unexp(struct bolt_match *m, struct bolt_unexp *u);
+void bolt_match_free_all(struct bolt_match *m);
+
+#endif

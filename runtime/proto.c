@@ -1,0 +1,687 @@
+/* proto.c — eager / rendezvous point-to-point protocol over the transports. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/config.h"
+#include "runtime/errors.h"
+#include "runtime/log.h"
+#include "runtime/progress.h"
+#include "runtime/proto.h"
+#include "runtime/runtime.h"
+
+/* Sends to oneself up to this size are buffered, like an eager send. */
+#define SELF_EAGER_LIMIT (64 * 1024)
+
+/* Frame cookies: the low bits of an aligned pointer say what it points at. */
+enum { CK_DATA = 0, CK_EAGER_REQ = 1, CK_EAGER_UNEXP = 2, CK_CONTROL = 3 };
+#define CK_MAKE(p, k) ((void *)((uintptr_t)(p) | (uintptr_t)(k)))
+#define CK_KIND(c) ((int)((uintptr_t)(c) & 3u))
+#define CK_PTR(c) ((void *)((uintptr_t)(c) & ~(uintptr_t)3u))
+
+static void send_try_complete(struct bolt_request *req);
+
+struct data_cookie {
+    struct bolt_request *req;
+    size_t len;
+};
+
+/* ---- sending frames ---------------------------------------------------- */
+
+static int tl_send(int world_peer, struct bolt_frame_slot *slot)
+{
+    struct bolt_peer *p = &bolt_rt.peers[world_peer];
+    if (p->failed)
+        return BOLT_ERR_PEER;
+    return bolt_rt.tls[p->tl]->send(bolt_rt.tlctx[p->tl], world_peer, &slot->s);
+}
+
+static void req_frame_done(struct bolt_tl_send *s, int err)
+{
+    struct bolt_request *req = ((struct bolt_frame_slot *)s)->req;
+    req->frames_pending--;
+    if (err && !req->err)
+        req->err = err;
+    send_try_complete(req);
+}
+
+static void control_frame_done(struct bolt_tl_send *s, int err)
+{
+    (void)err; /* a lost control frame shows up as the peer's failure */
+    free(s);
+}
+
+static void frame_init(struct bolt_frame_slot *f, uint8_t type, struct bolt_request *req)
+{
+    memset(&f->s, 0, sizeof f->s);
+    f->s.hdr.magic = BOLT_FRAME_MAGIC;
+    f->s.hdr.type = type;
+    f->req = req;
+    f->s.complete = req ? req_frame_done : control_frame_done;
+}
+
+/* Sends a payload-less control frame (CTS, SYNC_ACK, BYE). */
+static int send_control(int world_peer, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
+{
+    struct bolt_frame_slot *f = malloc(sizeof *f);
+    if (!f)
+        return BOLT_ERR_NOMEM;
+    frame_init(f, type, NULL);
+    f->s.hdr.sreq = sreq;
+    f->s.hdr.rreq = rreq;
+    f->s.hdr.msg_size = size;
+    f->s.hdr.src = bolt_rt.rank;
+    int rc = tl_send(world_peer, f);
+    if (rc)
+        free(f);
+    return rc;
+}
+
+static void send_try_complete(struct bolt_request *req)
+{
+    if (req->done || req->frames_pending > 0)
+        return;
+    if (req->err) {
+        bolt_req_complete(req, req->err);
+        return;
+    }
+    if (req->awaiting_cts || req->sync_pending)
+        return;
+    bolt_req_complete(req, BOLT_OK);
+}
+
+static void send_fail(struct bolt_request *req, int err)
+{
+    if (!req->err)
+        req->err = err;
+    req->awaiting_cts = 0;
+    req->sync_pending = 0;
+    send_try_complete(req);
+}
+
+/* ---- receive completion ------------------------------------------------ */
+
+static void recv_finish(struct bolt_request *req, int src, int tag, size_t msg_size, size_t got)
+{
+    req->status.source = src;
+    req->status.tag = tag;
+    req->status.bytes = got;
+    req->msg_size = msg_size;
+    bolt_req_complete(req, msg_size > req->bytes ? BOLT_ERR_TRUNCATE : BOLT_OK);
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Starts the data phase of a rendezvous the receive `req` matched. */
+static void rndv_accept(struct bolt_request *req, int world_src, int src, int tag, size_t size,
+                        uint64_t sreq)
+{
+    req->world_peer = world_src;
+    req->status.source = src;
+    req->status.tag = tag;
+    req->msg_size = size;
+    req->expected = min_size(size, req->bytes);
+    req->received = 0;
+    int rc = bolt_rt.peers[world_src].failed ? BOLT_ERR_PEER : bolt_req_register(req);
+    if (!rc)
+        rc = send_control(world_src, BOLT_FRAME_CTS, sreq, req->id, req->expected);
+    if (rc) {
+        bolt_req_complete(req, rc);
+        return;
+    }
+    if (req->expected == 0)
+        recv_finish(req, src, tag, size, 0);
+}
+
+/* A receive matched an unexpected message. */
+static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
+{
+    switch (u->kind) {
+    case BOLT_UNEXP_EAGER:
+        if (!u->arrived) {
+            u->claimed = req; /* frame_end finishes it */
+            req->world_peer = u->world_src;
+            return;
+        }
+        req->world_peer = u->world_src;
+        if (u->size)
+            memcpy(req->buf, u->data, min_size(u->size, req->bytes));
+        if (u->sync)
+            send_control(u->world_src, BOLT_FRAME_SYNC_ACK, u->sreq, 0, 0);
+        bolt_match_remove_unexp(&bolt_rt.match, u);
+        recv_finish(req, u->src, u->tag, u->size, min_size(u->size, req->bytes));
+        free(u->data);
+        free(u);
+        return;
+    case BOLT_UNEXP_RTS:
+        bolt_match_remove_unexp(&bolt_rt.match, u);
+        rndv_accept(req, u->world_src, u->src, u->tag, u->size, u->sreq);
+        free(u);
+        return;
+    case BOLT_UNEXP_SELF: {
+        struct bolt_request *sreq = u->self_req;
+        bolt_match_remove_unexp(&bolt_rt.match, u);
+        req->world_peer = bolt_rt.rank;
+        if (u->size)
+            memcpy(req->buf, sreq->buf, min_size(u->size, req->bytes));
+        recv_finish(req, u->src, u->tag, u->size, min_size(u->size, req->bytes));
+        sreq->self_entry = NULL;
+        sreq->sync_pending = 0;
+        send_try_complete(sreq);
+        free(u);
+        return;
+    }
+    }
+}
+
+/* ---- public protocol entry points -------------------------------------- */
+
+static int send_to_self(struct bolt_request *req, int src)
+{
+    struct bolt_request *r = bolt_match_take_posted(&bolt_rt.match, req->ctx, src, req->tag);
+    if (r) {
+        r->world_peer = bolt_rt.rank;
+        if (req->bytes)
+            memcpy(r->buf, req->buf, min_size(req->bytes, r->bytes));
+        recv_finish(r, src, req->tag, req->bytes, min_size(req->bytes, r->bytes));
+        bolt_req_complete(req, BOLT_OK);
+        return BOLT_OK;
+    }
+    struct bolt_unexp *u = calloc(1, sizeof *u);
+    if (!u)
+        return BOLT_ERR_NOMEM;
+    u->ctx = req->ctx;
+    u->src = src;
+    u->world_src = bolt_rt.rank;
+    u->tag = req->tag;
+    u->size = req->bytes;
+    if (req->bytes <= SELF_EAGER_LIMIT && !req->sync) {
+        u->kind = BOLT_UNEXP_EAGER;
+        u->arrived = 1;
+        if (req->bytes) {
+            u->data = malloc(req->bytes);
+            if (!u->data) {
+                free(u);
+                return BOLT_ERR_NOMEM;
+            }
+            memcpy(u->data, req->buf, req->bytes);
+        }
+        bolt_match_add_unexp(&bolt_rt.match, u);
+        bolt_req_complete(req, BOLT_OK);
+        return BOLT_OK;
+    }
+    u->kind = BOLT_UNEXP_SELF;
+    u->self_req = req;
+    req->self_entry = u;
+    req->sync_pending = 1; /* completes when a receive takes it */
+    bolt_match_add_unexp(&bolt_rt.match, u);
+    return BOLT_OK;
+}
+
+int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
+                     uint32_t ctx, int sync, struct bolt_request **out)
+{
+    struct bolt_request *req = bolt_req_new(BOLT_REQ_SEND);
+    if (!req)
+        return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a send request");
+    req->comm = comm;
+    req->ctx = ctx;
+    req->peer = dest;
+    req->world_peer = comm->world_ranks[dest];
+    req->tag = tag;
+    req->buf = (void *)buf;
+    req->bytes = bytes;
+    req->sync = sync;
+    *out = req;
+
+    int wp = req->world_peer, rc;
+    if (wp == bolt_rt.rank) {
+        rc = send_to_self(req, comm->rank);
+        goto out;
+    }
+    struct bolt_peer *p = &bolt_rt.peers[wp];
+    if (p->failed || p->bye) {
+        bolt_req_complete(req, BOLT_ERR_PEER);
+        return BOLT_OK; /* the error is reported by wait, with the peer named */
+    }
+    const struct bolt_transport *tl = bolt_rt.tls[p->tl];
+    int eager = bytes <= tl->eager_limit(bolt_rt.tlctx[p->tl], wp);
+    struct bolt_frame_hdr *h = &req->env.s.hdr;
+    frame_init(&req->env, eager ? BOLT_FRAME_EAGER : BOLT_FRAME_RTS, req);
+    h->ctx = ctx;
+    h->src = comm->rank;
+    h->tag = tag;
+    h->msg_size = bytes;
+    if (eager) {
+        h->len = bytes;
+        req->env.s.payload = buf;
+        if (sync) {
+            h->flags |= BOLT_FRAME_F_SYNC;
+            req->sync_pending = 1;
+        }
+    } else {
+        req->awaiting_cts = 1;
+    }
+    if (sync || !eager) {
+        rc = bolt_req_register(req);
+        if (rc)
+            goto out;
+        h->sreq = req->id;
+    }
+    req->frames_pending = 1;
+    rc = tl_send(wp, &req->env);
+    if (rc) {
+        req->frames_pending = 0;
+        send_fail(req, rc);
+        rc = BOLT_OK;
+    }
+out:
+    if (rc) {
+        bolt_req_release(req);
+        *out = NULL;
+        return bolt_err_set(rc, "send to rank %d failed: %s", dest, bolt_strerror(rc));
+    }
+    return BOLT_OK;
+}
+
+int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,
+                     uint32_t ctx, struct bolt_request **out)
+{
+    struct bolt_request *req = bolt_req_new(BOLT_REQ_RECV);
+    if (!req)
+        return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a receive request");
+    req->comm = comm;
+    req->ctx = ctx;
+    req->peer = source;
+    req->world_peer = source == BOLT_ANY_SOURCE ? -1 : comm->world_ranks[source];
+    req->tag = tag;
+    req->buf = buf;
+    req->bytes = bytes;
+    *out = req;
+
+    struct bolt_unexp *u = bolt_match_find_unexp(&bolt_rt.match, ctx, source, tag);
+    if (u) {
+        recv_take_unexp(req, u);
+        return BOLT_OK;
+    }
+    /* Nothing arrived: a peer that is gone will never send it. */
+    if (req->world_peer >= 0) {
+        struct bolt_peer *p = &bolt_rt.peers[req->world_peer];
+        if (p->failed || p->bye) {
+            bolt_req_complete(req, BOLT_ERR_PEER);
+            return BOLT_OK;
+        }
+    } else {
+        for (int i = 0; i < comm->size; i++) {
+            int w = comm->world_ranks[i];
+            if (bolt_rt.peers[w].failed && !bolt_rt.peers[w].bye) {
+                req->world_peer = w;
+                bolt_req_complete(req, BOLT_ERR_PEER);
+                return BOLT_OK;
+            }
+        }
+    }
+    bolt_match_post(&bolt_rt.match, req);
+    return BOLT_OK;
+}
+
+int bolt_proto_iprobe(int source, int tag, struct bolt_comm *comm, uint32_t ctx, int *flag,
+                      bolt_status_t *status)
+{
+    struct bolt_unexp *u = bolt_match_find_unexp(&bolt_rt.match, ctx, source, tag);
+    *flag = u != NULL;
+    if (u && status) {
+        status->source = u->src;
+        status->tag = u->tag;
+        status->bytes = u->size;
+        status->error = BOLT_OK;
+    }
+    if (!u && source != BOLT_ANY_SOURCE) {
+        struct bolt_peer *p = &bolt_rt.peers[comm->world_ranks[source]];
+        if (p->failed || p->bye)
+            return bolt_peer_error(comm->world_ranks[source], "probe");
+    }
+    if (!u && source == BOLT_ANY_SOURCE) {
+        for (int i = 0; i < comm->size; i++) {
+            int w = comm->world_ranks[i];
+            if (bolt_rt.peers[w].failed && !bolt_rt.peers[w].bye)
+                return bolt_peer_error(w, "probe for any source");
+        }
+    }
+    return BOLT_OK;
+}
+
+int bolt_proto_cancel(struct bolt_request *req)
+{
+    if (req->kind != BOLT_REQ_RECV || req->done)
+        return 0;
+    for (struct bolt_request *r = bolt_rt.match.posted_head; r; r = r->next) {
+        if (r == req) {
+            bolt_match_remove_posted(&bolt_rt.match, req);
+            req->status.source = BOLT_ANY_SOURCE;
+            req->status.tag = BOLT_ANY_TAG;
+            req->status.bytes = 0;
+            bolt_req_complete(req, BOLT_OK);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int bolt_proto_req_error(struct bolt_request *req)
+{
+    int err = req->status.error;
+    const char *what = req->kind == BOLT_REQ_SEND ? "send to" : "receive from";
+    char doing[128];
+    if (req->kind == BOLT_REQ_RECV && req->peer == BOLT_ANY_SOURCE)
+        snprintf(doing, sizeof doing, "receive from any source (tag %d)", req->tag);
+    else
+        snprintf(doing, sizeof doing, "%s rank %d (tag %d)", what, req->peer, req->tag);
+    if (err == BOLT_ERR_PEER && req->world_peer >= 0)
+        return bolt_peer_error(req->world_peer, doing);
+    if (err == BOLT_ERR_TRUNCATE)
+        return bolt_err_set(err,
+                            "%s: message of %zu bytes from rank %d (tag %d) does not fit the "
+                            "receive buffer of %zu bytes; post a larger buffer (bolt_probe tells "
+                            "the size)",
+                            doing, req->msg_size, req->status.source, req->status.tag, req->bytes);
+    return bolt_err_set(err, "%s failed: %s", doing, bolt_strerror(err));
+}
+
+/* ---- upcalls from transports ------------------------------------------- */
+
+static int proto_error(int peer, const char *what)
+{
+    bolt_log(BOLT_LOG_ERROR, "malformed frame from rank %d: %s", peer, what);
+    return BOLT_ERR_PROTO;
+}
+
+static int on_envelope(int peer, const struct bolt_frame_hdr *h, void **dst, void **cookie)
+{
+    int eager = h->type == BOLT_FRAME_EAGER;
+    if (eager && h->len != h->msg_size)
+        return proto_error(peer, "eager length differs from message size");
+    if (!eager && h->len != 0)
+        return proto_error(peer, "RTS with payload");
+    struct bolt_request *r = bolt_match_take_posted(&bolt_rt.match, h->ctx, h->src, h->tag);
+    if (r) {
+        if (!eager) {
+            rndv_accept(r, peer, h->src, h->tag, h->msg_size, h->sreq);
+            return BOLT_OK;
+        }
+        r->world_peer = peer;
+        r->status.source = h->src;
+        r->status.tag = h->tag;
+        r->msg_size = h->msg_size;
+        if (h->flags & BOLT_FRAME_F_SYNC)
+            r->sync = 1, r->ack_sreq = h->sreq;
+        if (h->len > r->bytes) {
+            r->trunc_tmp = malloc(h->len);
+            if (!r->trunc_tmp)
+                return proto_error(peer, "out of memory for a truncated message");
+            *dst = r->trunc_tmp;
+        } else {
+            *dst = r->buf;
+        }
+        *cookie = CK_MAKE(r, CK_EAGER_REQ);
+        return BOLT_OK;
+    }
+    struct bolt_unexp *u = calloc(1, sizeof *u);
+    if (!u)
+        return proto_error(peer, "out of memory for an unexpected message");
+    u->kind = eager ? BOLT_UNEXP_EAGER : BOLT_UNEXP_RTS;
+    u->ctx = h->ctx;
+    u->src = h->src;
+    u->world_src = peer;
+    u->tag = h->tag;
+    u->size = h->msg_size;
+    u->sreq = h->sreq;
+    u->sync = (h->flags & BOLT_FRAME_F_SYNC) != 0;
+    if (eager && h->len) {
+        u->data = malloc(h->len);
+        if (!u->data) {
+            free(u);
+            return proto_error(peer, "out of memory for an unexpected message");
+        }
+    }
+    u->arrived = !eager || h->len == 0;
+    bolt_match_add_unexp(&bolt_rt.match, u);
+    *dst = u->data;
+    *cookie = eager ? CK_MAKE(u, CK_EAGER_UNEXP) : CK_MAKE(u, CK_CONTROL);
+    return BOLT_OK;
+}
+
+static int on_cts(int peer, const struct bolt_frame_hdr *h)
+{
+    struct bolt_request *req = bolt_req_lookup(h->sreq);
+    if (!req || req->kind != BOLT_REQ_SEND || req->world_peer != peer || !req->awaiting_cts)
+        return proto_error(peer, "CTS for an unknown send");
+    if (h->msg_size > req->bytes)
+        return proto_error(peer, "CTS asks for more bytes than the message has");
+    req->awaiting_cts = 0;
+    size_t total = h->msg_size;
+    if (total == 0) {
+        send_try_complete(req);
+        return BOLT_OK;
+    }
+    struct bolt_peer *p = &bolt_rt.peers[peer];
+    int n = bolt_rt.tls[p->tl]->data_stripes(bolt_rt.tlctx[p->tl], peer, total);
+    if (n < 1)
+        n = 1;
+    if ((size_t)n > total)
+        n = (int)total;
+    req->data = calloc((size_t)n, sizeof *req->data);
+    if (!req->data) {
+        send_fail(req, BOLT_ERR_NOMEM);
+        return BOLT_OK;
+    }
+    req->ndata = n;
+    size_t piece = (total + (size_t)n - 1) / (size_t)n, off = 0;
+    for (int i = 0; i < n; i++) {
+        size_t len = min_size(piece, total - off);
+        struct bolt_frame_slot *f = &req->data[i];
+        frame_init(f, BOLT_FRAME_DATA, req);
+        f->s.hdr.rreq = h->rreq;
+        f->s.hdr.sreq = req->id;
+        f->s.hdr.msg_size = off;
+        f->s.hdr.len = len;
+        f->s.payload = (const char *)req->buf + off;
+        req->frames_pending++;
+        int rc = tl_send(peer, f);
+        if (rc) {
+            req->frames_pending--;
+            send_fail(req, rc);
+            return BOLT_OK;
+        }
+        off += len;
+    }
+    return BOLT_OK;
+}
+
+static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void **dst,
+                       void **cookie)
+{
+    (void)rt;
+    *dst = NULL;
+    *cookie = CK_MAKE(NULL, CK_CONTROL);
+    if (h->magic != BOLT_FRAME_MAGIC)
+        return proto_error(peer, "bad magic");
+    switch (h->type) {
+    case BOLT_FRAME_EAGER:
+    case BOLT_FRAME_RTS:
+        return on_envelope(peer, h, dst, cookie);
+    case BOLT_FRAME_CTS:
+        if (h->len)
+            return proto_error(peer, "CTS with payload");
+        return on_cts(peer, h);
+    case BOLT_FRAME_DATA: {
+        struct bolt_request *req = bolt_req_lookup(h->rreq);
+        if (!req || req->kind != BOLT_REQ_RECV || req->world_peer != peer ||
+            h->msg_size > req->expected || h->len > req->expected - h->msg_size)
+            return proto_error(peer, "DATA for an unknown receive or out of its bounds");
+        /* Stripes may land in any order: each carries its own length. */
+        struct data_cookie *dc = malloc(sizeof *dc);
+        if (!dc)
+            return proto_error(peer, "out of memory");
+        dc->req = req;
+        dc->len = h->len;
+        *dst = (char *)req->buf + h->msg_size;
+        *cookie = CK_MAKE(dc, CK_DATA);
+        return BOLT_OK;
+    }
+    case BOLT_FRAME_SYNC_ACK: {
+        struct bolt_request *req = bolt_req_lookup(h->sreq);
+        if (!req || req->kind != BOLT_REQ_SEND || req->world_peer != peer)
+            return proto_error(peer, "SYNC_ACK for an unknown send");
+        req->sync_pending = 0;
+        send_try_complete(req);
+        return BOLT_OK;
+    }
+    case BOLT_FRAME_BYE:
+        bolt_rt.peers[peer].bye = 1;
+        /* Receives waiting for this peer can never complete now. */
+        for (struct bolt_request *r = bolt_rt.match.posted_head, *n; r; r = n) {
+            n = r->next;
+            if (r->world_peer == peer) {
+                bolt_match_remove_posted(&bolt_rt.match, r);
+                bolt_req_complete(r, BOLT_ERR_PEER);
+            }
+        }
+        return BOLT_OK;
+    default:
+        return proto_error(peer, "unknown frame type");
+    }
+}
+
+static void frame_end(void *rt, int peer, void *cookie)
+{
+    (void)rt;
+    (void)peer;
+    void *p = CK_PTR(cookie);
+    switch (CK_KIND(cookie)) {
+    case CK_DATA: {
+        struct data_cookie *dc = p;
+        struct bolt_request *req = dc->req;
+        req->received += dc->len;
+        free(dc);
+        if (req->received == req->expected)
+            recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->received);
+        break;
+    }
+    case CK_EAGER_REQ: {
+        struct bolt_request *r = p;
+        size_t got = min_size(r->msg_size, r->bytes);
+        if (r->trunc_tmp) {
+            memcpy(r->buf, r->trunc_tmp, got);
+            free(r->trunc_tmp);
+            r->trunc_tmp = NULL;
+        }
+        if (r->sync)
+            send_control(r->world_peer, BOLT_FRAME_SYNC_ACK, r->ack_sreq, 0, 0);
+        recv_finish(r, r->status.source, r->status.tag, r->msg_size, got);
+        break;
+    }
+    case CK_EAGER_UNEXP: {
+        struct bolt_unexp *u = p;
+        u->arrived = 1;
+        if (u->claimed) {
+            struct bolt_request *r = u->claimed;
+            u->claimed = NULL;
+            recv_take_unexp(r, u);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* ---- broken peers -------------------------------------------------------- */
+
+static void fail_inflight(struct bolt_request *req, void *arg)
+{
+    int peer = *(int *)arg;
+    if (req->done || req->world_peer != peer)
+        return;
+    if (req->kind == BOLT_REQ_SEND)
+        send_fail(req, BOLT_ERR_PEER);
+    else
+        bolt_req_complete(req, BOLT_ERR_PEER);
+}
+
+static int comm_has(const struct bolt_comm *c, int world)
+{
+    return c && bolt_comm_rank_of_world(c, world) >= 0;
+}
+
+static void peer_failed(void *rt, int peer, int error, const char *why)
+{
+    (void)rt;
+    struct bolt_peer *p = &bolt_rt.peers[peer];
+    if (p->failed)
+        return;
+    p->failed = error ? error : BOLT_ERR_PEER;
+    snprintf(p->why, sizeof p->why, "%s", why ? why : "connection broke");
+    if (!p->bye)
+        bolt_log(BOLT_LOG_INFO, "peer rank %d on %s failed: %s", peer, p->host, p->why);
+    /* Posted receives that name it, or any-source ones that could have
+     * matched it (unless it left cleanly), can no longer be trusted to finish. */
+    for (struct bolt_request *r = bolt_rt.match.posted_head, *n; r; r = n) {
+        n = r->next;
+        int hit = r->world_peer == peer ||
+                  (r->peer == BOLT_ANY_SOURCE && !p->bye && comm_has(r->comm, peer));
+        if (hit) {
+            bolt_match_remove_posted(&bolt_rt.match, r);
+            r->world_peer = peer;
+            bolt_req_complete(r, BOLT_ERR_PEER);
+        }
+    }
+    /* Messages from it that stopped half-way. */
+    for (struct bolt_unexp *u = bolt_rt.match.unexp_head, *n; u; u = n) {
+        n = u->next;
+        if (u->world_src == peer && u->kind == BOLT_UNEXP_EAGER && !u->arrived) {
+            if (u->claimed)
+                bolt_req_complete(u->claimed, BOLT_ERR_PEER);
+            bolt_match_remove_unexp(&bolt_rt.match, u);
+            free(u->data);
+            free(u);
+        }
+    }
+    bolt_req_foreach(fail_inflight, &peer);
+}
+
+void bolt_proto_upcalls(struct bolt_tl_upcalls *up)
+{
+    up->rt = &bolt_rt;
+    up->frame_begin = frame_begin;
+    up->frame_end = frame_end;
+    up->peer_failed = peer_failed;
+}
+
+static int all_byes(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < bolt_rt.size; i++)
+        if (i != bolt_rt.rank && !bolt_rt.peers[i].bye && !bolt_rt.peers[i].failed)
+            return 0;
+    return 1;
+}
+
+int bolt_proto_goodbye(void)
+{
+    for (int i = 0; i < bolt_rt.size; i++)
+        if (i != bolt_rt.rank && !bolt_rt.peers[i].failed)
+            send_control(i, BOLT_FRAME_BYE, 0, 0, 0);
+    int rc = bolt_progress_until(all_byes, NULL, bolt_param_double(BOLT_P_TIMEOUT));
+    if (rc == BOLT_ERR_TIMEOUT) {
+        for (int i = 0; i < bolt_rt.size; i++)
+            if (i != bolt_rt.rank && !bolt_rt.peers[i].bye && !bolt_rt.peers[i].failed)
+                return bolt_err_set(BOLT_ERR_TIMEOUT,
+                                    "bolt_finalize: rank %d on %s did not finalize within "
+                                    "BOLT_TIMEOUT=%g s; is it stuck or still computing?",
+                                    i, bolt_rt.peers[i].host, bolt_param_double(BOLT_P_TIMEOUT));
+    }
+    return rc;
+}

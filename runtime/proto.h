@@ -1,0 +1,34 @@
+/*
+ * proto.h — the point-to-point protocol over transports: eager sends for small
+ * messages, rendezvous (RTS / CTS / DATA straight into the user's buffer) for
+ * large ones, synchronous sends, self-sends, BYE at finalize, and what happens
+ * to requests when a peer breaks.
+ */
+#ifndef BOLT_PROTO_H
+#define BOLT_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/comm.h"
+#include "runtime/request.h"
+
+int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
+                     uint32_t ctx, int sync, struct bolt_request **out);
+int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,
+                     uint32_t ctx, struct bolt_request **out);
+/* Looks for a matching message without receiving it. */
+int bolt_proto_iprobe(int source, int tag, struct bolt_comm *comm, uint32_t ctx, int *flag,
+                      bolt_status_t *status);
+/* Cancels a posted receive that has not matched (1 when cancelled). */
+int bolt_proto_cancel(struct bolt_request *req);
+/* Formats the message of a failed request into the thread's error message. */
+int bolt_proto_req_error(struct bolt_request *req);
+
+/* Transport upcalls. */
+void bolt_proto_upcalls(struct bolt_tl_upcalls *up);
+
+/* Finalize: tell every peer we are done, then wait (bounded) for theirs. */
+int bolt_proto_goodbye(void);
+
+#endif

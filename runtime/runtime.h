@@ -1,0 +1,48 @@
+/*
+ * runtime.h — the process-wide state of the runtime (one per process).
+ */
+#ifndef BOLT_RUNTIME_H
+#define BOLT_RUNTIME_H
+
+#include <stdint.h>
+
+#include "runtime/comm.h"
+#include "runtime/match.h"
+#include "transport/transport.h"
+
+#define BOLT_MAX_TRANSPORTS 4
+
+struct bolt_peer {
+    int tl;                 /* index into rt.tls, -1 for self */
+    int failed;             /* error code once broken, else 0 */
+    int bye;                /* peer said BYE (it finalized) */
+    char host[256];
+    char why[256];          /* what broke */
+};
+
+struct bolt_runtime {
+    int initialized;
+    int finalized;
+    int rank, size;
+    int local_rank, local_size;
+    char host[256];
+    int singleton;          /* started without boltrun */
+    struct bolt_peer *peers;
+    int ntls;
+    const struct bolt_transport *tls[BOLT_MAX_TRANSPORTS];
+    struct bolt_tl_ctx *tlctx[BOLT_MAX_TRANSPORTS];
+    struct bolt_tl_upcalls up;
+    struct bolt_comm *world;
+    struct bolt_comm *self;
+    uint32_t next_ctx;      /* lowest context id this process has not used */
+    struct bolt_match match;
+    long spin_count;
+    int pending_errors;     /* a peer failed: wake blocked waits */
+};
+
+extern struct bolt_runtime bolt_rt;
+
+/* Fills the error message of a request that failed because of its peer. */
+int bolt_peer_error(int world_peer, const char *doing);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * wire.h — the frame header every transport carries in front of a payload.
+ *
+ * The runtime's protocol (runtime/proto.c) speaks in frames; a transport moves
+ * frames between two processes in order and knows nothing of their meaning.
+ * Fields are in host byte order: frames only travel between processes of one
+ * job, and Bolt refuses to mix byte orders at wire-up.
+ */
+#ifndef BOLT_WIRE_H
+#define BOLT_WIRE_H
+
+#include <stdint.h>
+
+#define BOLT_FRAME_MAGIC 0xB017u
+
+enum bolt_frame_type {
+    BOLT_FRAME_EAGER = 1, /* envelope + whole payload */
+    BOLT_FRAME_RTS = 2,   /* envelope of a large message; payload follows after a CTS */
+    BOLT_FRAME_CTS = 3,   /* receiver matched an RTS: send `len` bytes for request rreq */
+    BOLT_FRAME_DATA = 4,  /* `len` payload bytes at `offset` of receive request rreq */
+    BOLT_FRAME_SYNC_ACK = 5, /* receiver matched a synchronous eager send sreq */
+    BOLT_FRAME_BYE = 6,   /* sender is finalizing: it sends nothing more */
+    BOLT_FRAME_TYPE_MAX = 7
+};
+
+/* flags */
+#define BOLT_FRAME_F_SYNC 0x01u /* EAGER of a synchronous send: answer with SYNC_ACK */
+
+struct bolt_frame_hdr {
+    uint16_t magic;    /* BOLT_FRAME_MAGIC */
+    uint8_t type;      /* enum bolt_frame_type */
+    uint8_t flags;
+    uint32_t ctx;      /* communicator context id */
+    int32_t src;       /* sender's rank in that communicator */
+    int32_t tag;
+    uint64_t len;      /* payload bytes that follow this header */
+    uint64_t msg_size; /* total message size (EAGER, RTS); offset (DATA) */
+    uint64_t sreq;     /* sender's request id */
+    uint64_t rreq;     /* receiver's request id (CTS, DATA) */
+};
+
+_Static_assert(sizeof(struct bolt_frame_hdr) == 48, "frame header must stay 48 bytes");
+
+#endif

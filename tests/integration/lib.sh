@@ -1,0 +1,29 @@
+# lib.sh — shared by the integration tests: run a program under boltrun and
+# fail loudly (with its output) when it does not succeed.
+set -u
+: "${BOLTRUN:?BOLTRUN must point at the boltrun binary (make check sets it)}"
+: "${TOP_BUILDDIR:?TOP_BUILDDIR must be set (make check sets it)}"
+T="$TOP_BUILDDIR/tests/integration"
+NPS="${BOLT_TEST_NPS:-1 2 3 4 7}"
+fails=0
+passes=0
+
+# run NP PROGRAM [ARGS...]: the program must exit 0 and print "ok".
+run() {
+    np=$1; shift
+    out=$("$BOLTRUN" --timeout 180 -np "$np" "$@" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q ' ok'; then
+        echo "FAIL: boltrun -np $np $* (exit $rc)"
+        printf '%s\n' "$out" | tail -n 30
+        fails=$((fails + 1))
+    else
+        echo "pass: boltrun -np $np $*: $(printf '%s\n' "$out" | grep ' ok' | head -n 1)"
+        passes=$((passes + 1))
+    fi
+}
+
+finish() {
+    echo "$passes passed, $fails failed"
+    [ "$fails" -eq 0 ]
+}

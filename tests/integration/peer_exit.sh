@@ -1,0 +1,31 @@
+#!/bin/sh
+# A rank that leaves without bolt_finalize: the others get an error naming it
+# (never a hang). A rank killed by SIGKILL: boltrun ends the job, says which
+# rank died and how, and leaves no process behind.
+. "$(dirname "$0")/lib.sh"
+for np in 2 4; do
+    out=$("$BOLTRUN" --timeout 60 -np $np "$T/peer_exit" exit 2>&1); rc=$?
+    victim=$((np - 1))
+    seen=$(printf '%s\n' "$out" | grep -c "saw: .*peer rank $victim on ")
+    if [ $rc -eq 0 ] && [ "$seen" -eq $((np - 1)) ]; then
+        echo "pass: -np $np peer exits: $seen survivors named rank $victim"; passes=$((passes+1))
+    else
+        echo "FAIL: -np $np peer exits (exit $rc, $seen survivors saw it)"; printf '%s\n' "$out"; fails=$((fails+1))
+    fi
+done
+marker="peer_exit_kill_$$"
+start=$(date +%s)
+out=$("$BOLTRUN" --timeout 60 -np 4 "$T/peer_exit" kill "$marker" 2>&1); rc=$?
+took=$(( $(date +%s) - start ))
+if [ $rc -eq 137 ] && printf '%s\n' "$out" | grep -q "boltrun: rank 3 on .* was killed by signal 9" && [ $took -le 10 ]; then
+    echo "pass: killed rank ends the job in ${took}s with exit $rc"; passes=$((passes+1))
+else
+    echo "FAIL: killed rank (exit $rc after ${took}s)"; printf '%s\n' "$out"; fails=$((fails+1))
+fi
+sleep 0.2
+if pgrep -f "$marker" >/dev/null; then
+    echo "FAIL: processes left behind:"; pgrep -af "$marker"; fails=$((fails+1))
+else
+    echo "pass: nothing left running"; passes=$((passes+1))
+fi
+finish

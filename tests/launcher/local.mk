@@ -1,0 +1,32 @@
+# tests/launcher/: boltrun — unit tests (Check) and integration scripts.
+# The scripts find boltrun and the build tree through these two variables;
+# this is their only definition (other test fragments rely on it).
+AM_TESTS_ENVIRONMENT = BOLTRUN=$(abs_top_builddir)/boltrun; TOP_BUILDDIR=$(abs_top_builddir); export BOLTRUN TOP_BUILDDIR;
+
+if HAVE_CHECK
+LAUNCHER_CHECKS = tests/launcher/check_args tests/launcher/check_kvs_wire tests/launcher/check_crypto
+check_PROGRAMS += $(LAUNCHER_CHECKS)
+TESTS += $(LAUNCHER_CHECKS)
+tests_launcher_check_args_SOURCES = tests/launcher/check_args.c launcher/args.c launcher/args.h
+tests_launcher_check_args_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_launcher_check_args_LDADD = $(CHECK_LIBS)
+tests_launcher_check_kvs_wire_SOURCES = tests/launcher/check_kvs_wire.c
+tests_launcher_check_kvs_wire_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(CHECK_CFLAGS)
+tests_launcher_check_kvs_wire_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)
+tests_launcher_check_crypto_SOURCES = tests/launcher/check_crypto.c
+tests_launcher_check_crypto_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(CHECK_CFLAGS)
+tests_launcher_check_crypto_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)
+endif
+
+# Helpers the scripts run under boltrun.
+check_PROGRAMS += tests/launcher/kvs_stranger tests/launcher/kvs_client
+tests_launcher_kvs_stranger_SOURCES = tests/launcher/kvs_stranger.c
+tests_launcher_kvs_stranger_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
+tests_launcher_kvs_stranger_LDADD = libboltcore.la $(CRYPTO_LIBS)
+tests_launcher_kvs_client_SOURCES = tests/launcher/kvs_client.c
+tests_launcher_kvs_client_LDADD = libbolt.la
+
+LAUNCHER_TESTS = tests/launcher/args.sh tests/launcher/basic.sh tests/launcher/signal_death.sh \
+	tests/launcher/output.sh tests/launcher/timeout.sh tests/launcher/sigterm.sh tests/launcher/kvs.sh
+TESTS += $(LAUNCHER_TESTS)
+dist_check_SCRIPTS += $(LAUNCHER_TESTS) tests/launcher/lib.sh

@@ -1,0 +1,21 @@
+#!/bin/sh
+# boltrun: a rank killed by signal 9 mid-run ends the job within a few seconds,
+# with one line, exit status 137, and no process of the job left behind.
+. "$(dirname "$0")/lib.sh"
+
+host=$(hostname)
+start=$(date +%s)
+run --timeout 30 -np 4 sh -c 'if [ "$BOLT_RANK" = 2 ]; then sleep 0.5; kill -9 $$; fi; sleep '"$MARK" "$MARK"
+end=$(date +%s)
+expect_rc 137 "rank killed by SIGKILL"
+# strsignal(9) is "Killed" on glibc, "Killed: 9" on macOS.
+grep -q "^boltrun: rank 2 on $host was killed by signal 9 (Killed.*)\$" "$T/err" || fail "message"
+[ "$(wc -l <"$T/err")" -eq 1 ] || fail "expected one line on stderr"
+[ $((end - start)) -le 4 ] || fail "took $((end - start)) s"
+no_leftovers "$MARK" 5
+
+# Stray children of a rank that exits are cleaned up too.
+run --timeout 30 -np 2 sh -c 'sleep '"$MARK"' & echo started' "$MARK"
+expect_rc 0 "rank leaving a child behind"
+no_leftovers "$MARK" 10
+exit 0

@@ -1,0 +1,5 @@
+# tests/: Check unit tests per layer, and integration tests through boltrun.
+include tests/runtime/local.mk
+include tests/transport/local.mk
+include tests/launcher/local.mk
+include tests/integration/local.mk

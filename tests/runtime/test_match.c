@@ -1,0 +1,158 @@
+/* The matching engine keeps MPI's order: the first posted receive that fits
+ * an arriving envelope takes it, and a new receive takes the oldest fitting
+ * unexpected message; wildcards match anything of their field. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "runtime/match.h"
+
+static struct bolt_request *recv_req(uint32_t ctx, int src, int tag)
+{
+    struct bolt_request *r = bolt_req_new(BOLT_REQ_RECV);
+    r->ctx = ctx;
+    r->peer = src;
+    r->tag = tag;
+    return r;
+}
+
+static struct bolt_unexp *msg(uint32_t ctx, int src, int tag)
+{
+    struct bolt_unexp *u = calloc(1, sizeof *u);
+    u->kind = BOLT_UNEXP_EAGER;
+    u->ctx = ctx;
+    u->src = src;
+    u->tag = tag;
+    u->arrived = 1;
+    return u;
+}
+
+START_TEST(posted_receives_match_in_post_order)
+{
+    struct bolt_match m = {0};
+    struct bolt_request *a = recv_req(0, BOLT_ANY_SOURCE, 5), *b = recv_req(0, 1, 5),
+                        *c = recv_req(0, 1, BOLT_ANY_TAG);
+    bolt_match_post(&m, a);
+    bolt_match_post(&m, b);
+    bolt_match_post(&m, c);
+    ck_assert_ptr_eq(bolt_match_take_posted(&m, 0, 1, 5), a);
+    ck_assert_ptr_eq(bolt_match_take_posted(&m, 0, 1, 5), b);
+    ck_assert_ptr_eq(bolt_match_take_posted(&m, 0, 1, 5), c);
+    ck_assert_ptr_null(bolt_match_take_posted(&m, 0, 1, 5));
+    bolt_req_release(a);
+    bolt_req_release(b);
+    bolt_req_release(c);
+}
+END_TEST
+
+START_TEST(context_separates_communicators)
+{
+    struct bolt_match m = {0};
+    struct bolt_request *a = recv_req(4, BOLT_ANY_SOURCE, BOLT_ANY_TAG);
+    bolt_match_post(&m, a);
+    ck_assert_ptr_null(bolt_match_take_posted(&m, 0, 0, 0));
+    ck_assert_ptr_null(bolt_match_take_posted(&m, 5, 0, 0));
+    ck_assert_ptr_eq(bolt_match_take_posted(&m, 4, 0, 0), a);
+    bolt_req_release(a);
+}
+END_TEST
+
+START_TEST(unexpected_messages_match_oldest_first)
+{
+    struct bolt_match m = {0};
+    struct bolt_unexp *x = msg(0, 2, 7), *y = msg(0, 3, 7), *z = msg(0, 2, 8);
+    bolt_match_add_unexp(&m, x);
+    bolt_match_add_unexp(&m, y);
+    bolt_match_add_unexp(&m, z);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, BOLT_ANY_SOURCE, BOLT_ANY_TAG), x);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 3, BOLT_ANY_TAG), y);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, BOLT_ANY_SOURCE, 8), z);
+    ck_assert_ptr_null(bolt_match_find_unexp(&m, 0, 4, BOLT_ANY_TAG));
+    bolt_match_remove_unexp(&m, x);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 2, BOLT_ANY_TAG), z);
+    free(x);
+    bolt_match_free_all(&m);
+}
+END_TEST
+
+START_TEST(claimed_messages_are_skipped)
+{
+    /* a receive already waits for this message's payload: the next receive
+     * must take the next message, not the same one */
+    struct bolt_match m = {0};
+    struct bolt_unexp *x = msg(0, 1, 1), *y = msg(0, 1, 1);
+    struct bolt_request *r = recv_req(0, 1, 1);
+    bolt_match_add_unexp(&m, x);
+    bolt_match_add_unexp(&m, y);
+    x->claimed = r;
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 1, 1), y);
+    bolt_match_free_all(&m);
+    bolt_req_release(r);
+}
+END_TEST
+
+START_TEST(removing_from_the_middle_keeps_the_rest_in_order)
+{
+    struct bolt_match m = {0};
+    struct bolt_request *r[5];
+    for (int i = 0; i < 5; i++) {
+        r[i] = recv_req(0, 0, i);
+        bolt_match_post(&m, r[i]);
+    }
+    bolt_match_remove_posted(&m, r[2]);
+    bolt_match_remove_posted(&m, r[4]);
+    bolt_match_remove_posted(&m, r[0]);
+    ck_assert_ptr_eq(m.posted_head, r[1]);
+    ck_assert_ptr_eq(m.posted_head->next, r[3]);
+    ck_assert_ptr_eq(m.posted_tail, r[3]);
+    for (int i = 0; i < 5; i++)
+        bolt_req_release(r[i]);
+}
+END_TEST
+
+START_TEST(request_ids_are_not_reused_while_stale)
+{
+    struct bolt_request *a = bolt_req_new(BOLT_REQ_SEND);
+    ck_assert_int_eq(bolt_req_register(a), BOLT_OK);
+    uint64_t id = a->id;
+    ck_assert_ptr_eq(bolt_req_lookup(id), a);
+    bolt_req_complete(a, BOLT_OK);
+    ck_assert_ptr_null(bolt_req_lookup(id));
+    struct bolt_request *b = bolt_req_new(BOLT_REQ_SEND);
+    ck_assert_int_eq(bolt_req_register(b), BOLT_OK);
+    ck_assert_uint_ne(b->id, id); /* same slot, new generation */
+    ck_assert_ptr_null(bolt_req_lookup(id));
+    ck_assert_ptr_null(bolt_req_lookup(0));
+    ck_assert_ptr_null(bolt_req_lookup(0xffffffffffffull));
+    bolt_req_release(a);
+    bolt_req_release(b);
+    /* many at once: the table grows */
+    struct bolt_request *many[3000];
+    for (int i = 0; i < 3000; i++) {
+        many[i] = bolt_req_new(BOLT_REQ_RECV);
+        ck_assert_int_eq(bolt_req_register(many[i]), BOLT_OK);
+    }
+    for (int i = 0; i < 3000; i++)
+        ck_assert_ptr_eq(bolt_req_lookup(many[i]->id), many[i]);
+    for (int i = 0; i < 3000; i++)
+        bolt_req_release(many[i]);
+    bolt_req_table_free();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("match");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, posted_receives_match_in_post_order);
+    tcase_add_test(tc, context_separates_communicators);
+    tcase_add_test(tc, unexpected_messages_match_oldest_first);
+    tcase_add_test(tc, claimed_messages_are_skipped);
+    tcase_add_test(tc, removing_from_the_middle_keeps_the_rest_in_order);
+    tcase_add_test(tc, request_ids_are_not_reused_while_stale);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

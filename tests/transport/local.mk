@@ -1,0 +1,33 @@
+# tests/transport/: unit tests of the TCP transport through its ops, with two
+# or three forked processes over loopback. They link the transport's sources,
+# libboltcore (config, errors, log, crypto) and a file-backed fake of the
+# bootstrap store (tcp_fake_kvs.c) — not libbolt, whose real bootstrap client
+# would clash with the fake.
+if HAVE_CHECK
+TCP_TEST_COMMON = \
+	tests/transport/test_tcp.c \
+	tests/transport/tcp_fake_kvs.c \
+	transport/tcp/tcp_ctx.c \
+	transport/tcp/tcp_conn.c \
+	transport/tcp/tcp_wireup.c \
+	transport/tcp/tcp_evloop_poll.c
+
+check_PROGRAMS += tests/transport/test_tcp tests/transport/test_tcp_posix
+TESTS += tests/transport/test_tcp tests/transport/test_tcp_posix
+
+# This platform's build of the transport.
+tests_transport_test_tcp_SOURCES = $(TCP_TEST_COMMON)
+if BOLT_OS_LINUX
+tests_transport_test_tcp_SOURCES += transport/tcp/tcp_evloop_epoll.c transport/tcp/tcp_os_linux.c
+else
+tests_transport_test_tcp_SOURCES += transport/tcp/tcp_os_posix.c
+endif
+tests_transport_test_tcp_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_transport_test_tcp_LDADD = libboltcore.la $(CHECK_LIBS)
+
+# The portable build (poll loop, no MSG_NOSIGNAL), as on macOS, tested here too.
+tests_transport_test_tcp_posix_SOURCES = $(TCP_TEST_COMMON) transport/tcp/tcp_os_posix.c
+tests_transport_test_tcp_posix_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DBOLT_TCP_FORCE_POSIX
+tests_transport_test_tcp_posix_LDADD = libboltcore.la $(CHECK_LIBS)
+endif
+EXTRA_DIST += tests/transport/test_tcp.c tests/transport/tcp_fake_kvs.c

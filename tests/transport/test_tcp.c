@@ -1,0 +1,943 @@
+/*
+ * test_tcp.c — unit tests of the TCP transport, driven through its ops
+ * (bolt_transport_tcp) without bolt_init: two (or three) forked processes
+ * over loopback, a file-backed fake of the bootstrap store
+ * (tcp_fake_kvs.c), and a tiny stand-in for the runtime's upcalls.
+ *
+ * Built twice: test_tcp (this platform's build: epoll + MSG_NOSIGNAL on
+ * Linux) and test_tcp_posix (-DBOLT_TCP_FORCE_POSIX: the poll loop and the
+ * portable SIGPIPE handling that macOS uses).
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/bootstrap.h"
+#include "runtime/config.h"
+#include "runtime/crypto.h"
+#include "runtime/errors.h"
+#include "transport/tcp/tcp.h"
+#include "transport/tcp/tcp_os.h"
+#include "transport/transport.h"
+
+#define T (&bolt_transport_tcp)
+#define MiB (1024u * 1024u)
+
+/* ------------------------------------------------------------------ */
+/* stand-in runtime                                                     */
+
+struct rx {
+    struct bolt_frame_hdr hdr;
+    unsigned char *buf;
+    int done;
+};
+
+struct rt {
+    struct rx *f;
+    int n, cap;
+    int failed_calls, failed_peer, failed_err;
+    char why[256];
+    int reject_type; /* frame_begin refuses this type (0: none) */
+};
+
+static int rt_begin(void *rtp, int peer, const struct bolt_frame_hdr *h, void **dst, void **cookie)
+{
+    struct rt *rt = rtp;
+    if (rt->reject_type && h->type == rt->reject_type)
+        return BOLT_ERR_PROTO;
+    if (rt->n == rt->cap) {
+        rt->cap = rt->cap ? rt->cap * 2 : 64;
+        rt->f = realloc(rt->f, (size_t)rt->cap * sizeof *rt->f);
+    }
+    struct rx *x = &rt->f[rt->n];
+    x->hdr = *h;
+    x->buf = h->len ? malloc(h->len) : NULL;
+    x->done = 0;
+    *dst = x->buf;
+    *cookie = (void *)(intptr_t)rt->n;
+    rt->n++;
+    (void)peer;
+    return 0;
+}
+
+static void rt_end(void *rtp, int peer, void *cookie)
+{
+    struct rt *rt = rtp;
+    rt->f[(intptr_t)cookie].done = 1;
+    (void)peer;
+}
+
+static void rt_failed(void *rtp, int peer, int error, const char *why)
+{
+    struct rt *rt = rtp;
+    rt->failed_calls++;
+    rt->failed_peer = peer;
+    rt->failed_err = error;
+    snprintf(rt->why, sizeof rt->why, "%s", why);
+}
+
+struct snd {
+    struct bolt_tl_send s;
+    int done, err;
+};
+
+static int g_completed;
+
+static void snd_complete(struct bolt_tl_send *s, int error)
+{
+    struct snd *x = (struct snd *)s;
+    x->done++;
+    x->err = error;
+    g_completed++;
+}
+
+static unsigned char pat(uint64_t seq, uint64_t i)
+{
+    return (unsigned char)(seq * 131u + i * 7u + (i >> 9));
+}
+
+static unsigned char *make_payload(uint64_t seq, size_t len)
+{
+    unsigned char *p = malloc(len ? len : 1);
+    for (size_t i = 0; i < len; i++)
+        p[i] = pat(seq, i);
+    return p;
+}
+
+static int check_payload(const unsigned char *p, uint64_t seq, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != pat(seq, i))
+            return 0;
+    return 1;
+}
+
+static void snd_init(struct snd *x, int type, uint64_t seq, uint64_t offset, const void *payload,
+                     size_t len)
+{
+    memset(x, 0, sizeof *x);
+    x->s.hdr.magic = BOLT_FRAME_MAGIC;
+    x->s.hdr.type = (uint8_t)type;
+    x->s.hdr.len = len;
+    x->s.hdr.sreq = seq;
+    x->s.hdr.msg_size = offset;
+    x->s.payload = payload;
+    x->s.complete = snd_complete;
+}
+
+/* ------------------------------------------------------------------ */
+/* endpoints and processes                                             */
+
+struct ep {
+    struct bolt_tl_ctx *ctx;
+    struct rt rt;
+    struct bolt_tl_upcalls up;
+    int rank, size;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* init + the fence the runtime does after every transport's init. */
+static int ep_init(struct ep *e, int rank, int size)
+{
+    memset(e, 0, sizeof *e);
+    e->rank = rank;
+    e->size = size;
+    e->up.rt = &e->rt;
+    e->up.frame_begin = rt_begin;
+    e->up.frame_end = rt_end;
+    e->up.peer_failed = rt_failed;
+    int rc = bolt_config_load();
+    if (rc)
+        return rc;
+    bolt_bootstrap_open(rank, size);
+    struct bolt_tl_init_args a = {rank, size, &e->up};
+    rc = T->init(&e->ctx, &a);
+    if (rc)
+        return rc;
+    return bolt_bootstrap_fence();
+}
+
+static int ep_connect(struct ep *e)
+{
+    int peers[16], n = 0, rank = e->rank, size = e->size;
+    for (int r = 0; r < size; r++)
+        if (r != rank)
+            peers[n++] = r;
+    return T->connect(e->ctx, peers, n);
+}
+
+static void ep_close(struct ep *e)
+{
+    T->finalize(e->ctx);
+    e->ctx = NULL;
+    for (int i = 0; i < e->rt.n; i++)
+        free(e->rt.f[i].buf);
+    free(e->rt.f);
+    memset(&e->rt, 0, sizeof e->rt);
+}
+
+static int ep_open(struct ep *e, int rank, int size)
+{
+    int rc = ep_init(e, rank, size);
+    return rc ? rc : ep_connect(e);
+}
+
+/* Progress until cond(e, arg) or the deadline; sleeps on pollfds between. */
+static int drive(struct ep *e, int (*cond)(struct ep *, void *), void *arg, double secs)
+{
+    double end = now() + secs;
+    while (!cond(e, arg)) {
+        if (now() > end)
+            return 0;
+        if (T->progress(e->ctx) == 0) {
+            struct pollfd fds[64];
+            int n = T->pollfds(e->ctx, fds, 64);
+            if (n < 0)
+                return 0;
+            poll(fds, (nfds_t)n, 5);
+        }
+    }
+    return 1;
+}
+
+static char g_dir[256];
+
+static void setup_env(const char *evloop, const char *buf, int conns, double timeout)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/bolt-tcp-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    setenv("BOLT_TEST_KVS_DIR", g_dir, 1);
+    uint8_t key[BOLT_SECRET_BYTES];
+    char hex[2 * BOLT_SECRET_BYTES + 1];
+    ck_assert_int_eq(bolt_random_bytes(key, sizeof key), 0);
+    bolt_hex_encode(key, sizeof key, hex);
+    setenv("BOLT_JOB_SECRET", hex, 1);
+    setenv("BOLT_TCP_EVLOOP", evloop, 1);
+    setenv("BOLT_TCP_BUF", buf, 1);
+    char v[32];
+    snprintf(v, sizeof v, "%d", conns);
+    setenv("BOLT_TCP_CONNS", v, 1);
+    snprintf(v, sizeof v, "%g", timeout);
+    setenv("BOLT_TIMEOUT", v, 1);
+    setenv("BOLT_LOG_LEVEL", "1", 1);
+}
+
+static void cleanup_dir(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", g_dir);
+}
+
+/* Waits for pid at most secs; kills it after. Returns the exit code, or -1. */
+static int reap(pid_t pid, double secs)
+{
+    double end = now() + secs;
+    int st;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            break;
+        if (now() > end) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        usleep(2000);
+    }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+#define REQUIRE(c)                                                                        \
+    do {                                                                                  \
+        if (!(c)) {                                                                       \
+            fprintf(stderr, "rank %d: %s:%d: failed: %s (%s)\n", e->rank, __FILE__,       \
+                    __LINE__, #c, bolt_error_message());                                  \
+            return 1;                                                                     \
+        }                                                                                 \
+    } while (0)
+
+typedef int (*role_fn)(struct ep *e, void *arg);
+
+/* Rank 1 in a child process, rank 0 here; both must return 0. */
+static void run_pair(role_fn r0, role_fn r1, void *arg)
+{
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(60);
+        struct ep e;
+        int rc = ep_open(&e, 1, 2);
+        if (rc) {
+            fprintf(stderr, "rank 1: open: %s\n", bolt_error_message());
+            _exit(2);
+        }
+        _exit(r1(&e, arg) ? 1 : 0);
+    }
+    struct ep e;
+    int rc = ep_open(&e, 0, 2);
+    ck_assert_msg(rc == BOLT_OK, "rank 0 open: %s", bolt_error_message());
+    int r = r0(&e, arg);
+    int code = reap(pid, 40);
+    cleanup_dir();
+    ck_assert_msg(r == 0, "rank 0 role failed");
+    ck_assert_msg(code == 0, "rank 1 exited with %d", code);
+}
+
+/* ------------------------------------------------------------------ */
+/* frames of many sizes, both directions, in order                     */
+
+static const size_t sizes[] = {0, 1, 48, 65536, 65537, 8 * MiB, 3, 0, 100000, 47, 49};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+#define NSMALL 300
+
+struct xfer {
+    int nframes;
+    size_t len[NSIZES + NSMALL];
+};
+
+static void xfer_plan(struct xfer *x)
+{
+    x->nframes = 0;
+    for (size_t i = 0; i < NSIZES; i++)
+        x->len[x->nframes++] = sizes[i];
+    /* Many small frames: several per writev, parsed out of one staging read. */
+    for (int i = 0; i < NSMALL; i++)
+        x->len[x->nframes++] = (size_t)((i * 2654435761u) % 300u);
+}
+
+static int all_done(struct ep *e, void *arg)
+{
+    struct xfer *x = arg;
+    int got = 0;
+    for (int i = 0; i < e->rt.n; i++)
+        got += e->rt.f[i].done;
+    return got == x->nframes && g_completed == x->nframes;
+}
+
+static int role_exchange(struct ep *e, void *arg)
+{
+    struct xfer *x = arg;
+    int peer = 1 - e->rank;
+    struct snd *s = calloc((size_t)x->nframes, sizeof *s);
+    unsigned char **pl = calloc((size_t)x->nframes, sizeof *pl);
+    g_completed = 0;
+    for (int i = 0; i < x->nframes; i++) {
+        uint64_t seq = (uint64_t)i + 1000u * (uint64_t)e->rank;
+        pl[i] = make_payload(seq, x->len[i]);
+        snd_init(&s[i], BOLT_FRAME_EAGER, seq, 0, pl[i], x->len[i]);
+        REQUIRE(T->send(e->ctx, peer, &s[i].s) == BOLT_OK);
+    }
+    /* A small socket buffer cannot take 8 MiB at once: that send is queued,
+     * partly written, and finishes in progress(). */
+    REQUIRE(s[5].done == 0);
+    REQUIRE(drive(e, all_done, x, 30));
+    for (int i = 0; i < x->nframes; i++) {
+        REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);
+        struct rx *f = &e->rt.f[i];
+        uint64_t seq = (uint64_t)i + 1000u * (uint64_t)peer;
+        REQUIRE(f->hdr.magic == BOLT_FRAME_MAGIC && f->hdr.type == BOLT_FRAME_EAGER);
+        REQUIRE(f->hdr.sreq == seq); /* in order */
+        REQUIRE(f->hdr.len == x->len[i]);
+        REQUIRE(check_payload(f->buf, seq, x->len[i]));
+    }
+    REQUIRE(e->rt.failed_calls == 0);
+    ep_close(e);
+    for (int i = 0; i < x->nframes; i++)
+        free(pl[i]);
+    free(pl);
+    free(s);
+    return 0;
+}
+
+static const char *evloops[] = {"poll",
+#if TCP_HAVE_EPOLL
+                                "epoll",
+#endif
+                                "auto"};
+#define NEVLOOPS ((int)(sizeof evloops / sizeof evloops[0]))
+
+START_TEST(test_sizes_in_order)
+{
+    setup_env(evloops[_i], "8K", 1, 20);
+    struct xfer x;
+    xfer_plan(&x);
+    run_pair(role_exchange, role_exchange, &x);
+}
+END_TEST
+
+START_TEST(test_default_buffers)
+{
+    setup_env(evloops[_i], "0", 1, 20);
+    struct xfer x;
+    xfer_plan(&x);
+    run_pair(role_exchange, role_exchange, &x);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* striping DATA frames over several connections                       */
+
+#define NDATA 12
+#define NCONNS 3
+
+struct stripe_plan {
+    int expect;
+};
+
+static int stripe_done(struct ep *e, void *arg)
+{
+    struct stripe_plan *p = arg;
+    int got = 0;
+    for (int i = 0; i < e->rt.n; i++)
+        got += e->rt.f[i].done;
+    return got == p->expect;
+}
+
+static int sent_done(struct ep *e, void *arg)
+{
+    return g_completed == *(int *)arg;
+}
+
+static int role_stripe_sender(struct ep *e, void *arg)
+{
+    REQUIRE(T->eager_limit(e->ctx, 1) == 64 * 1024);
+    REQUIRE(T->data_stripes(e->ctx, 1, 1 * MiB) == NCONNS);
+    REQUIRE(T->data_stripes(e->ctx, 1, 1000) == 1);
+    REQUIRE(e->ctx->peers[1].nconns == NCONNS);
+    static struct snd s[2 * NDATA + 1];
+    unsigned char *big = make_payload(7, NDATA * MiB);
+    g_completed = 0;
+    int n = 0;
+    for (int k = 0; k < NDATA; k++) {
+        snd_init(&s[n], BOLT_FRAME_EAGER, (uint64_t)k, 0, big, 10);
+        REQUIRE(T->send(e->ctx, 1, &s[n++].s) == BOLT_OK);
+        snd_init(&s[n], BOLT_FRAME_DATA, 100, (uint64_t)k * MiB, big + (size_t)k * MiB, MiB);
+        REQUIRE(T->send(e->ctx, 1, &s[n++].s) == BOLT_OK);
+    }
+    snd_init(&s[n], BOLT_FRAME_BYE, NDATA, 0, NULL, 0);
+    REQUIRE(T->send(e->ctx, 1, &s[n++].s) == BOLT_OK);
+    int busy = 0;
+    for (int c = 0; c < NCONNS; c++)
+        busy += e->ctx->peers[1].conns[c].sq_head != NULL;
+    REQUIRE(busy >= 2); /* DATA spread over the links */
+    REQUIRE(drive(e, sent_done, &n, 30));
+    for (int i = 0; i < n; i++)
+        REQUIRE(s[i].err == BOLT_OK);
+    ep_close(e);
+    free(big);
+    return 0;
+}
+
+static int role_stripe_receiver(struct ep *e, void *arg)
+{
+    struct stripe_plan p = {2 * NDATA + 1};
+    REQUIRE(drive(e, stripe_done, &p, 30));
+    int seen[NDATA] = {0};
+    uint64_t next_eager = 0;
+    int bye = 0;
+    for (int i = 0; i < e->rt.n; i++) {
+        struct rx *f = &e->rt.f[i];
+        if (f->hdr.type == BOLT_FRAME_DATA) {
+            uint64_t k = f->hdr.msg_size / MiB;
+            REQUIRE(k < NDATA && f->hdr.len == MiB);
+            seen[k]++;
+            /* payload is bytes [k MiB, (k+1) MiB) of pattern 7 */
+            for (size_t j = 0; j < MiB; j += 4099)
+                REQUIRE(f->buf[j] == pat(7, k * MiB + j));
+            REQUIRE(f->buf[MiB - 1] == pat(7, k * MiB + MiB - 1));
+        } else if (f->hdr.type == BOLT_FRAME_EAGER) {
+            REQUIRE(!bye && f->hdr.sreq == next_eager);
+            next_eager++;
+            REQUIRE(check_payload(f->buf, 7, 10));
+        } else {
+            REQUIRE(f->hdr.type == BOLT_FRAME_BYE && next_eager == NDATA);
+            bye = 1;
+        }
+    }
+    for (int k = 0; k < NDATA; k++)
+        REQUIRE(seen[k] == 1);
+    ep_close(e);
+    return 0;
+}
+
+START_TEST(test_striping)
+{
+    setup_env(evloops[_i], "16K", NCONNS, 20);
+    run_pair(role_stripe_sender, role_stripe_receiver, NULL);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* peer death                                                          */
+
+static int role_sleep(struct ep *e, void *arg)
+{
+    /* Connected; never reads. Killed by rank 0, or leaves on its own. */
+    if (arg) {
+        usleep(100000);
+        _exit(0); /* closes the sockets: rank 0 sees EOF */
+    }
+    for (;;)
+        pause();
+    return 0;
+}
+
+static int failed_seen(struct ep *e, void *arg)
+{
+    return e->rt.failed_calls > 0;
+}
+
+static void death_test(int kill_it)
+{
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(60);
+        struct ep e;
+        if (ep_open(&e, 1, 2)) {
+            fprintf(stderr, "rank 1: open: %s\n", bolt_error_message());
+            _exit(2);
+        }
+        role_sleep(&e, kill_it ? NULL : (void *)1);
+        _exit(0);
+    }
+    struct ep e;
+    ck_assert_msg(ep_open(&e, 0, 2) == BOLT_OK, "open: %s", bolt_error_message());
+    static struct snd a, b, c;
+    unsigned char *big = make_payload(1, 16 * MiB);
+    g_completed = 0;
+    if (kill_it) {
+        snd_init(&a, BOLT_FRAME_EAGER, 1, 0, big, 16 * MiB);
+        snd_init(&b, BOLT_FRAME_EAGER, 2, 0, big, 100);
+        ck_assert_int_eq(T->send(e.ctx, 1, &a.s), BOLT_OK);
+        ck_assert_int_eq(T->send(e.ctx, 1, &b.s), BOLT_OK);
+        for (int i = 0; i < 20; i++)
+            T->progress(e.ctx);
+        ck_assert_int_eq(a.done, 0); /* the peer does not read: stuck */
+        ck_assert_int_eq(b.done, 0);
+        kill(pid, SIGKILL);
+    }
+    ck_assert_int_eq(reap(pid, 20), kill_it ? 128 + SIGKILL : 0);
+    ck_assert_msg(drive(&e, failed_seen, NULL, 10), "peer death not detected");
+    ck_assert_int_eq(e.rt.failed_calls, 1);
+    ck_assert_int_eq(e.rt.failed_peer, 1);
+    ck_assert_int_eq(e.rt.failed_err, BOLT_ERR_PEER);
+    if (kill_it) {
+        ck_assert_int_eq(a.done, 1);
+        ck_assert_int_eq(a.err, BOLT_ERR_PEER);
+        ck_assert_int_eq(b.done, 1);
+        ck_assert_int_eq(b.err, BOLT_ERR_PEER);
+    } else {
+        ck_assert_msg(strstr(e.rt.why, "closed the connection"), "why: %s", e.rt.why);
+    }
+    /* Later sends fail the same way, at once; no second report. */
+    snd_init(&c, BOLT_FRAME_EAGER, 3, 0, big, 10);
+    ck_assert_int_eq(T->send(e.ctx, 1, &c.s), BOLT_OK);
+    ck_assert_int_eq(c.done, 1);
+    ck_assert_int_eq(c.err, BOLT_ERR_PEER);
+    for (int i = 0; i < 10; i++)
+        T->progress(e.ctx);
+    ck_assert_int_eq(e.rt.failed_calls, 1);
+    ep_close(&e);
+    free(big);
+    cleanup_dir();
+}
+
+START_TEST(test_peer_killed)
+{
+    setup_env(evloops[_i], "8K", 2, 20);
+    death_test(1);
+}
+END_TEST
+
+START_TEST(test_peer_exits)
+{
+    setup_env(evloops[_i], "0", 1, 20);
+    death_test(0);
+}
+END_TEST
+
+/* A frame with a bad magic breaks the peer; the runtime refusing a frame too. */
+static int role_bad_frame_sender(struct ep *e, void *arg)
+{
+    static struct snd s;
+    static unsigned char pl[64];
+    snd_init(&s, BOLT_FRAME_EAGER, 1, 0, pl, sizeof pl);
+    s.s.hdr.magic = 0xdead;
+    g_completed = 0;
+    REQUIRE(T->send(e->ctx, 1, &s.s) == BOLT_OK);
+    int one = 1;
+    REQUIRE(drive(e, sent_done, &one, 10));
+    REQUIRE(drive(e, failed_seen, NULL, 10)); /* rank 1 closes on us */
+    ep_close(e);
+    return 0;
+}
+
+static int role_bad_frame_receiver(struct ep *e, void *arg)
+{
+    REQUIRE(drive(e, failed_seen, NULL, 10));
+    REQUIRE(e->rt.failed_peer == 0 && strstr(e->rt.why, "malformed"));
+    REQUIRE(e->rt.n == 0);
+    ep_close(e);
+    return 0;
+}
+
+START_TEST(test_bad_frame)
+{
+    setup_env("auto", "0", 1, 20);
+    run_pair(role_bad_frame_sender, role_bad_frame_receiver, NULL);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* strangers and wrong secrets are refused; the wire-up goes on         */
+
+static int read_port(void)
+{
+    char path[300], buf[2048];
+    snprintf(path, sizeof path, "%s/tcp.0", g_dir);
+    for (int i = 0; i < 5000; i++) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            fclose(f);
+            buf[n] = '\0';
+            char *p = strstr(buf, "port=");
+            return p ? atoi(p + 5) : -1;
+        }
+        usleep(2000);
+    }
+    return -1;
+}
+
+static int dial(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    struct timeval tv = {10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+static int read_full(int fd, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r <= 0)
+            return (int)r;
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+/* 1 when the acceptor closed the connection without an ack. */
+static int refused(int fd)
+{
+    char c;
+    ssize_t r = read(fd, &c, 1);
+    int ok = r == 0 || (r < 0 && errno == ECONNRESET);
+    close(fd);
+    return ok;
+}
+
+enum { BAD_SECRET, BAD_ORDER, BAD_GARBAGE, BAD_RANK };
+
+static int stranger_try(int port, int how)
+{
+    int fd = dial(port);
+    if (fd < 0)
+        return 0;
+    struct tcp_hs_challenge ch;
+    if (read_full(fd, &ch, sizeof ch) != 1 || ch.magic != TCP_HS_MAGIC || ch.rank != 0) {
+        close(fd);
+        return 0;
+    }
+    struct tcp_hs_hello he;
+    memset(&he, 0, sizeof he);
+    he.magic = TCP_HS_MAGIC;
+    he.version = TCP_HS_VERSION;
+    he.order = TCP_HS_ORDER;
+    he.rank = how == BAD_RANK ? 7 : 1;
+    he.index = 0;
+    he.target = 0;
+    uint8_t wrong[BOLT_SECRET_BYTES];
+    memset(wrong, 0x5a, sizeof wrong);
+    tcp_hs_hello_mac(wrong, ch.nonce, he.rank, he.index, he.mac);
+    if (how == BAD_ORDER) {
+        he.magic = __builtin_bswap32(TCP_HS_MAGIC);
+        he.order = __builtin_bswap16(TCP_HS_ORDER);
+    }
+    if (how == BAD_GARBAGE)
+        memset(&he, 0xee, sizeof he);
+    if (write(fd, &he, sizeof he) != (ssize_t)sizeof he) {
+        close(fd);
+        return 0;
+    }
+    return refused(fd);
+}
+
+static void touch(const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    FILE *f = fopen(path, "w");
+    if (f)
+        fclose(f);
+}
+
+static void wait_file(const char *name, double secs)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    double end = now() + secs;
+    struct stat st;
+    while (stat(path, &st) != 0 && now() < end)
+        usleep(2000);
+}
+
+static int role_one_frame(struct ep *e, void *arg)
+{
+    static struct snd s;
+    static unsigned char pl[1000];
+    memset(pl, e->rank + 1, sizeof pl);
+    g_completed = 0;
+    snd_init(&s, BOLT_FRAME_EAGER, 1, 0, pl, sizeof pl);
+    REQUIRE(T->send(e->ctx, 1 - e->rank, &s.s) == BOLT_OK);
+    int one = 1;
+    struct stripe_plan p = {1};
+    REQUIRE(drive(e, sent_done, &one, 10));
+    REQUIRE(drive(e, stripe_done, &p, 10));
+    REQUIRE(e->rt.f[0].buf[999] == 2 - e->rank);
+    ep_close(e);
+    return 0;
+}
+
+START_TEST(test_stranger_refused)
+{
+    setup_env(evloops[_i], "0", 1, 20);
+    fflush(stderr);
+    pid_t stranger = fork();
+    ck_assert_int_ge(stranger, 0);
+    if (stranger == 0) {
+        alarm(60);
+        int port = read_port();
+        int silent = dial(port); /* connects and says nothing throughout */
+        int ok = port > 0 && silent >= 0;
+        ok = ok && stranger_try(port, BAD_SECRET);
+        ok = ok && stranger_try(port, BAD_ORDER);
+        ok = ok && stranger_try(port, BAD_GARBAGE);
+        ok = ok && stranger_try(port, BAD_RANK);
+        touch("stranger.done");
+        wait_file("rank1.done", 30);
+        close(silent);
+        _exit(ok ? 0 : 1);
+    }
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(60);
+        struct ep e;
+        /* Rank 0 answers only once in its wire-up, after the fence. */
+        int rc = ep_init(&e, 1, 2);
+        wait_file("stranger.done", 30);
+        if (rc || ep_connect(&e)) {
+            fprintf(stderr, "rank 1: open: %s\n", bolt_error_message());
+            _exit(2);
+        }
+        int r = role_one_frame(&e, NULL);
+        touch("rank1.done");
+        _exit(r ? 1 : 0);
+    }
+    struct ep e;
+    ck_assert_msg(ep_open(&e, 0, 2) == BOLT_OK, "open: %s", bolt_error_message());
+    ck_assert_int_eq(role_one_frame(&e, NULL), 0);
+    ck_assert_int_eq(reap(pid, 30), 0);
+    ck_assert_int_eq(reap(stranger, 30), 0);
+    cleanup_dir();
+}
+END_TEST
+
+/* A rank with another job's secret: it is refused and learns so; rank 0
+ * keeps waiting for the right one until BOLT_TIMEOUT. */
+START_TEST(test_wrong_secret)
+{
+    setup_env("auto", "0", 1, 2);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(30);
+        setenv("BOLT_JOB_SECRET",
+               "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", 1);
+        struct ep e;
+        int rc = ep_open(&e, 1, 2);
+        if (rc != BOLT_ERR_AUTH) {
+            fprintf(stderr, "rank 1: expected BOLT_ERR_AUTH, got %d (%s)\n", rc,
+                    bolt_error_message());
+            _exit(1);
+        }
+        ep_close(&e);
+        _exit(0);
+    }
+    struct ep e;
+    double t0 = now();
+    int rc = ep_open(&e, 0, 2);
+    ck_assert_int_eq(rc, BOLT_ERR_TIMEOUT);
+    ck_assert_msg(strstr(bolt_error_message(), "rank 1"), "%s", bolt_error_message());
+    ck_assert(now() - t0 < 10);
+    ep_close(&e);
+    ck_assert_int_eq(reap(pid, 20), 0);
+    cleanup_dir();
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* singleton, settings                                                 */
+
+START_TEST(test_singleton)
+{
+    unsetenv("BOLT_JOB_SECRET");
+    setenv("BOLT_TCP_EVLOOP", evloops[_i], 1);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    struct rt rt;
+    memset(&rt, 0, sizeof rt);
+    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed};
+    struct bolt_tl_init_args a = {0, 1, &up};
+    struct bolt_tl_ctx *ctx = NULL;
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_OK);
+    ck_assert_int_eq(T->reachable(ctx, 0), 1);
+    ck_assert_int_eq(T->connect(ctx, NULL, 0), BOLT_OK);
+    int self = 0;
+    ck_assert_int_eq(T->connect(ctx, &self, 1), BOLT_OK);
+    double t0 = now();
+    for (int i = 0; i < 1000; i++)
+        ck_assert_int_eq(T->progress(ctx), 0);
+    struct pollfd fds[8];
+    ck_assert_int_ge(T->pollfds(ctx, fds, 8), 0);
+    ck_assert(now() - t0 < 1.0);
+    ck_assert_int_eq(T->data_stripes(ctx, 0, 1u << 30), 1);
+    T->finalize(ctx);
+}
+END_TEST
+
+START_TEST(test_bad_settings)
+{
+    struct rt rt;
+    memset(&rt, 0, sizeof rt);
+    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed};
+    struct bolt_tl_ctx *ctx = NULL;
+    /* Several ranks need the secret. */
+    unsetenv("BOLT_JOB_SECRET");
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    struct bolt_tl_init_args a = {0, 2, &up};
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_AUTH);
+    setenv("BOLT_JOB_SECRET", "not-hex", 1);
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
+    setenv("BOLT_JOB_SECRET",
+           "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", 1);
+    setenv("BOLT_TCP_EVLOOP", "select", 1);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(bolt_error_message(), "BOLT_TCP_EVLOOP"));
+#if !TCP_HAVE_EPOLL
+    setenv("BOLT_TCP_EVLOOP", "epoll", 1);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
+#endif
+    setenv("BOLT_TCP_EVLOOP", "auto", 1);
+    setenv("BOLT_TCP_IF_ADDR", "999.1.1.1", 1);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
+    unsetenv("BOLT_TCP_IF_ADDR");
+}
+END_TEST
+
+/* BOLT_TCP_IF_ADDR: listen on that address alone and reach it there. */
+START_TEST(test_if_addr)
+{
+    setup_env("auto", "0", 1, 20);
+    setenv("BOLT_TCP_IF_ADDR", "127.0.0.1", 1);
+    run_pair(role_one_frame, role_one_frame, NULL);
+}
+END_TEST
+
+START_TEST(test_os_seam)
+{
+#ifdef BOLT_TCP_FORCE_POSIX
+    ck_assert_str_eq(tcp_os_name, "posix");
+#else
+    ck_assert_str_eq(tcp_os_name,
+#ifdef __linux__
+                     "linux"
+#else
+                     "posix"
+#endif
+    );
+#endif
+    char id[TCP_HOST_ID_MAX];
+    tcp_os_host_id(id, sizeof id);
+    ck_assert_int_gt((int)strlen(id), 0);
+}
+END_TEST
+
+static Suite *tcp_suite(void)
+{
+    Suite *s = suite_create("tcp");
+    TCase *tc = tcase_create("transport");
+    tcase_set_timeout(tc, 90);
+    tcase_add_test(tc, test_os_seam);
+    tcase_add_loop_test(tc, test_singleton, 0, NEVLOOPS);
+    tcase_add_test(tc, test_bad_settings);
+    tcase_add_loop_test(tc, test_sizes_in_order, 0, NEVLOOPS);
+    tcase_add_loop_test(tc, test_default_buffers, 0, NEVLOOPS - 1);
+    tcase_add_loop_test(tc, test_striping, 0, NEVLOOPS - 1);
+    tcase_add_loop_test(tc, test_peer_killed, 0, NEVLOOPS - 1);
+    tcase_add_loop_test(tc, test_peer_exits, 0, NEVLOOPS - 1);
+    tcase_add_test(tc, test_bad_frame);
+    tcase_add_loop_test(tc, test_stranger_refused, 0, NEVLOOPS - 1);
+    tcase_add_test(tc, test_wrong_secret);
+    tcase_add_test(tc, test_if_addr);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(tcp_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,367 @@
+/*
+ * tcp_ctx.c — the TCP transport's ops (transport/transport.h): settings,
+ * init/connect/finalize, send with striping of DATA frames, progress through
+ * the event-loop seam, and peer failure.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/config.h"
+#include "runtime/crypto.h"
+#include "runtime/errors.h"
+#include "runtime/log.h"
+#include "transport/tcp/tcp.h"
+
+#define TCP_EVENTS_BATCH 64
+
+double tcp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void complete_list(struct bolt_tl_send *s, int error)
+{
+    while (s) {
+        struct bolt_tl_send *next = s->tl_next;
+        s->tl_next = NULL;
+        s->complete(s, error);
+        s = next;
+    }
+}
+
+void tcp_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
+{
+    struct tcp_peer *p = &ctx->peers[peer];
+    if (p->failed)
+        return;
+    p->failed = 1;
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    /* Close every link first and take their queues, so that completions
+     * (which may call send again) see a failed peer and nothing half-open. */
+    struct bolt_tl_send *head = NULL, **tail = &head;
+    for (int i = 0; i < p->nconns; i++) {
+        struct tcp_conn *c = &p->conns[i];
+        struct bolt_tl_send *q = tcp_conn_take_queue(c);
+        *tail = q;
+        while (*tail)
+            tail = &(*tail)->tl_next;
+        tcp_conn_close(c);
+    }
+    if (!ctx->finalizing) {
+        bolt_log(BOLT_LOG_INFO, "tcp: rank %d: %s", peer, why);
+        ctx->up->peer_failed(ctx->up->rt, peer, BOLT_ERR_PEER, why);
+    }
+    complete_list(head, BOLT_ERR_PEER);
+}
+
+void tcp_peer_check_closed(struct bolt_tl_ctx *ctx, int peer)
+{
+    struct tcp_peer *p = &ctx->peers[peer];
+    if (p->failed || ctx->finalizing)
+        return; /* finalize closes everything itself */
+    for (int i = 0; i < p->nconns; i++) {
+        const struct tcp_conn *c = &p->conns[i];
+        if (!c->dead && (!c->rd_eof || c->sq_head))
+            return;
+    }
+    tcp_peer_fail(ctx, peer, "closed the connection");
+}
+
+/* ---- ops ---- */
+
+static int tcp_init(struct bolt_tl_ctx **out, const struct bolt_tl_init_args *args)
+{
+    *out = NULL;
+    if (!args || !args->up || args->size < 1 || args->rank < 0 || args->rank >= args->size)
+        return bolt_err_set(BOLT_ERR_ARG, "tcp: init with a bad rank/size");
+    struct bolt_tl_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory");
+    ctx->rank = args->rank;
+    ctx->size = args->size;
+    ctx->up = args->up;
+    ctx->lfd = -1;
+    int rc;
+
+    long long conns = bolt_param_int(BOLT_P_TCP_CONNS);
+    if (conns < 1 || conns > 64) {
+        rc = bolt_err_set(BOLT_ERR_CONFIG, "BOLT_TCP_CONNS=%lld: must be between 1 and 64", conns);
+        goto fail;
+    }
+    ctx->nconns = (int)conns;
+    long long v = bolt_param_int(BOLT_P_TCP_EAGER_LIMIT);
+    ctx->eager_limit = v > 0 ? (size_t)v : 0;
+    v = bolt_param_int(BOLT_P_TCP_STRIPE_MIN);
+    ctx->stripe_min = v > 0 ? (size_t)v : 0;
+    v = bolt_param_int(BOLT_P_TCP_BUF);
+    ctx->bufsz = v > 0 ? (size_t)v : 0;
+    ctx->timeout = bolt_param_double(BOLT_P_TIMEOUT);
+    if (!(ctx->timeout > 0))
+        ctx->timeout = 60;
+
+    const char *secret = getenv("BOLT_JOB_SECRET");
+    if (secret && *secret) {
+        if (strlen(secret) != 2 * BOLT_SECRET_BYTES ||
+            bolt_hex_decode(secret, ctx->secret, BOLT_SECRET_BYTES) != 0) {
+            rc = bolt_err_set(BOLT_ERR_CONFIG,
+                              "BOLT_JOB_SECRET must be %d hex characters (boltrun sets it)",
+                              2 * BOLT_SECRET_BYTES);
+            goto fail;
+        }
+        ctx->have_secret = 1;
+    } else if (ctx->size > 1) {
+        rc = bolt_err_set(BOLT_ERR_AUTH,
+                          "tcp: BOLT_JOB_SECRET is not set, so connections between the %d ranks "
+                          "cannot be authenticated; start the job with boltrun",
+                          ctx->size);
+        goto fail;
+    }
+
+    rc = tcp_evloop_choose(bolt_param_string(BOLT_P_TCP_EVLOOP), &ctx->evops);
+    if (rc != BOLT_OK)
+        goto fail;
+    rc = ctx->evops->create(&ctx->ev);
+    if (rc != BOLT_OK)
+        goto fail;
+    ctx->peers = calloc((size_t)ctx->size, sizeof *ctx->peers);
+    ctx->stage = malloc(TCP_STAGE_BYTES);
+    if (!ctx->peers || !ctx->stage) {
+        rc = bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory");
+        goto fail;
+    }
+    if (ctx->size > 1) {
+        rc = tcp_wireup_listen(ctx);
+        if (rc != BOLT_OK)
+            goto fail;
+        rc = tcp_wireup_publish(ctx);
+        if (rc != BOLT_OK)
+            goto fail;
+    }
+    bolt_log(BOLT_LOG_DEBUG, "tcp: %s event loop, %d connection(s) per peer, port %u",
+             ctx->evops->name, ctx->nconns, (unsigned)ctx->port);
+    *out = ctx;
+    return BOLT_OK;
+fail:
+    if (ctx->lfd >= 0)
+        close(ctx->lfd);
+    if (ctx->ev)
+        ctx->evops->destroy(ctx->ev);
+    free(ctx->peers);
+    free(ctx->stage);
+    free(ctx);
+    return rc;
+}
+
+static int tcp_reachable(struct bolt_tl_ctx *ctx, int peer)
+{
+    return ctx && peer >= 0 && peer < ctx->size;
+}
+
+static int tcp_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
+{
+    if (!ctx || npeers < 0 || (npeers > 0 && !peers))
+        return bolt_err_set(BOLT_ERR_ARG, "tcp: connect with a bad peer list");
+    return tcp_wireup_connect(ctx, peers, npeers);
+}
+
+static struct tcp_conn *pick_conn(struct tcp_peer *p, const struct bolt_tl_send *s)
+{
+    if (p->nconns == 1 || s->hdr.type != BOLT_FRAME_DATA)
+        return &p->conns[0];
+    /* DATA: least queued bytes, ties broken round-robin. */
+    unsigned start = p->rr++;
+    struct tcp_conn *best = NULL;
+    for (int k = 0; k < p->nconns; k++) {
+        struct tcp_conn *c = &p->conns[(start + (unsigned)k) % (unsigned)p->nconns];
+        if (c->dead)
+            continue;
+        if (!best || c->sq_bytes < best->sq_bytes)
+            best = c;
+    }
+    return best ? best : &p->conns[0];
+}
+
+static int tcp_send(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s)
+{
+    if (!ctx || !s || peer < 0 || peer >= ctx->size)
+        return bolt_err_set(BOLT_ERR_ARG, "tcp: send to rank %d: no such rank", peer);
+    if (s->hdr.len > 0 && !s->payload)
+        return bolt_err_set(BOLT_ERR_ARG, "tcp: send of %llu bytes without a payload",
+                            (unsigned long long)s->hdr.len);
+    struct tcp_peer *p = &ctx->peers[peer];
+    s->tl_done = 0;
+    s->tl_next = NULL;
+    if (p->failed) {
+        /* The runtime learnt of the failure through peer_failed; the frame
+         * is accepted and completes at once with the same error. */
+        s->complete(s, BOLT_ERR_PEER);
+        return BOLT_OK;
+    }
+    if (!p->wired)
+        return bolt_err_set(BOLT_ERR_ARG, "tcp: send to rank %d, which is not connected", peer);
+    tcp_conn_enqueue(pick_conn(p, s), s);
+    return BOLT_OK;
+}
+
+static int tcp_progress(struct bolt_tl_ctx *ctx)
+{
+    if (!ctx || !ctx->ev)
+        return 0;
+    struct tcp_event evs[TCP_EVENTS_BATCH];
+    int n = ctx->evops->wait(ctx->ev, evs, TCP_EVENTS_BATCH, 0);
+    if (n <= 0)
+        return 0;
+    int frames = 0;
+    for (int i = 0; i < n; i++) {
+        struct tcp_conn *c = evs[i].data;
+        if (c->dead)
+            continue;
+        if (c->rd_eof) {
+            /* Only writes are left; a hang-up with nothing to write means
+             * the peer is gone (a write would fail on its own). */
+            if ((evs[i].events & TCP_EV_ERR) && !c->sq_head)
+                tcp_peer_fail(ctx, c->peer, "closed the connection");
+        } else if (evs[i].events & (TCP_EV_IN | TCP_EV_ERR)) {
+            frames += tcp_conn_read(c);
+        }
+        if (!c->dead && (evs[i].events & (TCP_EV_OUT | TCP_EV_ERR)) && c->sq_head)
+            frames += tcp_conn_flush(c);
+    }
+    return frames;
+}
+
+static int tcp_pollfds(struct bolt_tl_ctx *ctx, struct pollfd *fds, int max)
+{
+    if (!ctx || !ctx->ev || max <= 0)
+        return 0;
+    return ctx->evops->pollfds(ctx->ev, fds, max);
+}
+
+static size_t tcp_eager_limit(struct bolt_tl_ctx *ctx, int peer)
+{
+    (void)peer;
+    return ctx ? ctx->eager_limit : 0;
+}
+
+static int tcp_data_stripes(struct bolt_tl_ctx *ctx, int peer, size_t bytes)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size)
+        return 1;
+    int n = ctx->peers[peer].nconns;
+    if (n > 1 && bytes >= ctx->stripe_min)
+        return n;
+    return 1;
+}
+
+static int any_queued(struct bolt_tl_ctx *ctx)
+{
+    for (int r = 0; r < ctx->size; r++)
+        for (int i = 0; i < ctx->peers[r].nconns; i++) {
+            struct tcp_conn *c = &ctx->peers[r].conns[i];
+            if (!c->dead && c->sq_head)
+                return 1;
+        }
+    return 0;
+}
+
+/* A connection whose peer has not yet said EOF. */
+static int any_open(struct bolt_tl_ctx *ctx)
+{
+    for (int r = 0; r < ctx->size; r++)
+        for (int i = 0; i < ctx->peers[r].nconns; i++)
+            if (!ctx->peers[r].conns[i].dead && !ctx->peers[r].conns[i].rd_eof)
+                return 1;
+    return 0;
+}
+
+/* Sleeps until a socket is ready or 10 ms pass. */
+static void idle_wait(struct bolt_tl_ctx *ctx, double deadline)
+{
+    struct pollfd fds[256];
+    int n = tcp_pollfds(ctx, fds, 256);
+    double left = deadline - tcp_now();
+    int ms = left > 0.01 ? 10 : (left > 0 ? (int)(left * 1000) + 1 : 0);
+    if (n > 0)
+        poll(fds, (nfds_t)n, ms);
+}
+
+static void tcp_finalize(struct bolt_tl_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    ctx->finalizing = 1;
+    double deadline = tcp_now() + ctx->timeout;
+    /* 1. Flush what is queued (reading too, so two flushing peers cannot
+     *    stall each other). */
+    while (any_queued(ctx) && tcp_now() < deadline) {
+        tcp_progress(ctx);
+        if (any_queued(ctx))
+            idle_wait(ctx, deadline);
+    }
+    if (any_queued(ctx))
+        bolt_log(BOLT_LOG_WARN, "tcp: finalize: sends still queued after %g s (BOLT_TIMEOUT); "
+                                "they fail with BOLT_ERR_PEER", ctx->timeout);
+    /* 2. Half-close and wait for each peer's EOF, so that closing with unread
+     *    bytes cannot turn into a reset that destroys our last frames. */
+    struct bolt_tl_send *left = NULL, **tail = &left;
+    for (int r = 0; r < ctx->size; r++)
+        for (int i = 0; i < ctx->peers[r].nconns; i++) {
+            struct tcp_conn *c = &ctx->peers[r].conns[i];
+            *tail = tcp_conn_take_queue(c);
+            while (*tail)
+                tail = &(*tail)->tl_next;
+            if (!c->dead)
+                shutdown(c->fd, SHUT_WR);
+        }
+    while (any_open(ctx) && tcp_now() < deadline) {
+        tcp_progress(ctx);
+        if (any_open(ctx))
+            idle_wait(ctx, deadline);
+    }
+    /* 3. Close everything. */
+    for (int r = 0; r < ctx->size; r++) {
+        for (int i = 0; i < ctx->peers[r].nconns; i++) {
+            struct tcp_conn *c = &ctx->peers[r].conns[i];
+            *tail = tcp_conn_take_queue(c);
+            while (*tail)
+                tail = &(*tail)->tl_next;
+            tcp_conn_close(c);
+        }
+    }
+    complete_list(left, BOLT_ERR_PEER);
+    for (int r = 0; r < ctx->size; r++)
+        free(ctx->peers[r].conns);
+    if (ctx->lfd >= 0)
+        close(ctx->lfd);
+    if (ctx->ev)
+        ctx->evops->destroy(ctx->ev);
+    free(ctx->peers);
+    free(ctx->stage);
+    memset(ctx->secret, 0, sizeof ctx->secret);
+    free(ctx);
+}
+
+const struct bolt_transport bolt_transport_tcp = {
+    .name = "tcp",
+    .init = tcp_init,
+    .reachable = tcp_reachable,
+    .connect = tcp_connect,
+    .send = tcp_send,
+    .progress = tcp_progress,
+    .pollfds = tcp_pollfds,
+    .eager_limit = tcp_eager_limit,
+    .data_stripes = tcp_data_stripes,
+    .finalize = tcp_finalize,
+};

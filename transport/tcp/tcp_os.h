@@ -1,0 +1,23 @@
+/*
+ * tcp_os.h — the few places where the TCP transport differs per platform.
+ * tcp_os_linux.c: MSG_NOSIGNAL, boot_id. tcp_os_posix.c: SO_NOSIGPIPE (or a
+ * blocked SIGPIPE around the write), hostname only. Exactly one is linked.
+ */
+#ifndef BOLT_TCP_OS_H
+#define BOLT_TCP_OS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+/* Per-socket setup so that writing to a closed connection raises no SIGPIPE. */
+int tcp_os_sock_setup(int fd);
+/* writev() that never raises SIGPIPE (EPIPE is returned instead). */
+ssize_t tcp_os_writev(int fd, const struct iovec *iov, int iovcnt);
+/* Identity of this host's running kernel: two processes with the same value
+ * can reach each other over 127.0.0.1. Writes a NUL-terminated string. */
+void tcp_os_host_id(char *buf, size_t cap);
+/* Name of the backend, for logs and tests ("linux" or "posix"). */
+extern const char tcp_os_name[];
+
+#endif

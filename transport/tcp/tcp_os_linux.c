@@ -1,0 +1,49 @@
+/*
+ * tcp_os_linux.c — Linux side of the platform seam: MSG_NOSIGNAL on every
+ * write, and the kernel's boot_id as part of the host identity (two containers
+ * with one hostname but different kernels must not use 127.0.0.1).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "transport/tcp/tcp_os.h"
+
+const char tcp_os_name[] = "linux";
+
+int tcp_os_sock_setup(int fd)
+{
+    (void)fd; /* MSG_NOSIGNAL is given per call */
+    return 0;
+}
+
+ssize_t tcp_os_writev(int fd, const struct iovec *iov, int iovcnt)
+{
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = (struct iovec *)iov;
+    msg.msg_iovlen = (size_t)iovcnt;
+    return sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+void tcp_os_host_id(char *buf, size_t cap)
+{
+    char host[128] = "unknown", boot[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0)
+        strcpy(host, "unknown");
+    host[sizeof host - 1] = '\0';
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, boot, sizeof boot - 1);
+        close(fd);
+        if (n < 0)
+            n = 0;
+        boot[n] = '\0';
+        boot[strcspn(boot, " \t\r\n")] = '\0';
+    }
+    snprintf(buf, cap, "%s/%s", host, boot[0] ? boot : "-");
+}

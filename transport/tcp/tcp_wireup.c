@@ -1,0 +1,932 @@
+/*
+ * tcp_wireup.c — listening socket, address publication, and the collective,
+ * authenticated wire-up.
+ *
+ * Who connects: rank r connects (BOLT_TCP_CONNS times) to every lower-ranked
+ * peer and accepts from every higher-ranked one. The whole wire-up — connects
+ * in flight, accepts, every handshake in both roles — runs on nonblocking
+ * sockets in one poll() loop bounded by BOLT_TIMEOUT, so no handshake (nor a
+ * stranger that connects and stays silent) can hold up another.
+ *
+ * Handshake on each connection (fixed-size messages, host byte order):
+ *   acceptor  -> connector  challenge {magic, version, order, acceptor rank, nonce}
+ *   connector -> acceptor   hello {magic, version, order, rank, index, target,
+ *                                  cnonce, HMAC(secret, "bolt-tcp"|nonce|rank|index)}
+ *   acceptor  -> connector  ack {HMAC(secret, "bolt-tcp-ack"|cnonce|nonce|acceptor|rank|index)}
+ * The acceptor refuses (logs a warning, closes, goes on) a hello with a wrong
+ * magic, byte order, version, target, rank, index, a duplicate, or a bad MAC.
+ * The ack proves the acceptor knows the secret too. Both sides read exactly
+ * the handshake's bytes, so frames sent right after the ack stay in the socket
+ * for the connection's receive machine.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "runtime/bootstrap.h"
+#include "runtime/config.h"
+#include "runtime/errors.h"
+#include "runtime/log.h"
+#include "transport/tcp/tcp.h"
+#include "transport/tcp/tcp_os.h"
+
+#define TCP_VALUE_MAX 2048
+#define TCP_RETRY_SEC 0.05
+
+/* ---- sockets ---- */
+
+static int set_nonblock_cloexec(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        return -1;
+    int fdf = fcntl(fd, F_GETFD);
+    if (fdf < 0 || fcntl(fd, F_SETFD, fdf | FD_CLOEXEC) < 0)
+        return -1;
+    return 0;
+}
+
+int tcp_sock_prepare(int fd, size_t bufsz)
+{
+    if (set_nonblock_cloexec(fd) != 0)
+        return -1;
+    if (tcp_os_sock_setup(fd) != 0)
+        return -1;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (bufsz > 0) {
+        int b = bufsz > (size_t)(1 << 30) ? (1 << 30) : (int)bufsz;
+        /* Best effort: the kernel clamps to its limits. */
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &b, sizeof b);
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &b, sizeof b);
+    }
+    return 0;
+}
+
+int tcp_wireup_listen(struct bolt_tl_ctx *ctx)
+{
+    const char *ifaddr = bolt_param_string(BOLT_P_TCP_IF_ADDR);
+    ctx->bind_any = 1;
+    ctx->bind_addr.s_addr = htonl(INADDR_ANY);
+    if (ifaddr && *ifaddr) {
+        if (inet_pton(AF_INET, ifaddr, &ctx->bind_addr) != 1)
+            return bolt_err_set(BOLT_ERR_CONFIG,
+                                "BOLT_TCP_IF_ADDR=%s is not an IPv4 address (like 192.168.1.5)",
+                                ifaddr);
+        ctx->bind_any = 0;
+    }
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return bolt_err_set(BOLT_ERR_SYS, "tcp: socket() failed: %s", strerror(errno));
+    if (tcp_sock_prepare(fd, ctx->bufsz) != 0) {
+        int e = errno;
+        close(fd);
+        return bolt_err_set(BOLT_ERR_SYS, "tcp: cannot set up the listening socket: %s",
+                            strerror(e));
+    }
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr = ctx->bind_addr;
+    sa.sin_port = 0;
+    socklen_t sl = sizeof sa;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, SOMAXCONN) != 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
+        int e = errno;
+        close(fd);
+        char a[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &ctx->bind_addr, a, sizeof a);
+        return bolt_err_set(BOLT_ERR_SYS, "tcp: cannot listen on %s: %s%s", a, strerror(e),
+                            ctx->bind_any ? "" : " (check BOLT_TCP_IF_ADDR)");
+    }
+    ctx->lfd = fd;
+    ctx->port = ntohs(sa.sin_port);
+    return BOLT_OK;
+}
+
+/* This host's IPv4 addresses: BOLT_TCP_IF_ADDR alone if set, else every up
+ * non-loopback interface (127.0.0.1 if there is none). */
+static void gather_addrs(struct bolt_tl_ctx *ctx)
+{
+    struct ifaddrs *ifs = NULL;
+    ctx->naddrs = 0;
+    if (getifaddrs(&ifs) != 0)
+        ifs = NULL;
+    if (!ctx->bind_any) {
+        ctx->addrs[0].addr = ctx->bind_addr;
+        ctx->addrs[0].mask.s_addr = htonl(0xffffffffu);
+        for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
+            if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_netmask &&
+                ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == ctx->bind_addr.s_addr)
+                ctx->addrs[0].mask = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr;
+        ctx->naddrs = 1;
+    } else {
+        for (struct ifaddrs *i = ifs; i && ctx->naddrs < TCP_MAX_ADDRS; i = i->ifa_next) {
+            if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+                continue;
+            if (!(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
+                continue;
+            struct tcp_ifaddr *a = &ctx->addrs[ctx->naddrs++];
+            a->addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+            a->mask.s_addr = i->ifa_netmask
+                                 ? ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr
+                                 : htonl(0xffffffffu);
+        }
+        if (ctx->naddrs == 0) {
+            ctx->addrs[0].addr.s_addr = htonl(INADDR_LOOPBACK);
+            ctx->addrs[0].mask.s_addr = htonl(0xff000000u);
+            ctx->naddrs = 1;
+        }
+    }
+    if (ifs)
+        freeifaddrs(ifs);
+}
+
+int tcp_wireup_publish(struct bolt_tl_ctx *ctx)
+{
+    tcp_os_host_id(ctx->host_id, sizeof ctx->host_id);
+    for (char *p = ctx->host_id; *p; p++)
+        if (*p == ' ' || *p == '\t' || *p == '\n')
+            *p = '_';
+    gather_addrs(ctx);
+    char val[TCP_VALUE_MAX], a[INET_ADDRSTRLEN], m[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &ctx->bind_addr, a, sizeof a);
+    int n = snprintf(val, sizeof val, "bolt-tcp/1 host=%s port=%u bind=%s addrs=", ctx->host_id,
+                     (unsigned)ctx->port, ctx->bind_any ? "any" : a);
+    for (int i = 0; i < ctx->naddrs && n > 0 && (size_t)n < sizeof val; i++) {
+        inet_ntop(AF_INET, &ctx->addrs[i].addr, a, sizeof a);
+        inet_ntop(AF_INET, &ctx->addrs[i].mask, m, sizeof m);
+        n += snprintf(val + n, sizeof val - (size_t)n, "%s%s/%s", i ? "," : "", a, m);
+    }
+    if (n < 0 || (size_t)n >= sizeof val)
+        return bolt_err_set(BOLT_ERR_INTERNAL, "tcp: address record too long");
+    char key[32];
+    snprintf(key, sizeof key, "tcp.%d", ctx->rank);
+    int rc = bolt_bootstrap_put(key, val, (size_t)n + 1);
+    if (rc != BOLT_OK)
+        return rc;
+    bolt_log(BOLT_LOG_DEBUG, "tcp: published %s", val);
+    return BOLT_OK;
+}
+
+/* ---- a peer's record ---- */
+
+struct tcp_remote {
+    char host[TCP_HOST_ID_MAX];
+    unsigned port;
+    int bind_any;
+    struct in_addr bind;
+    struct tcp_ifaddr addrs[TCP_MAX_ADDRS];
+    int naddrs;
+};
+
+static int parse_remote(const char *val, struct tcp_remote *r)
+{
+    memset(r, 0, sizeof *r);
+    char buf[TCP_VALUE_MAX];
+    snprintf(buf, sizeof buf, "%s", val);
+    char *save = NULL;
+    char *tok = strtok_r(buf, " ", &save);
+    if (!tok || strcmp(tok, "bolt-tcp/1") != 0)
+        return -1;
+    int have_port = 0, have_addrs = 0;
+    while ((tok = strtok_r(NULL, " ", &save))) {
+        if (strncmp(tok, "host=", 5) == 0) {
+            snprintf(r->host, sizeof r->host, "%s", tok + 5);
+        } else if (strncmp(tok, "port=", 5) == 0) {
+            char *end;
+            unsigned long p = strtoul(tok + 5, &end, 10);
+            if (*end || p == 0 || p > 65535)
+                return -1;
+            r->port = (unsigned)p;
+            have_port = 1;
+        } else if (strncmp(tok, "bind=", 5) == 0) {
+            r->bind_any = strcmp(tok + 5, "any") == 0;
+            if (!r->bind_any && inet_pton(AF_INET, tok + 5, &r->bind) != 1)
+                return -1;
+        } else if (strncmp(tok, "addrs=", 6) == 0) {
+            char *s2 = NULL;
+            for (char *a = strtok_r(tok + 6, ",", &s2); a && r->naddrs < TCP_MAX_ADDRS;
+                 a = strtok_r(NULL, ",", &s2)) {
+                char *slash = strchr(a, '/');
+                if (!slash)
+                    return -1;
+                *slash = '\0';
+                struct tcp_ifaddr *x = &r->addrs[r->naddrs];
+                if (inet_pton(AF_INET, a, &x->addr) != 1 ||
+                    inet_pton(AF_INET, slash + 1, &x->mask) != 1)
+                    return -1;
+                r->naddrs++;
+            }
+            have_addrs = r->naddrs > 0;
+        }
+    }
+    return have_port && have_addrs ? 0 : -1;
+}
+
+/* 127.0.0.1 on the same host (unless the peer listens on one address only),
+ * else a peer address on one of our subnets, else its first address. */
+static struct in_addr choose_addr(const struct bolt_tl_ctx *ctx, const struct tcp_remote *r)
+{
+    if (strcmp(r->host, ctx->host_id) == 0) {
+        if (r->bind_any) {
+            struct in_addr lo;
+            lo.s_addr = htonl(INADDR_LOOPBACK);
+            return lo;
+        }
+        return r->bind;
+    }
+    for (int i = 0; i < r->naddrs; i++)
+        for (int j = 0; j < ctx->naddrs; j++) {
+            uint32_t m = ctx->addrs[j].mask.s_addr;
+            if ((r->addrs[i].addr.s_addr & m) == (ctx->addrs[j].addr.s_addr & m))
+                return r->addrs[i].addr;
+        }
+    return r->addrs[0].addr;
+}
+
+/* ---- MACs ---- */
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+int tcp_hs_hello_mac(const uint8_t *secret, const uint8_t nonce[TCP_NONCE_BYTES], int32_t rank,
+                     int32_t index, uint8_t out[BOLT_HMAC_BYTES])
+{
+    uint8_t d[8 + TCP_NONCE_BYTES + 8];
+    memcpy(d, "bolt-tcp", 8);
+    memcpy(d + 8, nonce, TCP_NONCE_BYTES);
+    put_be32(d + 8 + TCP_NONCE_BYTES, (uint32_t)rank);
+    put_be32(d + 12 + TCP_NONCE_BYTES, (uint32_t)index);
+    return bolt_hmac_sha256(secret, BOLT_SECRET_BYTES, d, sizeof d, out);
+}
+
+int tcp_hs_ack_mac(const uint8_t *secret, const uint8_t cnonce[TCP_NONCE_BYTES],
+                   const uint8_t nonce[TCP_NONCE_BYTES], int32_t acceptor, int32_t rank,
+                   int32_t index, uint8_t out[BOLT_HMAC_BYTES])
+{
+    uint8_t d[12 + 2 * TCP_NONCE_BYTES + 12];
+    memcpy(d, "bolt-tcp-ack", 12);
+    memcpy(d + 12, cnonce, TCP_NONCE_BYTES);
+    memcpy(d + 12 + TCP_NONCE_BYTES, nonce, TCP_NONCE_BYTES);
+    uint8_t *p = d + 12 + 2 * TCP_NONCE_BYTES;
+    put_be32(p, (uint32_t)acceptor);
+    put_be32(p + 4, (uint32_t)rank);
+    put_be32(p + 8, (uint32_t)index);
+    return bolt_hmac_sha256(secret, BOLT_SECRET_BYTES, d, sizeof d, out);
+}
+
+/* ---- the wire-up loop ---- */
+
+enum hs_state {
+    HS_FREE,
+    HS_RETRY,      /* connector: waiting to (re)try connect() */
+    HS_CONNECTING, /* connector: connect() in flight */
+    HS_READ_CHAL,
+    HS_WRITE_HELLO,
+    HS_READ_ACK,
+    HS_WRITE_CHAL, /* acceptor */
+    HS_READ_HELLO,
+    HS_WRITE_ACK,
+    HS_DONE
+};
+
+struct hs {
+    int state;
+    int acceptor;
+    int fd;
+    int peer, index; /* acceptor: known after the hello */
+    unsigned char buf[sizeof(struct tcp_hs_hello)];
+    size_t off, len;
+    uint8_t nonce[TCP_NONCE_BYTES], cnonce[TCP_NONCE_BYTES];
+    struct sockaddr_in sa;
+    double retry_at;
+    int last_err;
+    const char *last_what;
+};
+
+struct wireup {
+    struct bolt_tl_ctx *ctx;
+    struct hs *hs;
+    int nhs, caphs;
+    unsigned char *slot; /* size * nconns: acceptor slots reserved */
+    int need_in, got_in;
+    int fatal;           /* BOLT_ERR_* once the wire-up must stop */
+};
+
+static int hs_reading(int st)
+{
+    return st == HS_READ_CHAL || st == HS_READ_ACK || st == HS_READ_HELLO;
+}
+
+static void hs_close(struct hs *h)
+{
+    if (h->fd >= 0)
+        close(h->fd);
+    h->fd = -1;
+}
+
+static const char *addr_str(const struct sockaddr_in *sa, char *buf, size_t cap)
+{
+    char a[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &sa->sin_addr, a, sizeof a);
+    snprintf(buf, cap, "%s:%u", a, (unsigned)ntohs(sa->sin_port));
+    return buf;
+}
+
+/* Moves bytes of the current message. 1 done, 0 would block, -1 error
+ * (errno), -2 EOF. */
+static int hs_io(struct hs *h)
+{
+    while (h->off < h->len) {
+        ssize_t n;
+        if (hs_reading(h->state)) {
+            n = read(h->fd, h->buf + h->off, h->len - h->off);
+            if (n == 0)
+                return -2;
+        } else {
+            struct iovec iov = {h->buf + h->off, h->len - h->off};
+            n = tcp_os_writev(h->fd, &iov, 1);
+        }
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            return -1;
+        }
+        h->off += (size_t)n;
+    }
+    return 1;
+}
+
+static void hs_set(struct hs *h, int state, size_t len)
+{
+    h->state = state;
+    h->off = 0;
+    h->len = len;
+}
+
+static void refuse(struct wireup *w, struct hs *h, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void refuse(struct wireup *w, struct hs *h, const char *fmt, ...)
+{
+    char why[200], a[48];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    bolt_log(BOLT_LOG_WARN, "tcp: refused a connection from %s: %s",
+             addr_str(&h->sa, a, sizeof a), why);
+    if (h->peer >= 0 && h->index >= 0 && h->state == HS_WRITE_ACK)
+        w->slot[(size_t)h->peer * (size_t)w->ctx->nconns + (size_t)h->index] = 0;
+    hs_close(h);
+    h->state = HS_FREE;
+}
+
+static struct hs *hs_new(struct wireup *w)
+{
+    for (int i = 0; i < w->nhs; i++)
+        if (w->hs[i].state == HS_FREE && w->hs[i].acceptor)
+            return &w->hs[i];
+    if (w->nhs == w->caphs) {
+        int nc = w->caphs * 2 + 8;
+        struct hs *n = realloc(w->hs, (size_t)nc * sizeof *n);
+        if (!n)
+            return NULL;
+        w->hs = n;
+        w->caphs = nc;
+    }
+    struct hs *h = &w->hs[w->nhs++];
+    memset(h, 0, sizeof *h);
+    h->fd = -1;
+    return h;
+}
+
+static void start_connect(struct wireup *w, struct hs *h)
+{
+    struct bolt_tl_ctx *ctx = w->ctx;
+    h->fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (h->fd < 0 || tcp_sock_prepare(h->fd, ctx->bufsz) != 0) {
+        w->fatal = bolt_err_set(BOLT_ERR_SYS, "tcp: cannot create a socket to rank %d: %s",
+                                h->peer, strerror(errno));
+        hs_close(h);
+        return;
+    }
+    if (connect(h->fd, (struct sockaddr *)&h->sa, sizeof h->sa) == 0) {
+        hs_set(h, HS_READ_CHAL, sizeof(struct tcp_hs_challenge));
+    } else if (errno == EINPROGRESS || errno == EINTR) {
+        hs_set(h, HS_CONNECTING, 0);
+    } else {
+        h->last_err = errno;
+        h->last_what = "connect";
+        hs_close(h);
+        h->state = HS_RETRY;
+        h->retry_at = tcp_now() + TCP_RETRY_SEC;
+    }
+}
+
+static void connector_retry(struct hs *h, int err, const char *what)
+{
+    h->last_err = err;
+    h->last_what = what;
+    hs_close(h);
+    h->state = HS_RETRY;
+    h->retry_at = tcp_now() + TCP_RETRY_SEC;
+}
+
+static int wire(struct wireup *w, struct hs *h)
+{
+    struct tcp_peer *p = &w->ctx->peers[h->peer];
+    int rc = tcp_conn_open(w->ctx, &p->conns[h->index], h->fd, h->peer, h->index);
+    if (rc != BOLT_OK) {
+        hs_close(h);
+        return rc;
+    }
+    h->fd = -1; /* owned by the connection now */
+    h->state = HS_DONE;
+    return BOLT_OK;
+}
+
+static void step_connector(struct wireup *w, struct hs *h, short revents)
+{
+    struct bolt_tl_ctx *ctx = w->ctx;
+    char a[48];
+    if (h->state == HS_CONNECTING) {
+        int err = 0;
+        socklen_t l = sizeof err;
+        if (getsockopt(h->fd, SOL_SOCKET, SO_ERROR, &err, &l) != 0)
+            err = errno;
+        if (err == EINPROGRESS || err == EALREADY)
+            return;
+        if (err == 0 && !(revents & (POLLOUT | POLLERR | POLLHUP)))
+            return;
+        if (err != 0) {
+            connector_retry(h, err, "connect");
+            return;
+        }
+        hs_set(h, HS_READ_CHAL, sizeof(struct tcp_hs_challenge));
+    }
+    for (;;) {
+        int r = hs_io(h);
+        if (r == 0)
+            return;
+        if (r < 0) {
+            int err = r == -1 ? errno : 0;
+            if (h->state == HS_READ_ACK) {
+                w->fatal = bolt_err_set(
+                    BOLT_ERR_AUTH,
+                    "tcp: rank %d (%s) refused our connection %d after the hello%s%s: is "
+                    "BOLT_JOB_SECRET the same for the whole job?",
+                    h->peer, addr_str(&h->sa, a, sizeof a), h->index, err ? ": " : "",
+                    err ? strerror(err) : "");
+                hs_close(h);
+                return;
+            }
+            /* Before the hello: the listener may be overloaded; retry. */
+            connector_retry(h, err ? err : ECONNRESET, "handshake");
+            return;
+        }
+        if (h->state == HS_READ_CHAL) {
+            struct tcp_hs_challenge ch;
+            memcpy(&ch, h->buf, sizeof ch);
+            if (ch.magic != TCP_HS_MAGIC || ch.order != TCP_HS_ORDER ||
+                ch.version != TCP_HS_VERSION || ch.rank != h->peer) {
+                const char *why = ch.magic == TCP_HS_MAGIC ? (ch.order != TCP_HS_ORDER
+                                                                  ? "a different byte order"
+                                                              : ch.version != TCP_HS_VERSION
+                                                                  ? "a different Bolt version"
+                                                                  : "another rank")
+                                  : ch.magic == __builtin_bswap32(TCP_HS_MAGIC)
+                                      ? "a different byte order"
+                                      : "not a Bolt process";
+                w->fatal = bolt_err_set(BOLT_ERR_PROTO,
+                                        "tcp: the process at %s, published as rank %d, is %s "
+                                        "(challenge: magic 0x%08x, version %u, rank %d)",
+                                        addr_str(&h->sa, a, sizeof a), h->peer, why,
+                                        (unsigned)ch.magic, (unsigned)ch.version, (int)ch.rank);
+                hs_close(h);
+                return;
+            }
+            memcpy(h->nonce, ch.nonce, TCP_NONCE_BYTES);
+            struct tcp_hs_hello he;
+            memset(&he, 0, sizeof he);
+            he.magic = TCP_HS_MAGIC;
+            he.version = TCP_HS_VERSION;
+            he.order = TCP_HS_ORDER;
+            he.rank = ctx->rank;
+            he.index = h->index;
+            he.target = h->peer;
+            if (bolt_random_bytes(h->cnonce, TCP_NONCE_BYTES) != 0 ||
+                tcp_hs_hello_mac(ctx->secret, h->nonce, ctx->rank, h->index, he.mac) != 0) {
+                w->fatal = bolt_err_set(BOLT_ERR_AUTH, "tcp: cannot compute the handshake HMAC");
+                hs_close(h);
+                return;
+            }
+            memcpy(he.cnonce, h->cnonce, TCP_NONCE_BYTES);
+            memcpy(h->buf, &he, sizeof he);
+            hs_set(h, HS_WRITE_HELLO, sizeof he);
+        } else if (h->state == HS_WRITE_HELLO) {
+            hs_set(h, HS_READ_ACK, sizeof(struct tcp_hs_ack));
+        } else if (h->state == HS_READ_ACK) {
+            uint8_t mac[BOLT_HMAC_BYTES];
+            if (tcp_hs_ack_mac(ctx->secret, h->cnonce, h->nonce, h->peer, ctx->rank, h->index,
+                               mac) != 0 ||
+                !bolt_secure_equal(mac, h->buf, BOLT_HMAC_BYTES)) {
+                w->fatal = bolt_err_set(BOLT_ERR_AUTH,
+                                        "tcp: rank %d (%s) answered with a wrong HMAC: is "
+                                        "BOLT_JOB_SECRET the same for the whole job?",
+                                        h->peer, addr_str(&h->sa, a, sizeof a));
+                hs_close(h);
+                return;
+            }
+            int rc = wire(w, h);
+            if (rc != BOLT_OK)
+                w->fatal = rc;
+            return;
+        }
+    }
+}
+
+static void check_hello(struct wireup *w, struct hs *h)
+{
+    struct bolt_tl_ctx *ctx = w->ctx;
+    struct tcp_hs_hello he;
+    memcpy(&he, h->buf, sizeof he);
+    if (he.magic == __builtin_bswap32(TCP_HS_MAGIC) ||
+        (he.magic == TCP_HS_MAGIC && he.order != TCP_HS_ORDER)) {
+        refuse(w, h, "peer has a different byte order");
+        return;
+    }
+    if (he.magic != TCP_HS_MAGIC) {
+        refuse(w, h, "not a Bolt hello (magic 0x%08x)", (unsigned)he.magic);
+        return;
+    }
+    if (he.version != TCP_HS_VERSION) {
+        refuse(w, h, "handshake version %u, we speak %u", (unsigned)he.version, TCP_HS_VERSION);
+        return;
+    }
+    if (he.target != ctx->rank) {
+        refuse(w, h, "it wanted rank %d, we are rank %d", (int)he.target, ctx->rank);
+        return;
+    }
+    if (he.rank <= ctx->rank || he.rank >= ctx->size) {
+        refuse(w, h, "it claims rank %d, which should not connect to rank %d", (int)he.rank,
+               ctx->rank);
+        return;
+    }
+    if (he.index < 0 || he.index >= ctx->nconns) {
+        refuse(w, h, "connection index %d out of range (BOLT_TCP_CONNS=%d)", (int)he.index,
+               ctx->nconns);
+        return;
+    }
+    uint8_t mac[BOLT_HMAC_BYTES];
+    if (tcp_hs_hello_mac(ctx->secret, h->nonce, he.rank, he.index, mac) != 0 ||
+        !bolt_secure_equal(mac, he.mac, BOLT_HMAC_BYTES)) {
+        refuse(w, h, "bad HMAC for rank %d (wrong job secret?)", (int)he.rank);
+        return;
+    }
+    size_t s = (size_t)he.rank * (size_t)ctx->nconns + (size_t)he.index;
+    if (w->slot[s] != 1) {
+        refuse(w, h, "rank %d connection %d: %s", (int)he.rank, (int)he.index,
+               w->slot[s] == 0 ? "not expected in this wire-up" : "already connected");
+        return;
+    }
+    w->slot[s] = 2;
+    h->peer = he.rank;
+    h->index = he.index;
+    struct tcp_hs_ack ack;
+    if (tcp_hs_ack_mac(ctx->secret, he.cnonce, h->nonce, ctx->rank, he.rank, he.index, ack.mac) !=
+        0) {
+        w->fatal = bolt_err_set(BOLT_ERR_AUTH, "tcp: cannot compute the handshake HMAC");
+        return;
+    }
+    memcpy(h->buf, &ack, sizeof ack);
+    hs_set(h, HS_WRITE_ACK, sizeof ack);
+}
+
+static void step_acceptor(struct wireup *w, struct hs *h)
+{
+    for (;;) {
+        int r = hs_io(h);
+        if (r == 0)
+            return;
+        if (r < 0) {
+            if (h->state == HS_WRITE_ACK)
+                w->slot[(size_t)h->peer * (size_t)w->ctx->nconns + (size_t)h->index] = 1;
+            char a[48];
+            bolt_log(BOLT_LOG_INFO, "tcp: a connection from %s ended during the handshake%s%s",
+                     addr_str(&h->sa, a, sizeof a), r == -1 ? ": " : "",
+                     r == -1 ? strerror(errno) : "");
+            hs_close(h);
+            h->state = HS_FREE;
+            return;
+        }
+        if (h->state == HS_WRITE_CHAL) {
+            hs_set(h, HS_READ_HELLO, sizeof(struct tcp_hs_hello));
+        } else if (h->state == HS_READ_HELLO) {
+            check_hello(w, h);
+            if (h->state != HS_WRITE_ACK)
+                return;
+        } else if (h->state == HS_WRITE_ACK) {
+            int rc = wire(w, h);
+            if (rc != BOLT_OK)
+                w->fatal = rc;
+            else
+                w->got_in++;
+            return;
+        }
+    }
+}
+
+static void accept_new(struct wireup *w)
+{
+    struct bolt_tl_ctx *ctx = w->ctx;
+    for (;;) {
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof sa;
+        int fd = accept(ctx->lfd, (struct sockaddr *)&sa, &sl);
+        if (fd < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
+                bolt_log(BOLT_LOG_WARN, "tcp: accept() failed: %s", strerror(errno));
+            return;
+        }
+        struct hs *h = hs_new(w);
+        if (!h || tcp_sock_prepare(fd, ctx->bufsz) != 0) {
+            close(fd);
+            if (!h)
+                w->fatal = bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory in the wire-up");
+            return;
+        }
+        h->acceptor = 1;
+        h->fd = fd;
+        h->sa = sa;
+        h->peer = -1;
+        h->index = -1;
+        struct tcp_hs_challenge ch;
+        memset(&ch, 0, sizeof ch);
+        ch.magic = TCP_HS_MAGIC;
+        ch.version = TCP_HS_VERSION;
+        ch.order = TCP_HS_ORDER;
+        ch.rank = ctx->rank;
+        if (bolt_random_bytes(h->nonce, TCP_NONCE_BYTES) != 0) {
+            w->fatal = bolt_err_set(BOLT_ERR_SYS, "tcp: no random bytes for a handshake nonce");
+            hs_close(h);
+            h->state = HS_FREE;
+            return;
+        }
+        memcpy(ch.nonce, h->nonce, TCP_NONCE_BYTES);
+        memcpy(h->buf, &ch, sizeof ch);
+        hs_set(h, HS_WRITE_CHAL, sizeof ch);
+        step_acceptor(w, h);
+    }
+}
+
+static int fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa)
+{
+    char key[32], val[TCP_VALUE_MAX];
+    size_t len = 0;
+    snprintf(key, sizeof key, "tcp.%d", peer);
+    int rc = bolt_bootstrap_get(key, val, sizeof val - 1, &len);
+    if (rc != BOLT_OK)
+        return rc;
+    val[len < sizeof val ? len : sizeof val - 1] = '\0';
+    struct tcp_remote r;
+    if (len >= sizeof val || parse_remote(val, &r) != 0)
+        return bolt_err_set(BOLT_ERR_PROTO, "tcp: rank %d published a malformed address (%.80s)",
+                            peer, val);
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons((uint16_t)r.port);
+    sa->sin_addr = choose_addr(ctx, &r);
+    return BOLT_OK;
+}
+
+static int timeout_error(struct wireup *w)
+{
+    struct bolt_tl_ctx *ctx = w->ctx;
+    char msg[600];
+    int n = 0, shown = 0;
+    msg[0] = '\0';
+    for (int i = 0; i < w->nhs && shown < 4; i++) {
+        struct hs *h = &w->hs[i];
+        if (h->acceptor || h->state == HS_DONE)
+            continue;
+        char a[48];
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%sconnecting to rank %d at %s%s%s%s",
+                      shown ? "; " : "", h->peer, addr_str(&h->sa, a, sizeof a),
+                      h->last_err ? " (last error: " : "",
+                      h->last_err ? strerror(h->last_err) : "", h->last_err ? ")" : "");
+        shown++;
+        if ((size_t)n >= sizeof msg)
+            break;
+    }
+    for (int q = 0; q < ctx->size && shown < 4 && (size_t)n < sizeof msg; q++)
+        for (int k = 0; k < ctx->nconns; k++)
+            if (w->slot[(size_t)q * (size_t)ctx->nconns + (size_t)k] == 1) {
+                n += snprintf(msg + n, sizeof msg - (size_t)n,
+                              "%swaiting for rank %d to connect", shown ? "; " : "", q);
+                shown++;
+                break;
+            }
+    return bolt_err_set(BOLT_ERR_TIMEOUT,
+                        "tcp: wire-up did not finish within BOLT_TIMEOUT=%g s: %s", ctx->timeout,
+                        msg);
+}
+
+int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
+{
+    struct wireup w;
+    memset(&w, 0, sizeof w);
+    w.ctx = ctx;
+    int rc = BOLT_OK;
+    int nc = ctx->nconns;
+    w.slot = calloc((size_t)ctx->size * (size_t)nc, 1);
+    unsigned char *listed = calloc((size_t)ctx->size, 1);
+    if (!w.slot || !listed) {
+        rc = bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory in the wire-up");
+        goto out;
+    }
+    int nlower = 0;
+    for (int i = 0; i < npeers; i++) {
+        int q = peers[i];
+        if (q < 0 || q >= ctx->size) {
+            rc = bolt_err_set(BOLT_ERR_ARG, "tcp: connect to rank %d of %d", q, ctx->size);
+            goto out;
+        }
+        if (q == ctx->rank || listed[q] || ctx->peers[q].nconns)
+            continue;
+        listed[q] = 1;
+        struct tcp_peer *p = &ctx->peers[q];
+        p->conns = calloc((size_t)nc, sizeof *p->conns);
+        if (!p->conns) {
+            rc = bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory in the wire-up");
+            goto out;
+        }
+        p->nconns = nc;
+        for (int k = 0; k < nc; k++) {
+            p->conns[k].ctx = ctx;
+            p->conns[k].fd = -1;
+            p->conns[k].dead = 1;
+            p->conns[k].peer = q;
+            p->conns[k].index = k;
+        }
+        if (q < ctx->rank) {
+            nlower++;
+        } else {
+            for (int k = 0; k < nc; k++)
+                w.slot[(size_t)q * (size_t)nc + (size_t)k] = 1;
+            w.need_in += nc;
+        }
+    }
+    if (nlower == 0 && w.need_in == 0)
+        goto out;
+    if (!ctx->have_secret || ctx->lfd < 0) {
+        rc = bolt_err_set(BOLT_ERR_AUTH, "tcp: connect without BOLT_JOB_SECRET or listener");
+        goto out;
+    }
+    /* Addresses of the peers we connect to, then every connect in flight. */
+    w.caphs = nlower * nc + 8;
+    w.hs = calloc((size_t)w.caphs, sizeof *w.hs);
+    if (!w.hs) {
+        rc = bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory in the wire-up");
+        goto out;
+    }
+    for (int q = 0; q < ctx->rank; q++) {
+        if (!listed[q])
+            continue;
+        struct sockaddr_in sa;
+        rc = fetch_remote(ctx, q, &sa);
+        if (rc != BOLT_OK)
+            goto out;
+        for (int k = 0; k < nc; k++) {
+            struct hs *h = &w.hs[w.nhs++];
+            memset(h, 0, sizeof *h);
+            h->fd = -1;
+            h->peer = q;
+            h->index = k;
+            h->sa = sa;
+            h->state = HS_RETRY;
+        }
+    }
+    int nconnector = w.nhs;
+    double deadline = tcp_now() + ctx->timeout;
+    struct pollfd *pfd = NULL;
+    int *who = NULL;
+    int cap = 0;
+    for (;;) {
+        int pending_out = 0;
+        for (int i = 0; i < nconnector; i++)
+            pending_out += w.hs[i].state != HS_DONE;
+        if (w.fatal) {
+            rc = w.fatal;
+            break;
+        }
+        if (pending_out == 0 && w.got_in == w.need_in)
+            break;
+        double now = tcp_now();
+        if (now >= deadline) {
+            rc = timeout_error(&w);
+            break;
+        }
+        double next = deadline;
+        for (int i = 0; i < nconnector; i++) {
+            struct hs *h = &w.hs[i];
+            if (h->state == HS_RETRY) {
+                if (h->retry_at <= now)
+                    start_connect(&w, h);
+                else if (h->retry_at < next)
+                    next = h->retry_at;
+            }
+        }
+        if (w.fatal)
+            continue;
+        if (cap < w.nhs + 1) {
+            cap = w.nhs + 16;
+            struct pollfd *np = realloc(pfd, (size_t)cap * sizeof *pfd);
+            int *nw = np ? realloc(who, (size_t)cap * sizeof *who) : NULL;
+            if (np)
+                pfd = np;
+            if (!np || !nw) {
+                rc = bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory in the wire-up");
+                break;
+            }
+            who = nw;
+        }
+        int n = 0;
+        if (w.got_in < w.need_in) {
+            pfd[n].fd = ctx->lfd;
+            pfd[n].events = POLLIN;
+            who[n++] = -1;
+        }
+        for (int i = 0; i < w.nhs; i++) {
+            struct hs *h = &w.hs[i];
+            if (h->fd < 0 || h->state == HS_FREE || h->state == HS_DONE || h->state == HS_RETRY)
+                continue;
+            pfd[n].fd = h->fd;
+            pfd[n].events = (h->state == HS_CONNECTING || !hs_reading(h->state)) ? POLLOUT : POLLIN;
+            who[n++] = i;
+        }
+        double wait = next - now;
+        int ms = wait <= 0 ? 0 : (wait > 0.1 ? 100 : (int)(wait * 1000) + 1);
+        int r = poll(pfd, (nfds_t)n, ms);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = bolt_err_set(BOLT_ERR_SYS, "tcp: poll() in the wire-up failed: %s",
+                              strerror(errno));
+            break;
+        }
+        for (int j = 0; j < n && !w.fatal; j++) {
+            if (!pfd[j].revents)
+                continue;
+            if (who[j] < 0) {
+                accept_new(&w); /* may grow w.hs: index, never keep pointers */
+                continue;
+            }
+            struct hs *h = &w.hs[who[j]];
+            if (h->acceptor)
+                step_acceptor(&w, h);
+            else
+                step_connector(&w, h, pfd[j].revents);
+        }
+    }
+    free(pfd);
+    free(who);
+    if (rc == BOLT_OK) {
+        for (int q = 0; q < ctx->size; q++)
+            if (listed[q])
+                ctx->peers[q].wired = 1;
+        bolt_log(BOLT_LOG_DEBUG, "tcp: wired %d lower and %d higher connection(s)", nlower * nc,
+                 w.need_in);
+    }
+out:
+    /* Strangers still mid-handshake, or everything after an error. */
+    for (int i = 0; i < w.nhs; i++)
+        if (w.hs[i].state != HS_DONE)
+            hs_close(&w.hs[i]);
+    if (rc == BOLT_OK && ctx->lfd >= 0) {
+        close(ctx->lfd); /* every expected peer is in: refuse the rest */
+        ctx->lfd = -1;
+    }
+    free(w.hs);
+    free(w.slot);
+    free(listed);
+    return rc;
+}

@@ -1,0 +1,93 @@
+/*
+ * transport.h — the interface every transport fills.
+ *
+ * A transport moves frames (runtime/wire.h header + contiguous payload) to a
+ * peer, in order per peer, and hands incoming frames to the runtime through
+ * the callbacks in struct bolt_tl_upcalls. It knows nothing of matching,
+ * communicators or collectives. One folder per transport (transport/<name>/)
+ * defines one `const struct bolt_transport bolt_transport_<name>`.
+ *
+ * Frames of every type except DATA arrive in the order they were sent.
+ * Peers are named by world rank. Everything is single-threaded: the runtime
+ * calls progress() from its progress engine.
+ */
+#ifndef BOLT_TRANSPORT_H
+#define BOLT_TRANSPORT_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/wire.h"
+
+struct bolt_tl_ctx; /* a transport's private state, one per process */
+
+/* One frame to send. Owned by the runtime; the transport must not touch it
+ * after calling complete(). The payload is the user's buffer: it is written
+ * straight from there (no copy) and must stay valid until complete(). */
+struct bolt_tl_send {
+    struct bolt_frame_hdr hdr;
+    const void *payload;       /* hdr.len bytes */
+    void (*complete)(struct bolt_tl_send *s, int error);
+    /* Private to the transport that holds it. */
+    uint64_t tl_done;          /* bytes of header+payload already written */
+    struct bolt_tl_send *tl_next;
+};
+
+/* Runtime callbacks a transport calls for incoming traffic. */
+struct bolt_tl_upcalls {
+    void *rt;
+    /* A frame header arrived from `peer`. The runtime returns in *dst where the
+     * hdr->len payload bytes must be stored (room for all of them; NULL when
+     * len is 0) and an opaque *cookie. A negative return means the frame is
+     * malformed: the transport then treats the peer as broken. */
+    int (*frame_begin)(void *rt, int peer, const struct bolt_frame_hdr *hdr,
+                       void **dst, void **cookie);
+    /* All payload bytes of the frame are in *dst. */
+    void (*frame_end)(void *rt, int peer, void *cookie);
+    /* The connection to `peer` broke (EOF, reset, protocol error). `why` says
+     * what happened in words ("connection reset by peer"). After this, the
+     * transport completes every pending send to that peer with `error` and
+     * drops further sends to it with the same error. */
+    void (*peer_failed)(void *rt, int peer, int error, const char *why);
+};
+
+struct bolt_tl_init_args {
+    int rank;                 /* my world rank */
+    int size;                 /* world size */
+    const struct bolt_tl_upcalls *up;
+};
+
+struct bolt_transport {
+    const char *name;
+    /* Opens local resources and publishes this process's address through the
+     * bootstrap store (runtime/bootstrap.h). Called by every rank before the
+     * init fence. */
+    int (*init)(struct bolt_tl_ctx **ctx, const struct bolt_tl_init_args *args);
+    /* After the fence: can this transport reach `peer`? (1 yes, 0 no) */
+    int (*reachable)(struct bolt_tl_ctx *ctx, int peer);
+    /* Collective wire-up with the given peers (all ranks call it with the
+     * peers this transport was selected for). Bounded by BOLT_TIMEOUT. */
+    int (*connect)(struct bolt_tl_ctx *ctx, const int *peers, int npeers);
+    /* Queues a frame to `peer`; may write part or all of it immediately.
+     * Completion (s->complete) may be called from inside send(). */
+    int (*send)(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s);
+    /* Moves bytes without blocking. Returns how many frames moved (>= 0). */
+    int (*progress)(struct bolt_tl_ctx *ctx);
+    /* Fills up to `max` pollfds the engine may sleep on while idle (readable
+     * data, writable sockets with queued sends). Returns how many. */
+    int (*pollfds)(struct bolt_tl_ctx *ctx, struct pollfd *fds, int max);
+    /* Frames at most this large are sent eagerly; larger ones by rendezvous. */
+    size_t (*eager_limit)(struct bolt_tl_ctx *ctx, int peer);
+    /* Into how many DATA frames the runtime should cut a rendezvous payload
+     * of `bytes` to `peer` (>= 1). DATA frames, unlike all others, may be
+     * delivered in any order relative to each other and to later frames (each
+     * names its offset), so a transport may spread them over several links. */
+    int (*data_stripes)(struct bolt_tl_ctx *ctx, int peer, size_t bytes);
+    /* Closes everything; pending sends complete with BOLT_ERR_PEER. */
+    void (*finalize)(struct bolt_tl_ctx *ctx);
+};
+
+extern const struct bolt_transport bolt_transport_tcp;
+
+#endif

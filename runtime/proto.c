@@ -479,6 +479,9 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
     }
     req->ndata = n;
     size_t piece = (total + (size_t)n - 1) / (size_t)n, off = 0;
+    /* Count every stripe before sending any: a transport may complete the
+     * first one inside send(), and the request must not finish early. */
+    req->frames_pending += n;
     for (int i = 0; i < n; i++) {
         size_t len = min_size(piece, total - off);
         struct bolt_frame_slot *f = &req->data[i];
@@ -488,10 +491,9 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
         f->s.hdr.msg_size = off;
         f->s.hdr.len = len;
         f->s.payload = (const char *)req->buf + off;
-        req->frames_pending++;
         int rc = tl_send(peer, f);
         if (rc) {
-            req->frames_pending--;
+            req->frames_pending -= n - i;
             send_fail(req, rc);
             return BOLT_OK;
         }

@@ -1,0 +1,257 @@
+/* The point-to-point protocol, driven frame by frame through a fake
+ * transport: this process is rank 0 of 2, and the test plays rank 1 by
+ * handing frames to the runtime's upcalls and reading what it sends. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/proto.h"
+#include "runtime/runtime.h"
+
+#define MAXF 64
+static struct bolt_tl_send *sent[MAXF];
+static int nsent;
+static int done_when_sent[MAXF]; /* was the frame's request already complete? */
+static int sync_complete = 1;    /* complete frames inside send(), as a fast socket does */
+static int stripes = 3;
+
+static int fake_send(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s)
+{
+    (void)ctx;
+    ck_assert_int_eq(peer, 1);
+    struct bolt_request *r = ((struct bolt_frame_slot *)s)->req;
+    done_when_sent[nsent] = r ? r->done : 0;
+    sent[nsent++] = s;
+    if (sync_complete && r)
+        s->complete(s, BOLT_OK);
+    return BOLT_OK;
+}
+static size_t fake_eager(struct bolt_tl_ctx *c, int p) { (void)c; (void)p; return 1000; }
+static int fake_stripes(struct bolt_tl_ctx *c, int p, size_t b) { (void)c; (void)p; (void)b; return stripes; }
+static int fake_progress(struct bolt_tl_ctx *c) { (void)c; return 0; }
+static int fake_pollfds(struct bolt_tl_ctx *c, struct pollfd *f, int m) { (void)c; (void)f; (void)m; return 0; }
+static const struct bolt_transport fake = {
+    .name = "fake", .send = fake_send, .eager_limit = fake_eager, .data_stripes = fake_stripes,
+    .progress = fake_progress, .pollfds = fake_pollfds,
+};
+
+static void setup(void)
+{
+    memset(&bolt_rt, 0, sizeof bolt_rt);
+    bolt_rt.initialized = 1;
+    bolt_rt.rank = 0;
+    bolt_rt.size = 2;
+    bolt_rt.peers = calloc(2, sizeof *bolt_rt.peers);
+    bolt_rt.peers[0].tl = -1;
+    strcpy(bolt_rt.peers[1].host, "peerhost");
+    bolt_rt.ntls = 1;
+    bolt_rt.tls[0] = &fake;
+    bolt_proto_upcalls(&bolt_rt.up);
+    int all[2] = {0, 1};
+    bolt_rt.world = bolt_comm_create(BOLT_CTX_WORLD, 0, 2, all);
+    nsent = 0;
+    sync_complete = 1;
+    stripes = 3;
+}
+
+static void teardown(void)
+{
+    for (int i = 0; i < nsent; i++)
+        if (!((struct bolt_frame_slot *)sent[i])->req)
+            free(sent[i]); /* control frames belong to the runtime until completed */
+    bolt_match_free_all(&bolt_rt.match);
+    bolt_comm_destroy(bolt_rt.world);
+    free(bolt_rt.peers);
+    bolt_req_table_free();
+}
+
+/* Rank 1 sends a frame to us; payload copied into whatever the runtime gives. */
+static int deliver(struct bolt_frame_hdr h, const void *payload)
+{
+    void *dst, *cookie;
+    h.magic = BOLT_FRAME_MAGIC;
+    int rc = bolt_rt.up.frame_begin(bolt_rt.up.rt, 1, &h, &dst, &cookie);
+    if (rc)
+        return rc;
+    if (h.len)
+        memcpy(dst, payload, h.len);
+    bolt_rt.up.frame_end(bolt_rt.up.rt, 1, cookie);
+    return BOLT_OK;
+}
+
+START_TEST(large_send_finishes_only_after_every_stripe)
+{
+    static char buf[10000];
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_isend(buf, sizeof buf, 1, 5, bolt_rt.world, 0, 0, &req), BOLT_OK);
+    ck_assert_int_eq(nsent, 1);
+    ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_RTS);
+    ck_assert_uint_eq(sent[0]->hdr.msg_size, sizeof buf);
+    ck_assert(!req->done); /* waits for the receiver */
+    struct bolt_frame_hdr cts = {.type = BOLT_FRAME_CTS, .sreq = sent[0]->hdr.sreq, .rreq = 77,
+                                 .msg_size = sizeof buf};
+    ck_assert_int_eq(deliver(cts, NULL), BOLT_OK);
+    ck_assert_int_eq(nsent, 1 + stripes);
+    size_t total = 0;
+    for (int i = 1; i <= stripes; i++) {
+        ck_assert_int_eq(sent[i]->hdr.type, BOLT_FRAME_DATA);
+        ck_assert_uint_eq(sent[i]->hdr.rreq, 77);
+        ck_assert_uint_eq(sent[i]->hdr.msg_size, total); /* offset */
+        ck_assert_msg(!done_when_sent[i], "request completed before stripe %d was sent", i);
+        total += sent[i]->hdr.len;
+    }
+    ck_assert_uint_eq(total, sizeof buf);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_OK);
+    bolt_req_release(req);
+}
+END_TEST
+
+START_TEST(stripes_land_in_any_order)
+{
+    static char want[9000], got[9000];
+    for (size_t i = 0; i < sizeof want; i++)
+        want[i] = (char)(i * 13);
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_irecv(got, sizeof got, 1, 4, bolt_rt.world, 0, &req), BOLT_OK);
+    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS, .src = 1, .tag = 4, .msg_size = 9000,
+                                 .sreq = 99};
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert_int_eq(nsent, 1);
+    ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_CTS);
+    ck_assert_uint_eq(sent[0]->hdr.sreq, 99);
+    uint64_t rreq = sent[0]->hdr.rreq;
+    size_t offs[3] = {6000, 0, 3000};
+    for (int i = 0; i < 3; i++) {
+        ck_assert(!req->done);
+        struct bolt_frame_hdr d = {.type = BOLT_FRAME_DATA, .rreq = rreq, .msg_size = offs[i],
+                                   .len = 3000};
+        ck_assert_int_eq(deliver(d, want + offs[i]), BOLT_OK);
+    }
+    ck_assert(req->done);
+    ck_assert_int_eq(memcmp(got, want, sizeof want), 0);
+    ck_assert_int_eq(req->status.source, 1);
+    ck_assert_int_eq(req->status.tag, 4);
+    ck_assert_uint_eq(req->status.bytes, 9000);
+    bolt_req_release(req);
+}
+END_TEST
+
+START_TEST(forged_or_stale_frames_are_refused)
+{
+    struct bolt_frame_hdr d = {.type = BOLT_FRAME_DATA, .rreq = 12345, .len = 10};
+    char junk[10] = {0};
+    ck_assert_int_eq(deliver(d, junk), BOLT_ERR_PROTO);
+    struct bolt_frame_hdr cts = {.type = BOLT_FRAME_CTS, .sreq = 4242, .msg_size = 1};
+    ck_assert_int_eq(deliver(cts, NULL), BOLT_ERR_PROTO);
+    struct bolt_frame_hdr bad = {.type = 99};
+    ck_assert_int_eq(deliver(bad, NULL), BOLT_ERR_PROTO);
+    /* DATA beyond the receive's bounds */
+    char buf[100];
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_irecv(buf, sizeof buf, 1, 0, bolt_rt.world, 0, &req), BOLT_OK);
+    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS, .src = 1, .msg_size = 5000, .sreq = 1};
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert_uint_eq(sent[0]->hdr.msg_size, 100); /* only what fits is asked for */
+    struct bolt_frame_hdr over = {.type = BOLT_FRAME_DATA, .rreq = sent[0]->hdr.rreq,
+                                  .msg_size = 50, .len = 51};
+    ck_assert_int_eq(deliver(over, junk), BOLT_ERR_PROTO);
+    bolt_req_release(req);
+}
+END_TEST
+
+START_TEST(unexpected_eager_messages_keep_their_order)
+{
+    for (int i = 0; i < 5; i++) {
+        struct bolt_frame_hdr e = {.type = BOLT_FRAME_EAGER, .src = 1, .tag = 3, .len = sizeof i,
+                                   .msg_size = sizeof i};
+        ck_assert_int_eq(deliver(e, &i), BOLT_OK);
+    }
+    for (int i = 0; i < 5; i++) {
+        int v = -1;
+        struct bolt_request *req;
+        ck_assert_int_eq(bolt_proto_irecv(&v, sizeof v, BOLT_ANY_SOURCE, 3, bolt_rt.world, 0, &req),
+                         BOLT_OK);
+        ck_assert(req->done);
+        ck_assert_int_eq(v, i);
+        bolt_req_release(req);
+    }
+}
+END_TEST
+
+START_TEST(truncated_eager_message_is_an_error_with_the_prefix)
+{
+    char msg[50], small[20];
+    for (int i = 0; i < 50; i++)
+        msg[i] = (char)i;
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_irecv(small, sizeof small, 1, 0, bolt_rt.world, 0, &req), BOLT_OK);
+    struct bolt_frame_hdr e = {.type = BOLT_FRAME_EAGER, .src = 1, .len = 50, .msg_size = 50};
+    ck_assert_int_eq(deliver(e, msg), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_ERR_TRUNCATE);
+    ck_assert_uint_eq(req->status.bytes, 20);
+    ck_assert_int_eq(memcmp(small, msg, 20), 0);
+    bolt_req_release(req);
+}
+END_TEST
+
+START_TEST(synchronous_send_waits_for_the_match)
+{
+    int v = 7;
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_isend(&v, sizeof v, 1, 2, bolt_rt.world, 0, 1, &req), BOLT_OK);
+    ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_EAGER);
+    ck_assert(sent[0]->hdr.flags & BOLT_FRAME_F_SYNC);
+    ck_assert(!req->done);
+    struct bolt_frame_hdr ack = {.type = BOLT_FRAME_SYNC_ACK, .sreq = sent[0]->hdr.sreq};
+    ck_assert_int_eq(deliver(ack, NULL), BOLT_OK);
+    ck_assert(req->done);
+    bolt_req_release(req);
+}
+END_TEST
+
+START_TEST(a_broken_peer_fails_what_waits_for_it)
+{
+    sync_complete = 0;
+    int a, b;
+    static char big[5000];
+    struct bolt_request *r1, *r2, *s1;
+    ck_assert_int_eq(bolt_proto_irecv(&a, sizeof a, 1, 0, bolt_rt.world, 0, &r1), BOLT_OK);
+    ck_assert_int_eq(bolt_proto_irecv(&b, sizeof b, BOLT_ANY_SOURCE, 0, bolt_rt.world, 0, &r2), BOLT_OK);
+    ck_assert_int_eq(bolt_proto_isend(big, sizeof big, 1, 0, bolt_rt.world, 0, 0, &s1), BOLT_OK);
+    bolt_rt.up.peer_failed(bolt_rt.up.rt, 1, BOLT_ERR_PEER, "connection reset by peer");
+    ck_assert(r1->done && r1->status.error == BOLT_ERR_PEER);
+    ck_assert(r2->done && r2->status.error == BOLT_ERR_PEER);
+    /* the RTS is still in the transport's hands: done only once it gives it back */
+    ck_assert(!s1->done);
+    sent[0]->complete(sent[0], BOLT_ERR_PEER);
+    ck_assert(s1->done && s1->status.error == BOLT_ERR_PEER);
+    ck_assert_int_eq(bolt_proto_req_error(r1), BOLT_ERR_PEER);
+    ck_assert_ptr_nonnull(strstr(bolt_error_message(), "peer rank 1 on peerhost"));
+    ck_assert_ptr_nonnull(strstr(bolt_error_message(), "connection reset by peer"));
+    bolt_req_release(r1);
+    bolt_req_release(r2);
+    bolt_req_release(s1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("proto");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, large_send_finishes_only_after_every_stripe);
+    tcase_add_test(tc, stripes_land_in_any_order);
+    tcase_add_test(tc, forged_or_stale_frames_are_refused);
+    tcase_add_test(tc, unexpected_eager_messages_keep_their_order);
+    tcase_add_test(tc, truncated_eager_message_is_an_error_with_the_prefix);
+    tcase_add_test(tc, synchronous_send_waits_for_the_match);
+    tcase_add_test(tc, a_broken_peer_fails_what_waits_for_it);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

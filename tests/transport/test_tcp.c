@@ -824,6 +824,73 @@ START_TEST(test_wrong_secret)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* four ranks: the middle ones both accept and connect                 */
+
+#define NGROUP 4
+
+static int all_of_group(struct ep *e, void *arg)
+{
+    int got = 0;
+    for (int i = 0; i < e->rt.n; i++)
+        got += e->rt.f[i].done;
+    return got == 2 * (NGROUP - 1) && g_completed == 2 * (NGROUP - 1);
+}
+
+static int role_group(struct ep *e, void *arg)
+{
+    static struct snd s[2 * NGROUP];
+    unsigned char *pl = make_payload((uint64_t)e->rank, 300000);
+    g_completed = 0;
+    int n = 0;
+    for (int q = 0; q < NGROUP; q++) {
+        if (q == e->rank)
+            continue;
+        snd_init(&s[n], BOLT_FRAME_EAGER, (uint64_t)e->rank, 0, pl, 1000);
+        REQUIRE(T->send(e->ctx, q, &s[n++].s) == BOLT_OK);
+        snd_init(&s[n], BOLT_FRAME_DATA, (uint64_t)e->rank, 0, pl, 300000);
+        REQUIRE(T->send(e->ctx, q, &s[n++].s) == BOLT_OK);
+    }
+    REQUIRE(drive(e, all_of_group, NULL, 20));
+    for (int i = 0; i < e->rt.n; i++) {
+        struct rx *f = &e->rt.f[i];
+        REQUIRE(check_payload(f->buf, f->hdr.sreq, f->hdr.len));
+    }
+    /* A rank done before us may have finalized: EOF after all its frames. */
+    REQUIRE(e->rt.failed_calls == 0 || strstr(e->rt.why, "closed the connection"));
+    ep_close(e);
+    free(pl);
+    return 0;
+}
+
+START_TEST(test_four_ranks)
+{
+    setup_env(evloops[_i], "32K", 2, 20);
+    pid_t pids[NGROUP];
+    fflush(stderr);
+    for (int r = 1; r < NGROUP; r++) {
+        pids[r] = fork();
+        ck_assert_int_ge(pids[r], 0);
+        if (pids[r] == 0) {
+            alarm(60);
+            struct ep e;
+            if (ep_open(&e, r, NGROUP)) {
+                fprintf(stderr, "rank %d: open: %s\n", r, bolt_error_message());
+                _exit(2);
+            }
+            _exit(role_group(&e, NULL) ? 1 : 0);
+        }
+    }
+    struct ep e;
+    ck_assert_msg(ep_open(&e, 0, NGROUP) == BOLT_OK, "open: %s", bolt_error_message());
+    int r0 = role_group(&e, NULL);
+    for (int r = 1; r < NGROUP; r++)
+        ck_assert_int_eq(reap(pids[r], 30), 0);
+    cleanup_dir();
+    ck_assert_int_eq(r0, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* singleton, settings                                                 */
 
 START_TEST(test_singleton)
@@ -926,6 +993,7 @@ static Suite *tcp_suite(void)
     tcase_add_loop_test(tc, test_peer_killed, 0, NEVLOOPS - 1);
     tcase_add_loop_test(tc, test_peer_exits, 0, NEVLOOPS - 1);
     tcase_add_test(tc, test_bad_frame);
+    tcase_add_loop_test(tc, test_four_ranks, 0, NEVLOOPS - 1);
     tcase_add_loop_test(tc, test_stranger_refused, 0, NEVLOOPS - 1);
     tcase_add_test(tc, test_wrong_secret);
     tcase_add_test(tc, test_if_addr);

@@ -490,8 +490,8 @@ static void step_connector(struct wireup *w, struct hs *h, short revents)
             if (h->state == HS_READ_ACK) {
                 w->fatal = bolt_err_set(
                     BOLT_ERR_AUTH,
-                    "tcp: rank %d (%s) refused our connection %d after the hello%s%s: is "
-                    "BOLT_JOB_SECRET the same for the whole job?",
+                    "tcp: rank %d (%s) closed our connection %d after the hello%s%s: it "
+                    "refused our HMAC (is BOLT_JOB_SECRET the same for the whole job?) or exited",
                     h->peer, addr_str(&h->sa, a, sizeof a), h->index, err ? ": " : "",
                     err ? strerror(err) : "");
                 hs_close(h);
@@ -752,6 +752,7 @@ static int timeout_error(struct wireup *w)
 
 int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
 {
+    double deadline = tcp_now() + ctx->timeout; /* the address look-ups count too */
     struct wireup w;
     memset(&w, 0, sizeof w);
     w.ctx = ctx;
@@ -826,7 +827,6 @@ int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         }
     }
     int nconnector = w.nhs;
-    double deadline = tcp_now() + ctx->timeout;
     struct pollfd *pfd = NULL;
     int *who = NULL;
     int cap = 0;

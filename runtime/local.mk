@@ -5,7 +5,7 @@ libboltcore_la_SOURCES = \
 	runtime/errors.c runtime/errors.h \
 	runtime/log.c runtime/log.h \
 	runtime/config.c runtime/config.h runtime/params.def \
-	runtime/crypto.h \
+	runtime/crypto.h runtime/crypto_hex.c \
 	runtime/kvs_wire.c runtime/kvs_wire.h
 libboltcore_la_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
 libboltcore_la_LIBADD = $(CRYPTO_LIBS)

@@ -3,3 +3,4 @@ include tests/runtime/local.mk
 include tests/transport/local.mk
 include tests/launcher/local.mk
 include tests/integration/local.mk
+EXTRA_DIST += tests/check_run.h

@@ -4,10 +4,7 @@
 int main(int argc, char **argv)
 {
     int rank, size;
-    CHECK_OK(bolt_init(&argc, &argv));
-    bolt_comm_t w = bolt_comm_world();
-    CHECK_OK(bolt_comm_rank(w, &rank));
-    CHECK_OK(bolt_comm_size(w, &size));
+    bolt_comm_t w = tinit(&argc, &argv, &rank, &size);
 
     /* color by parity, key reverses the order */
     bolt_comm_t half;

@@ -4,10 +4,7 @@
 int main(int argc, char **argv)
 {
     int rank, size;
-    CHECK_OK(bolt_init(&argc, &argv));
-    bolt_comm_t w = bolt_comm_world();
-    CHECK_OK(bolt_comm_rank(w, &rank));
-    CHECK_OK(bolt_comm_size(w, &size));
+    bolt_comm_t w = tinit(&argc, &argv, &rank, &size);
 
     /* Everyone (rank 0 too, to itself) sends rank+1 ints with tag 100+rank. */
     int msg[64];

@@ -18,10 +18,7 @@ int main(int argc, char **argv)
     bolt_request_t req;
     bolt_status_t st;
     EXPECT_ERR(bolt_send(&x, sizeof x, 0, 0, bolt_comm_world()), BOLT_ERR_NOT_INIT, "before bolt_init");
-    CHECK_OK(bolt_init(&argc, &argv));
-    bolt_comm_t w = bolt_comm_world();
-    CHECK_OK(bolt_comm_rank(w, &rank));
-    CHECK_OK(bolt_comm_size(w, &size));
+    bolt_comm_t w = tinit(&argc, &argv, &rank, &size);
 
     EXPECT_ERR(bolt_send(&x, sizeof x, size, 0, w), BOLT_ERR_ARG, "out of range");
     EXPECT_ERR(bolt_send(&x, sizeof x, -1, 0, w), BOLT_ERR_ARG, "out of range");

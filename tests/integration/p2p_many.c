@@ -7,10 +7,7 @@
 int main(int argc, char **argv)
 {
     int rank, size;
-    CHECK_OK(bolt_init(&argc, &argv));
-    bolt_comm_t w = bolt_comm_world();
-    CHECK_OK(bolt_comm_rank(w, &rank));
-    CHECK_OK(bolt_comm_size(w, &size));
+    bolt_comm_t w = tinit(&argc, &argv, &rank, &size);
     static bolt_request_t rreq[NREQ], sreq[NREQ];
     static bolt_status_t st[NREQ];
     static int rbuf[NREQ][4], sbuf[NREQ][4];

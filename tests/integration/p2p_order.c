@@ -13,10 +13,7 @@ static size_t msg_size(int i)
 int main(int argc, char **argv)
 {
     int rank, size;
-    CHECK_OK(bolt_init(&argc, &argv));
-    bolt_comm_t w = bolt_comm_world();
-    CHECK_OK(bolt_comm_rank(w, &rank));
-    CHECK_OK(bolt_comm_size(w, &size));
+    bolt_comm_t w = tinit(&argc, &argv, &rank, &size);
     unsigned char *buf = malloc(300000);
     CHECK(buf, "oom");
     if (size >= 2 && rank != 0) {

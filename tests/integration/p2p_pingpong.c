@@ -9,10 +9,7 @@ static const size_t sizes[] = {0, 1, 7, 48, 1024, 65535, 65536, 65537, 1 << 20,
 int main(int argc, char **argv)
 {
     int rank, size;
-    CHECK_OK(bolt_init(&argc, &argv));
-    bolt_comm_t w = bolt_comm_world();
-    CHECK_OK(bolt_comm_rank(w, &rank));
-    CHECK_OK(bolt_comm_size(w, &size));
+    bolt_comm_t w = tinit(&argc, &argv, &rank, &size);
     size_t max = sizes[NSIZES - 1];
     unsigned char *sbuf = malloc(max), *rbuf = malloc(max);
     CHECK(sbuf && rbuf, "out of memory");

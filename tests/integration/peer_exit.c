@@ -9,10 +9,7 @@
 int main(int argc, char **argv)
 {
     int rank, size;
-    CHECK_OK(bolt_init(&argc, &argv));
-    bolt_comm_t w = bolt_comm_world();
-    CHECK_OK(bolt_comm_rank(w, &rank));
-    CHECK_OK(bolt_comm_size(w, &size));
+    bolt_comm_t w = tinit(&argc, &argv, &rank, &size);
     int victim = size - 1;
     const char *how = argc > 1 ? argv[1] : "exit";
     int right = (rank + 1) % size, left = (rank + size - 1) % size;

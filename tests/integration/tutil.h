@@ -29,6 +29,16 @@
         }                                                                                 \
     } while (0)
 
+/* bolt_init, then this rank and the world's size. */
+static inline bolt_comm_t tinit(int *argc, char ***argv, int *rank, int *size)
+{
+    CHECK_OK(bolt_init(argc, argv));
+    bolt_comm_t w = bolt_comm_world();
+    CHECK_OK(bolt_comm_rank(w, rank));
+    CHECK_OK(bolt_comm_size(w, size));
+    return w;
+}
+
 static inline unsigned char tpattern(unsigned seed, size_t i)
 {
     return (unsigned char)((seed * 2654435761u + i * 131u + (i >> 8)) & 0xffu);

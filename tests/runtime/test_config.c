@@ -1,6 +1,7 @@
 /* BOLT_* settings: every declared default parses, values are checked, and a
  * bad value is an error naming the variable. */
 #include <check.h>
+#include "tests/check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,9 +104,5 @@ int main(void)
     tcase_add_test(tc, every_error_code_has_a_name);
     tcase_add_test(tc, singleton_runs_without_boltrun);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return bolt_check_run(s);
 }

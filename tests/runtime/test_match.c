@@ -2,6 +2,7 @@
  * an arriving envelope takes it, and a new receive takes the oldest fitting
  * unexpected message; wildcards match anything of their field. */
 #include <check.h>
+#include "tests/check_run.h"
 #include <stdlib.h>
 
 #include "runtime/match.h"
@@ -150,9 +151,5 @@ int main(void)
     tcase_add_test(tc, removing_from_the_middle_keeps_the_rest_in_order);
     tcase_add_test(tc, request_ids_are_not_reused_while_stale);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return bolt_check_run(s);
 }

@@ -2,6 +2,7 @@
  * transport: this process is rank 0 of 2, and the test plays rank 1 by
  * handing frames to the runtime's upcalls and reading what it sends. */
 #include <check.h>
+#include "tests/check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,9 +250,5 @@ int main(void)
     tcase_add_test(tc, synchronous_send_waits_for_the_match);
     tcase_add_test(tc, a_broken_peer_fails_what_waits_for_it);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return bolt_check_run(s);
 }

@@ -255,8 +255,14 @@ void bolt_abort(int code, const char *why)
 {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", why ? why : "no reason given");
-    if (bolt_bootstrap_is_open())
-        bolt_bootstrap_abort(code, msg);
+    /* Under boltrun the launcher prints the message and stops every rank. */
+    if (bolt_bootstrap_is_open() && bolt_bootstrap_abort(code, msg) == BOLT_OK) {
+        /* Give boltrun time to report the abort (not our exit) as the cause;
+         * it stops every rank, this one included, well within this bound. */
+        for (int i = 0; i < 100; i++)
+            usleep(50000);
+        _exit(code ? code : 1);
+    }
     fprintf(stderr, "bolt: rank %d on %s called bolt_abort (code %d): %s\n", bolt_rt.rank,
             bolt_rt.host, code, msg);
     _exit(code ? code : 1);

@@ -1,7 +1,7 @@
 # Integration tests: programs on the native API, run through boltrun.
 INTEGRATION_PROGS = tests/integration/p2p_pingpong tests/integration/p2p_anysource \
 	tests/integration/p2p_order tests/integration/p2p_many tests/integration/comm_split \
-	tests/integration/p2p_errors tests/integration/peer_exit
+	tests/integration/p2p_errors tests/integration/peer_exit tests/integration/abort
 check_PROGRAMS += $(INTEGRATION_PROGS)
 tests_integration_p2p_pingpong_SOURCES = tests/integration/p2p_pingpong.c tests/integration/tutil.h
 tests_integration_p2p_pingpong_LDADD = libbolt.la
@@ -17,6 +17,8 @@ tests_integration_p2p_errors_SOURCES = tests/integration/p2p_errors.c tests/inte
 tests_integration_p2p_errors_LDADD = libbolt.la
 tests_integration_peer_exit_SOURCES = tests/integration/peer_exit.c tests/integration/tutil.h
 tests_integration_peer_exit_LDADD = libbolt.la
+tests_integration_abort_SOURCES = tests/integration/abort.c tests/integration/tutil.h
+tests_integration_abort_LDADD = libbolt.la
 
 INTEGRATION_TESTS = tests/integration/pingpong.sh tests/integration/anysource.sh \
 	tests/integration/order.sh tests/integration/many.sh tests/integration/split.sh \

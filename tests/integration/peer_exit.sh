@@ -28,4 +28,10 @@ if pgrep -f "$marker" >/dev/null; then
 else
     echo "pass: nothing left running"; passes=$((passes+1))
 fi
+out=$("$BOLTRUN" --timeout 60 -np 3 "$T/abort" "$marker" 2>&1); rc=$?
+if [ $rc -eq 5 ] && printf '%s\n' "$out" | grep -q "boltrun: rank 2 on .* called bolt_abort (code 5): input file x.dat:12 is malformed"; then
+    echo "pass: bolt_abort ends the job with its code and message"; passes=$((passes+1))
+else
+    echo "FAIL: bolt_abort (exit $rc)"; printf '%s\n' "$out"; fails=$((fails+1))
+fi
 finish

@@ -12,13 +12,17 @@
 
 const char *boltrun_usage(void)
 {
-    return "usage: boltrun [-np N] [-x VAR[=VALUE]]... [--tag-output] [--timeout SEC] [--] PROGRAM [ARGS...]\n"
+    return "usage: boltrun [-np N] [-x VAR[=VALUE]]... [--tag-output] [--timeout SEC] [--stdin RANK|none] [--]\n"
+           "               PROGRAM [ARGS...]\n"
            "Starts N ranks of PROGRAM on this host.\n"
            "  -np N, -n N, --np N  number of ranks (default 1)\n"
            "  -x VAR               pass boltrun's value of VAR to the ranks\n"
            "  -x VAR=VALUE         set VAR=VALUE in the ranks' environment\n"
            "  --tag-output         prefix each output line with \"[rank] \"\n"
            "  --timeout SEC        stop the job after SEC seconds (exit status 124)\n"
+           "  --stdin RANK         forward boltrun's stdin to rank RANK (default 0); the\n"
+           "                       other ranks read /dev/null\n"
+           "  --stdin none         every rank reads /dev/null\n"
            "  --version, --help\n"
            "Everything after PROGRAM is passed to it untouched.\n"
            "Settings: BOLT_TIMEOUT (bootstrap waits), BOLT_KILL_GRACE (seconds from SIGTERM to SIGKILL).\n";
@@ -72,6 +76,7 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
 {
     memset(a, 0, sizeof *a);
     a->np = 1;
+    const char *stdin_text = NULL;
     if (errcap)
         err[0] = '\0';
     a->exports = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->exports);
@@ -111,6 +116,9 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
         } else if (match_opt(arg, "timeout", &val)) {
             name = "--timeout";
             which = 3;
+        } else if (match_opt(arg, "stdin", &val)) {
+            name = "--stdin";
+            which = 4;
         } else {
             return fail(err, errcap, "unknown option '%s' (see boltrun --help)", arg);
         }
@@ -135,6 +143,18 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
             if (!valid_var_name(val, n))
                 return fail(err, errcap, "-x expects VAR or VAR=VALUE with VAR a variable name, got '%s'", val);
             a->exports[a->nexports++] = (char *)val;
+        } else if (which == 4) {
+            if (strcmp(val, "none") == 0) {
+                a->stdin_rank = -1;
+            } else {
+                char *end;
+                errno = 0;
+                long v = strtol(val, &end, 10);
+                if (*val < '0' || *val > '9' || *end != '\0' || errno != 0 || v >= BOLTRUN_MAX_NP)
+                    return fail(err, errcap, "--stdin expects a rank number or 'none', got '%s'", val);
+                a->stdin_rank = (int)v;
+            }
+            stdin_text = val;
         } else {
             char *end;
             errno = 0;
@@ -147,6 +167,9 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
     }
     if (i >= argc)
         return fail(err, errcap, "no program given (usage: boltrun -np N PROGRAM [ARGS...])");
+    if (a->stdin_rank >= a->np)
+        return fail(err, errcap, "--stdin %s: the job has no such rank (-np %d: ranks 0 to %d)", stdin_text, a->np,
+                    a->np - 1);
     a->prog_argv = argv + i;
     a->prog_argc = argc - i;
     return 0;

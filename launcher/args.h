@@ -13,6 +13,7 @@ struct boltrun_args {
     int tag_output;         /* --tag-output */
     double timeout;         /* --timeout seconds; 0 = none */
     const char *timeout_text; /* as given, for messages */
+    int stdin_rank;         /* --stdin: the rank fed boltrun's stdin (default 0); -1 = none */
     char **exports;         /* -x values, "VAR" or "VAR=VAL" (point into argv) */
     int nexports;
     char **prog_argv;       /* PROGRAM ARGS... (points into argv, NULL-terminated) */

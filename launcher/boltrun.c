@@ -1,10 +1,13 @@
 /*
  * boltrun.c — starts a job of N local ranks: `boltrun -np N PROGRAM ARGS...`.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bolt.h"
 #include "launcher/args.h"
@@ -16,8 +19,25 @@
 #define PATH_MAX 4096
 #endif
 
+/* Opens /dev/null on whichever of descriptors 0, 1, 2 is closed, so that no
+ * pipe or socket of boltrun's takes its place (a closed stdin then reads as
+ * an empty one). */
+static void std_fds_open(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (n >= 0 && n != fd) { /* cannot happen: open takes the lowest free descriptor */
+            dup2(n, fd);
+            close(n);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
+    std_fds_open();
     struct boltrun_args a;
     char err[PATH_MAX + 256];
     if (boltrun_parse_args(argc, argv, &a, err, sizeof err) != 0) {
@@ -73,6 +93,7 @@ int main(int argc, char **argv)
         .tag_output = a.tag_output,
         .timeout = a.timeout,
         .timeout_text = a.timeout_text,
+        .stdin_rank = a.stdin_rank,
         .kill_grace = grace >= 0 ? grace : 2.0,
         .auth_timeout = auth > 0 ? auth : 60.0,
         .path = path,

@@ -21,6 +21,7 @@
 #include "launcher/iofwd.h"
 #include "launcher/kvs_server.h"
 #include "launcher/spawn.h"
+#include "launcher/stdin_fwd.h"
 #include "runtime/crypto.h"
 #include "runtime/kvs_wire.h"
 
@@ -47,6 +48,7 @@ struct job {
     int nstarted;
     int ndone;
     struct kvs_server *kvs;
+    struct stdin_fwd in;      /* boltrun's stdin to rank cfg->stdin_rank */
     int cause;                /* the job's outcome is decided (failure, abort, timeout, signal) */
     int exit_code;
     int stopping, killed;
@@ -84,11 +86,15 @@ static int install_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGCONT, &sa, NULL); /* back to the foreground, maybe: look at stdin again */
     sa.sa_flags = SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, NULL);
     sa.sa_flags = 0;
     sa.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &sa, NULL);
+    /* A read of the terminal from the background fails with EIO instead of
+     * stopping boltrun (stdin_fwd.c also avoids such reads). */
+    sigaction(SIGTTIN, &sa, NULL);
     return 0;
 }
 
@@ -143,6 +149,8 @@ static void rank_done(struct job *j, int i, int status, double now)
     r->done = 1;
     r->status = status;
     j->ndone++;
+    if (i == j->cfg->stdin_rank)
+        stdin_fwd_close(&j->in); /* nobody reads it any more */
     pump_rank_output(r); /* its last words come before boltrun's verdict */
     int failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     if (failed && !j->cause) {
@@ -238,6 +246,8 @@ static void handle_signals(struct job *j, double now)
                 chld = 1;
                 continue;
             }
+            if (sig == SIGCONT)
+                continue; /* only a wake-up: the loop looks at stdin again */
             j->sigs_seen++;
             if (j->sigs_seen == 1) {
                 if (!j->cause) {
@@ -291,6 +301,7 @@ int job_run(const struct job_config *cfg)
     struct job jb, *j = &jb;
     memset(j, 0, sizeof *j);
     j->cfg = cfg;
+    stdin_fwd_init(&j->in);
     char err[512];
     if (gethostname(j->host, sizeof j->host - 1) != 0)
         snprintf(j->host, sizeof j->host, "localhost");
@@ -340,6 +351,17 @@ int job_run(const struct job_config *cfg)
         closefds[nclose++] = g_sigpipe[0];
         closefds[nclose++] = g_sigpipe[1];
         closefds[nclose++] = kvs_server_listen_fd(j->kvs);
+        int rank_in = -1;
+        if (i == cfg->stdin_rank && stdin_fwd_open(&j->in, 0, i, &rank_in) != 0) {
+            fprintf(stderr, "boltrun: cannot create the stdin pipe of rank %d: %s; stopping the ranks already "
+                    "started\n", i, strerror(errno));
+            j->cause = 1;
+            j->exit_code = 1;
+            begin_stop(j, SIGTERM, bolt_kvs_now());
+            break;
+        }
+        if (j->in.out_fd >= 0)
+            closefds[nclose++] = j->in.out_fd;
         for (int k = 0; k < i; k++) {
             if (j->r[k].life >= 0)
                 closefds[nclose++] = j->r[k].life;
@@ -350,9 +372,14 @@ int job_run(const struct job_config *cfg)
         }
         struct spawn_opts so = {.path = cfg->path, .argv = cfg->argv, .rank = i, .size = cfg->np,
                                 .kvs_addr = addr, .secret_hex = secret_hex, .job_id = job_id, .host = j->host,
-                                .grace = cfg->kill_grace, .close_fds = closefds, .nclose = nclose};
+                                .grace = cfg->kill_grace, .stdin_fd = rank_in, .close_fds = closefds,
+                                .nclose = nclose};
         struct spawn_result sr;
-        if (spawn_rank(&so, &sr, err, sizeof err) != 0) {
+        int spawned = spawn_rank(&so, &sr, err, sizeof err);
+        if (rank_in >= 0)
+            close(rank_in); /* the rank's now; a failed spawn leaves no reader and
+                             * the forwarder drops what it gets */
+        if (spawned != 0) {
             fprintf(stderr, "boltrun: %s; stopping the ranks already started\n", err);
             j->cause = 1;
             j->exit_code = 1;
@@ -409,7 +436,7 @@ int job_run(const struct job_config *cfg)
         if (j->ndone == j->nstarted && (open_pipes == 0 || now >= j->drain_deadline))
             break;
 
-        size_t need = 1 + (size_t)kvs_server_max_pollfds(j->kvs) + 3 * (size_t)j->nstarted;
+        size_t need = 1 + STDIN_FWD_POLLFDS + (size_t)kvs_server_max_pollfds(j->kvs) + 3 * (size_t)j->nstarted;
         if (need > cap) {
             struct pollfd *n = realloc(pfd, need * 2 * sizeof *pfd);
             if (n == NULL) {
@@ -425,6 +452,10 @@ int job_run(const struct job_config *cfg)
         }
         int np = 0;
         pfd[np++] = (struct pollfd){.fd = g_sigpipe[0], .events = POLLIN};
+        int in_first = np;
+        stdin_fwd_fill(&j->in, pfd + np); /* not polling a terminal while in the background
+                                           * is fine: the loop wakes at least once a second */
+        np += STDIN_FWD_POLLFDS;
         int kvs_first = np;
         int nkvs = kvs_server_fill(j->kvs, pfd + np);
         np += nkvs;
@@ -465,6 +496,7 @@ int job_run(const struct job_config *cfg)
             if (p[2].fd >= 0 && (p[2].revents & (POLLIN | POLLHUP | POLLERR)))
                 iofwd_pump(&r->err);
         }
+        stdin_fwd_handle(&j->in, pfd + in_first);
         if (pfd[0].revents & POLLIN)
             handle_signals(j, now);
         for (int i = 0; i < j->nstarted; i++) {
@@ -482,6 +514,7 @@ int job_run(const struct job_config *cfg)
 
 static int finish(struct job *j, double now)
 {
+    stdin_fwd_close(&j->in);
     for (int i = 0; i < j->nstarted; i++) {
         iofwd_close(&j->r[i].out);
         iofwd_close(&j->r[i].err);

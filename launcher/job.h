@@ -10,6 +10,7 @@ struct job_config {
     int tag_output;
     double timeout;          /* 0 = none */
     const char *timeout_text;
+    int stdin_rank;          /* the rank fed boltrun's stdin; -1 = none */
     double kill_grace;       /* BOLT_KILL_GRACE */
     double auth_timeout;     /* BOLT_TIMEOUT */
     const char *path;        /* resolved program */

@@ -7,6 +7,7 @@ boltrun_SOURCES = \
 	launcher/spawn.c launcher/spawn.h \
 	launcher/pdeath.h \
 	launcher/iofwd.c launcher/iofwd.h \
+	launcher/stdin_fwd.c launcher/stdin_fwd.h \
 	launcher/kvs_server.c launcher/kvs_server.h
 if BOLT_OS_LINUX
 boltrun_SOURCES += launcher/pdeath_linux.c

@@ -133,12 +133,17 @@ static void rank_exec(const struct spawn_opts *o, pid_t guard, int out_w, int er
     sigemptyset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
 
-    if (o->rank != 0) {
-        int nul = open("/dev/null", O_RDONLY);
-        if (nul >= 0 && nul != 0) {
-            dup2(nul, 0);
-            close(nul);
-        }
+    /* Never boltrun's own stdin: in a process group of its own, the rank
+     * would be a background reader of boltrun's terminal (SIGTTIN). */
+    int in = o->stdin_fd >= 0 ? o->stdin_fd : open("/dev/null", O_RDONLY);
+    if (in < 0) {
+        close(0);
+    } else if (in == 0) {
+        (void)fcntl(0, F_SETFD, 0); /* dup2(0, 0) would keep close-on-exec */
+    } else {
+        if (dup2(in, 0) < 0)
+            _exit(127);
+        close(in);
     }
     if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         _exit(127);
@@ -181,6 +186,9 @@ static _Noreturn void guard_main(const struct spawn_opts *o, pid_t boltrun_pgid,
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
     sigaction(SIGPIPE, &sa, NULL);
+    /* boltrun's SIGCONT handler would write to its signal pipe, closed here. */
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGCONT, &sa, NULL);
     int chld[2];
     if (pipe(chld) != 0)
         _exit(1);
@@ -205,6 +213,8 @@ static _Noreturn void guard_main(const struct spawn_opts *o, pid_t boltrun_pgid,
     }
     close(out_w);
     close(err_w);
+    if (o->stdin_fd >= 0)
+        close(o->stdin_fd); /* the rank's alone: it must see EOF when boltrun closes its end */
     int status;
     if (rank < 0) {
         status = 127 << 8; /* as if exit(127) */

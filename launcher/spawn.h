@@ -26,6 +26,7 @@ struct spawn_opts {
     int rank, size;
     const char *kvs_addr, *secret_hex, *job_id, *host;
     double grace;            /* seconds from SIGTERM to SIGKILL when boltrun is gone */
+    int stdin_fd;            /* the rank's stdin (the guard closes its copy); -1 = /dev/null */
     const int *close_fds;    /* boltrun's descriptors the guard must not keep */
     int nclose;
 };

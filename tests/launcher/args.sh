@@ -23,6 +23,9 @@ bad 2 "boltrun: -x expects VAR or VAR=VALUE with VAR a variable name, got '9X'" 
 bad 127 "boltrun: cannot find program 'nosuch-program-$MARK' in PATH" --timeout 5 -np 2 "nosuch-program-$MARK"
 bad 127 "boltrun: cannot find program './nosuch/prog': No such file or directory" --timeout 5 ./nosuch/prog
 bad 126 "boltrun: cannot execute '/': it is a directory" --timeout 5 /
+bad 2 "boltrun: --stdin expects a rank number or 'none', got 'all'" --stdin all hostname
+bad 2 "boltrun: --stdin 2: the job has no such rank (-np 2: ranks 0 to 1)" --stdin 2 -np 2 hostname
+bad 2 "boltrun: --stdin needs a value" -np 2 --stdin
 BOLT_KILL_GRACE=abc bad 2 "$(BOLT_KILL_GRACE=abc "$BOLTRUN" --timeout 5 true 2>&1 >/dev/null)" --timeout 5 true
 
 run --version
@@ -31,4 +34,5 @@ grep -q '^boltrun (Bolt) ' "$T/out" || fail "--version output"
 run --help
 expect_rc 0 "--help"
 grep -q -- '--tag-output' "$T/out" || fail "--help output"
+grep -q -- '--stdin none' "$T/out" || fail "--help lacks --stdin"
 exit 0

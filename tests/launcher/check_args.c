@@ -100,6 +100,32 @@ START_TEST(tag_and_timeout)
 }
 END_TEST
 
+START_TEST(stdin_rank)
+{
+    ck_assert_int_eq(PARSE("-np", "4", "prog"), 0);
+    ck_assert_int_eq(a.stdin_rank, 0);
+    ck_assert_int_eq(PARSE("--stdin", "3", "-np", "4", "prog"), 0); /* checked against -np given later */
+    ck_assert_int_eq(a.stdin_rank, 3);
+    ck_assert_int_eq(PARSE("-np", "4", "--stdin=none", "prog"), 0);
+    ck_assert_int_eq(a.stdin_rank, -1);
+    ck_assert_int_eq(PARSE("-stdin", "0", "prog"), 0);
+    ck_assert_int_eq(a.stdin_rank, 0);
+    ck_assert_int_eq(PARSE("--stdin", "4", "-np", "4", "prog"), 2);
+    ck_assert_str_eq(err, "boltrun: --stdin 4: the job has no such rank (-np 4: ranks 0 to 3)");
+    ck_assert_int_eq(PARSE("--stdin", "1", "prog"), 2);
+    ck_assert_int_eq(PARSE("--stdin", "-1", "prog"), 2);
+    ck_assert_str_eq(err, "boltrun: --stdin expects a rank number or 'none', got '-1'");
+    ck_assert_int_eq(PARSE("--stdin", "", "prog"), 2);
+    ck_assert_int_eq(PARSE("--stdin", "1x", "-np", "4", "prog"), 2);
+    ck_assert_int_eq(PARSE("--stdin", " 1", "-np", "4", "prog"), 2);
+    ck_assert_int_eq(PARSE("--stdin", "all", "prog"), 2);
+    ck_assert_int_eq(PARSE("--stdin", "99999999999999999999", "prog"), 2);
+    ck_assert_int_eq(PARSE("--stdin"), 2);
+    ck_assert_str_eq(err, "boltrun: --stdin needs a value");
+    ck_assert_ptr_nonnull(strstr(boltrun_usage(), "--stdin none"));
+}
+END_TEST
+
 START_TEST(program_args_untouched)
 {
     ck_assert_int_eq(PARSE("-np", "2", "prog", "-np", "9", "--help", "-x", "--"), 0);
@@ -147,6 +173,7 @@ int main(void)
     tcase_add_test(tc, np_bad);
     tcase_add_test(tc, exports);
     tcase_add_test(tc, tag_and_timeout);
+    tcase_add_test(tc, stdin_rank);
     tcase_add_test(tc, program_args_untouched);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, help_version);

@@ -37,7 +37,8 @@ enum {
     BOLT_ERR_CONFIG = -12,     /* bad BOLT_* environment setting */
     BOLT_ERR_INTERNAL = -13,   /* a bug in Bolt: please report it */
     BOLT_ERR_PENDING = -14,    /* a request in a wait-all set did not complete (see its status) */
-    BOLT_ERR_LAST = -15
+    BOLT_ERR_DEADLOCK = -15,   /* a blocking call waits for a message only this rank could send */
+    BOLT_ERR_LAST = -16
 };
 
 /* Wildcards for receives and probes. */

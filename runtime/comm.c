@@ -20,6 +20,7 @@ struct bolt_comm *bolt_comm_create(uint32_t ctx, int rank, int size, const int *
     c->ctx = ctx;
     c->rank = rank;
     c->size = size;
+    c->refs = 1;
     return c;
 }
 
@@ -29,6 +30,12 @@ void bolt_comm_destroy(struct bolt_comm *comm)
         return;
     free(comm->world_ranks);
     free(comm);
+}
+
+void bolt_comm_release(struct bolt_comm *c)
+{
+    if (c && --c->refs == 0)
+        bolt_comm_destroy(c);
 }
 
 int bolt_comm_check(bolt_comm_t comm, const char *fn)

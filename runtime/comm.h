@@ -22,7 +22,16 @@ struct bolt_comm {
     int size;
     int *world_ranks; /* comm rank -> world rank */
     int builtin;      /* world and self cannot be freed */
+    int refs;         /* the user's handle + pending requests on it */
 };
+
+/* Pending requests hold their communicator, so freeing it (allowed in MPI
+ * while operations are pending) destroys it only when the last one ends. */
+static inline void bolt_comm_hold(struct bolt_comm *c)
+{
+    c->refs++;
+}
+void bolt_comm_release(struct bolt_comm *c);
 
 struct bolt_comm *bolt_comm_create(uint32_t ctx, int rank, int size, const int *world_ranks);
 void bolt_comm_destroy(struct bolt_comm *comm);

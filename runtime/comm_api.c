@@ -207,7 +207,7 @@ int bolt_comm_free(bolt_comm_t *comm)
     if ((*comm)->builtin)
         return bolt_err_set(BOLT_ERR_ARG, "bolt_comm_free: the world and self communicators "
                                           "cannot be freed");
-    bolt_comm_destroy(*comm);
+    bolt_comm_release(*comm);
     *comm = BOLT_COMM_NULL;
     return BOLT_OK;
 }

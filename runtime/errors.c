@@ -25,6 +25,7 @@ static const char *const err_names[] = {
     [-BOLT_ERR_CONFIG] = "bad configuration setting",
     [-BOLT_ERR_INTERNAL] = "internal error in Bolt",
     [-BOLT_ERR_PENDING] = "some requests failed (see their statuses)",
+    [-BOLT_ERR_DEADLOCK] = "deadlock: waiting for a message only this rank could send",
 };
 
 const char *bolt_strerror(int code)

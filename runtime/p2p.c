@@ -120,7 +120,21 @@ int bolt_sendrecv(const void *sbuf, size_t sbytes, int dest, int stag, void *rbu
 
 static int req_done(void *arg)
 {
-    return ((struct bolt_request *)arg)->done;
+    struct bolt_request *r = arg;
+    if (r->done)
+        return 1;
+    if (!bolt_proto_orphaned(r))
+        return 0;
+    bolt_proto_fail_orphan(r);
+    return 1;
+}
+
+static int not_finalized(const char *fn)
+{
+    if (bolt_rt.finalized)
+        return bolt_err_set(BOLT_ERR_NOT_INIT, "%s called after bolt_finalize: the request can "
+                                               "no longer complete", fn);
+    return BOLT_OK;
 }
 
 /* Hands a completed request's status to the caller and frees it. */
@@ -155,6 +169,8 @@ int bolt_wait(bolt_request_t *reqp, bolt_status_t *status)
         empty_status(status);
         return BOLT_OK;
     }
+    if (!(*reqp)->done && not_finalized("bolt_wait"))
+        return BOLT_ERR_NOT_INIT;
     bolt_progress_until(req_done, *reqp, 0);
     return finish(reqp, status);
 }
@@ -183,7 +199,7 @@ static int all_done(void *arg)
 {
     struct all_arg *a = arg;
     for (int i = 0; i < a->count; i++)
-        if (a->reqs[i] && !a->reqs[i]->done)
+        if (a->reqs[i] && !req_done(a->reqs[i]))
             return 0;
     return 1;
 }
@@ -208,6 +224,8 @@ int bolt_waitall(int count, bolt_request_t *reqs, bolt_status_t *statuses)
     if (count < 0 || (count > 0 && !reqs))
         return bolt_err_set(BOLT_ERR_ARG, "bolt_waitall: bad request array");
     struct all_arg a = {count, reqs};
+    if (!all_done(&a) && not_finalized("bolt_waitall"))
+        return BOLT_ERR_NOT_INIT;
     bolt_progress_until(all_done, &a, 0);
     return finish_all(count, reqs, statuses);
 }
@@ -232,15 +250,23 @@ struct any_arg {
 static int any_done(void *arg)
 {
     struct any_arg *a = arg;
-    int live = 0;
+    int live = 0, orphans = 0, first_orphan = -1;
     for (int i = 0; i < a->count; i++) {
         if (!a->reqs[i])
             continue;
-        live = 1;
+        live++;
         if (a->reqs[i]->done) {
             a->index = i;
             return 1;
         }
+        if (bolt_proto_orphaned(a->reqs[i]) && orphans++ == 0)
+            first_orphan = i;
+    }
+    /* Only when nothing else can complete is an unmatchable receive an error. */
+    if (live && orphans == live) {
+        bolt_proto_fail_orphan(a->reqs[first_orphan]);
+        a->index = first_orphan;
+        return 1;
     }
     return !live;
 }
@@ -250,6 +276,8 @@ int bolt_waitany(int count, bolt_request_t *reqs, int *index, bolt_status_t *sta
     if (count < 0 || (count > 0 && !reqs) || !index)
         return bolt_err_set(BOLT_ERR_ARG, "bolt_waitany: bad arguments");
     struct any_arg a = {count, reqs, -1};
+    if (!any_done(&a) && not_finalized("bolt_waitany"))
+        return BOLT_ERR_NOT_INIT;
     bolt_progress_until(any_done, &a, 0);
     *index = a.index;
     if (a.index < 0) {

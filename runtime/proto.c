@@ -19,6 +19,7 @@ enum { CK_DATA = 0, CK_EAGER_REQ = 1, CK_EAGER_UNEXP = 2, CK_CONTROL = 3 };
 #define CK_PTR(c) ((void *)((uintptr_t)(c) & ~(uintptr_t)3u))
 
 static void send_try_complete(struct bolt_request *req);
+static int comm_others_gone(const struct bolt_comm *c, int *last);
 
 struct data_cookie {
     struct bolt_request *req;
@@ -124,15 +125,25 @@ static void rndv_accept(struct bolt_request *req, int world_src, int src, int ta
     req->msg_size = size;
     req->expected = min_size(size, req->bytes);
     req->received = 0;
-    int rc = bolt_rt.peers[world_src].failed ? BOLT_ERR_PEER : bolt_req_register(req);
-    if (!rc)
-        rc = send_control(world_src, BOLT_FRAME_CTS, sreq, req->id, req->expected);
-    if (rc) {
-        bolt_req_complete(req, rc);
+    if (bolt_rt.peers[world_src].failed) {
+        bolt_req_complete(req, BOLT_ERR_PEER);
         return;
     }
-    if (req->expected == 0)
+    if (req->expected == 0) {
+        /* Nothing to move: finish now, then release the sender. */
         recv_finish(req, src, tag, size, 0);
+        send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
+        return;
+    }
+    int rc = bolt_req_register(req);
+    uint64_t id = req->id;
+    size_t expected = req->expected;
+    if (!rc)
+        rc = send_control(world_src, BOLT_FRAME_CTS, sreq, id, expected);
+    /* A failed write may have failed the peer, and with it this request:
+     * from here on `req` is only touched when the CTS was never handed over. */
+    if (rc)
+        bolt_req_complete(req, rc);
 }
 
 /* A receive matched an unexpected message. */
@@ -146,7 +157,7 @@ static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
             return;
         }
         req->world_peer = u->world_src;
-        if (u->size)
+        if (min_size(u->size, req->bytes))
             memcpy(req->buf, u->data, min_size(u->size, req->bytes));
         if (u->sync)
             send_control(u->world_src, BOLT_FRAME_SYNC_ACK, u->sreq, 0, 0);
@@ -164,7 +175,7 @@ static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
         struct bolt_request *sreq = u->self_req;
         bolt_match_remove_unexp(&bolt_rt.match, u);
         req->world_peer = bolt_rt.rank;
-        if (u->size)
+        if (min_size(u->size, req->bytes))
             memcpy(req->buf, sreq->buf, min_size(u->size, req->bytes));
         recv_finish(req, u->src, u->tag, u->size, min_size(u->size, req->bytes));
         sreq->self_entry = NULL;
@@ -183,7 +194,7 @@ static int send_to_self(struct bolt_request *req, int src)
     struct bolt_request *r = bolt_match_take_posted(&bolt_rt.match, req->ctx, src, req->tag);
     if (r) {
         r->world_peer = bolt_rt.rank;
-        if (req->bytes)
+        if (min_size(req->bytes, r->bytes))
             memcpy(r->buf, req->buf, min_size(req->bytes, r->bytes));
         recv_finish(r, src, req->tag, req->bytes, min_size(req->bytes, r->bytes));
         bolt_req_complete(req, BOLT_OK);
@@ -227,6 +238,7 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
     if (!req)
         return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a send request");
     req->comm = comm;
+    bolt_comm_hold(comm);
     req->ctx = ctx;
     req->peer = dest;
     req->world_peer = comm->world_ranks[dest];
@@ -293,6 +305,7 @@ int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_c
     if (!req)
         return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a receive request");
     req->comm = comm;
+    bolt_comm_hold(comm);
     req->ctx = ctx;
     req->peer = source;
     req->world_peer = source == BOLT_ANY_SOURCE ? -1 : comm->world_ranks[source];
@@ -344,11 +357,14 @@ int bolt_proto_iprobe(int source, int tag, struct bolt_comm *comm, uint32_t ctx,
             return bolt_peer_error(comm->world_ranks[source], "probe");
     }
     if (!u && source == BOLT_ANY_SOURCE) {
+        int last = -1;
         for (int i = 0; i < comm->size; i++) {
             int w = comm->world_ranks[i];
             if (bolt_rt.peers[w].failed && !bolt_rt.peers[w].bye)
                 return bolt_peer_error(w, "probe for any source");
         }
+        if (bolt_rt.gone && comm_others_gone(comm, &last) && last >= 0)
+            return bolt_peer_error(last, "probe for any source");
     }
     return BOLT_OK;
 }
@@ -381,6 +397,11 @@ int bolt_proto_req_error(struct bolt_request *req)
         snprintf(doing, sizeof doing, "%s rank %d (tag %d)", what, req->peer, req->tag);
     if (err == BOLT_ERR_PEER && req->world_peer >= 0)
         return bolt_peer_error(req->world_peer, doing);
+    if (err == BOLT_ERR_DEADLOCK)
+        return bolt_err_set(err,
+                            "%s would wait forever: no other rank can send that message and this "
+                            "rank is blocked waiting for it (post the matching send first)",
+                            doing);
     if (err == BOLT_ERR_TRUNCATE)
         return bolt_err_set(err,
                             "%s: message of %zu bytes from rank %d (tag %d) does not fit the "
@@ -415,6 +436,11 @@ static int on_envelope(int peer, const struct bolt_frame_hdr *h, void **dst, voi
         r->status.source = h->src;
         r->status.tag = h->tag;
         r->msg_size = h->msg_size;
+        /* Registered so that peer_failed finds it while its payload streams in. */
+        if (bolt_req_register(r)) {
+            bolt_req_complete(r, BOLT_ERR_NOMEM);
+            return proto_error(peer, "out of memory");
+        }
         if (h->flags & BOLT_FRAME_F_SYNC)
             r->sync = 1, r->ack_sreq = h->sreq;
         if (h->len > r->bytes) {
@@ -477,8 +503,9 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
         send_fail(req, BOLT_ERR_NOMEM);
         return BOLT_OK;
     }
-    req->ndata = n;
     size_t piece = (total + (size_t)n - 1) / (size_t)n, off = 0;
+    n = (int)((total + piece - 1) / piece); /* no empty stripe at the end */
+    req->ndata = n;
     /* Count every stripe before sending any: a transport may complete the
      * first one inside send(), and the request must not finish early. */
     req->frames_pending += n;
@@ -502,6 +529,14 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
     return BOLT_OK;
 }
 
+static void fail_waiting_send(struct bolt_request *req, void *arg)
+{
+    int peer = *(int *)arg;
+    if (!req->done && req->kind == BOLT_REQ_SEND && req->world_peer == peer &&
+        (req->awaiting_cts || req->sync_pending))
+        send_fail(req, BOLT_ERR_PEER);
+}
+
 static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void **dst,
                        void **cookie)
 {
@@ -520,7 +555,7 @@ static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void 
         return on_cts(peer, h);
     case BOLT_FRAME_DATA: {
         struct bolt_request *req = bolt_req_lookup(h->rreq);
-        if (!req || req->kind != BOLT_REQ_RECV || req->world_peer != peer ||
+        if (!req || req->kind != BOLT_REQ_RECV || req->world_peer != peer || h->len == 0 ||
             h->msg_size > req->expected || h->len > req->expected - h->msg_size)
             return proto_error(peer, "DATA for an unknown receive or out of its bounds");
         /* Stripes may land in any order: each carries its own length. */
@@ -543,6 +578,9 @@ static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void 
     }
     case BOLT_FRAME_BYE:
         bolt_rt.peers[peer].bye = 1;
+        bolt_rt.gone++;
+        /* A CTS or SYNC_ACK it sent would have come before its BYE. */
+        bolt_req_foreach(fail_waiting_send, &peer);
         /* Receives waiting for this peer can never complete now. */
         for (struct bolt_request *r = bolt_rt.match.posted_head, *n; r; r = n) {
             n = r->next;
@@ -576,7 +614,8 @@ static void frame_end(void *rt, int peer, void *cookie)
         struct bolt_request *r = p;
         size_t got = min_size(r->msg_size, r->bytes);
         if (r->trunc_tmp) {
-            memcpy(r->buf, r->trunc_tmp, got);
+            if (got)
+                memcpy(r->buf, r->trunc_tmp, got);
             free(r->trunc_tmp);
             r->trunc_tmp = NULL;
         }
@@ -624,6 +663,8 @@ static void peer_failed(void *rt, int peer, int error, const char *why)
     struct bolt_peer *p = &bolt_rt.peers[peer];
     if (p->failed)
         return;
+    if (!p->bye)
+        bolt_rt.gone++;
     p->failed = error ? error : BOLT_ERR_PEER;
     snprintf(p->why, sizeof p->why, "%s", why ? why : "connection broke");
     if (!p->bye)
@@ -637,6 +678,7 @@ static void peer_failed(void *rt, int peer, int error, const char *why)
         if (hit) {
             bolt_match_remove_posted(&bolt_rt.match, r);
             r->world_peer = peer;
+            r->status.source = bolt_comm_rank_of_world(r->comm, peer);
             bolt_req_complete(r, BOLT_ERR_PEER);
         }
     }
@@ -652,6 +694,58 @@ static void peer_failed(void *rt, int peer, int error, const char *why)
         }
     }
     bolt_req_foreach(fail_inflight, &peer);
+}
+
+/* Every other member of the communicator has finalized or failed. */
+static int comm_others_gone(const struct bolt_comm *c, int *last)
+{
+    for (int i = 0; i < c->size; i++) {
+        int w = c->world_ranks[i];
+        if (w == bolt_rt.rank)
+            continue;
+        if (!bolt_rt.peers[w].bye && !bolt_rt.peers[w].failed)
+            return 0;
+        *last = w;
+    }
+    return 1;
+}
+
+/* Can a posted receive still be matched? Only if some member it accepts
+ * messages from, other than this rank (blocked in a wait), is still there.
+ * *last gets a departed member to blame, or -1 when there is none. */
+static int recv_orphaned(const struct bolt_request *req, int *last)
+{
+    const struct bolt_comm *c = req->comm;
+    *last = -1;
+    if (req->peer != BOLT_ANY_SOURCE) {
+        int w = c->world_ranks[req->peer];
+        return w == bolt_rt.rank; /* others fail at once when they go */
+    }
+    if (c->size > 1 && !bolt_rt.gone)
+        return 0;
+    return comm_others_gone(c, last);
+}
+
+int bolt_proto_orphaned(struct bolt_request *req)
+{
+    int last;
+    if (req->done || req->kind != BOLT_REQ_RECV || !recv_orphaned(req, &last))
+        return 0;
+    for (struct bolt_request *r = bolt_rt.match.posted_head; r; r = r->next)
+        if (r == req)
+            return 1;
+    return 0; /* matched already: its data is on the way */
+}
+
+void bolt_proto_fail_orphan(struct bolt_request *req)
+{
+    int last;
+    recv_orphaned(req, &last);
+    bolt_match_remove_posted(&bolt_rt.match, req);
+    req->world_peer = last;
+    if (last >= 0)
+        req->status.source = bolt_comm_rank_of_world(req->comm, last);
+    bolt_req_complete(req, last >= 0 ? BOLT_ERR_PEER : BOLT_ERR_DEADLOCK);
 }
 
 void bolt_proto_upcalls(struct bolt_tl_upcalls *up)
@@ -676,14 +770,7 @@ int bolt_proto_goodbye(void)
     for (int i = 0; i < bolt_rt.size; i++)
         if (i != bolt_rt.rank && !bolt_rt.peers[i].failed)
             send_control(i, BOLT_FRAME_BYE, 0, 0, 0);
-    int rc = bolt_progress_until(all_byes, NULL, bolt_param_double(BOLT_P_TIMEOUT));
-    if (rc == BOLT_ERR_TIMEOUT) {
-        for (int i = 0; i < bolt_rt.size; i++)
-            if (i != bolt_rt.rank && !bolt_rt.peers[i].bye && !bolt_rt.peers[i].failed)
-                return bolt_err_set(BOLT_ERR_TIMEOUT,
-                                    "bolt_finalize: rank %d on %s did not finalize within "
-                                    "BOLT_TIMEOUT=%g s; is it stuck or still computing?",
-                                    i, bolt_rt.peers[i].host, bolt_param_double(BOLT_P_TIMEOUT));
-    }
-    return rc;
+    /* No time limit: a live peer may still be computing (finalize is
+     * collective), and a dead one breaks its connection, which ends the wait. */
+    return bolt_progress_until(all_byes, NULL, 0);
 }

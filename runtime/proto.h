@@ -22,6 +22,12 @@ int bolt_proto_iprobe(int source, int tag, struct bolt_comm *comm, uint32_t ctx,
                       bolt_status_t *status);
 /* Cancels a posted receive that has not matched (1 when cancelled). */
 int bolt_proto_cancel(struct bolt_request *req);
+/* 1 when a pending receive can never be matched while this rank waits: every
+ * rank it accepts messages from, other than this one, finalized or failed.
+ * bolt_proto_fail_orphan ends it: BOLT_ERR_PEER naming a departed rank, or
+ * BOLT_ERR_DEADLOCK when only this rank could have sent it. */
+int bolt_proto_orphaned(struct bolt_request *req);
+void bolt_proto_fail_orphan(struct bolt_request *req);
 /* Formats the message of a failed request into the thread's error message. */
 int bolt_proto_req_error(struct bolt_request *req);
 

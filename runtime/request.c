@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/comm.h"
 #include "runtime/request.h"
 
 /* id = generation << 32 | (slot + 1): a slot reused for a new request gets a
@@ -98,6 +99,9 @@ void bolt_req_release(struct bolt_request *req)
     if (!req)
         return;
     unregister(req);
+    if (req->comm)
+        bolt_comm_release(req->comm);
+    free(req->trunc_tmp);
     free(req->data);
     free(req);
 }

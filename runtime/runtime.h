@@ -37,7 +37,7 @@ struct bolt_runtime {
     uint32_t next_ctx;      /* lowest context id this process has not used */
     struct bolt_match match;
     long spin_count;
-    int pending_errors;     /* a peer failed: wake blocked waits */
+    int gone;               /* peers that finalized or failed */
 };
 
 extern struct bolt_runtime bolt_rt;

@@ -237,6 +237,123 @@ START_TEST(a_broken_peer_fails_what_waits_for_it)
 }
 END_TEST
 
+
+START_TEST(peer_dying_mid_payload_fails_the_matched_receive)
+{
+    char buf[100];
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_irecv(buf, sizeof buf, 1, 0, bolt_rt.world, 0, &req), BOLT_OK);
+    struct bolt_frame_hdr e = {.magic = BOLT_FRAME_MAGIC, .type = BOLT_FRAME_EAGER, .src = 1,
+                               .len = 80, .msg_size = 80};
+    void *dst, *cookie;
+    ck_assert_int_eq(bolt_rt.up.frame_begin(bolt_rt.up.rt, 1, &e, &dst, &cookie), BOLT_OK);
+    ck_assert(!req->done); /* payload still streaming in... */
+    bolt_rt.up.peer_failed(bolt_rt.up.rt, 1, BOLT_ERR_PEER, "connection reset by peer");
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_ERR_PEER);
+    bolt_req_release(req);
+}
+END_TEST
+
+START_TEST(a_peer_that_finalizes_releases_sends_waiting_for_it)
+{
+    int v = 1;
+    static char big[5000];
+    struct bolt_request *ss, *rs;
+    ck_assert_int_eq(bolt_proto_isend(&v, sizeof v, 1, 0, bolt_rt.world, 0, 1, &ss), BOLT_OK);
+    ck_assert_int_eq(bolt_proto_isend(big, sizeof big, 1, 0, bolt_rt.world, 0, 0, &rs), BOLT_OK);
+    ck_assert(!ss->done && !rs->done);
+    struct bolt_frame_hdr bye = {.type = BOLT_FRAME_BYE};
+    ck_assert_int_eq(deliver(bye, NULL), BOLT_OK);
+    ck_assert(ss->done && ss->status.error == BOLT_ERR_PEER);
+    ck_assert(rs->done && rs->status.error == BOLT_ERR_PEER);
+    ck_assert_int_eq(bolt_proto_req_error(ss), BOLT_ERR_PEER);
+    ck_assert_ptr_nonnull(strstr(bolt_error_message(), "already called bolt_finalize"));
+    bolt_req_release(ss);
+    bolt_req_release(rs);
+}
+END_TEST
+
+START_TEST(no_empty_stripes)
+{
+    static char buf[5000];
+    stripes = 4;
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_isend(buf, sizeof buf, 1, 5, bolt_rt.world, 0, 0, &req), BOLT_OK);
+    struct bolt_frame_hdr cts = {.type = BOLT_FRAME_CTS, .sreq = sent[0]->hdr.sreq, .rreq = 1,
+                                 .msg_size = 5}; /* the receiver only has room for 5 bytes */
+    ck_assert_int_eq(deliver(cts, NULL), BOLT_OK);
+    size_t total = 0;
+    for (int i = 1; i < nsent; i++) {
+        ck_assert_uint_gt(sent[i]->hdr.len, 0);
+        total += sent[i]->hdr.len;
+    }
+    ck_assert_uint_eq(total, 5);
+    ck_assert(req->done);
+    bolt_req_release(req);
+    /* and an empty DATA frame is refused */
+    struct bolt_frame_hdr d = {.type = BOLT_FRAME_DATA, .rreq = 1};
+    ck_assert_int_eq(deliver(d, NULL), BOLT_ERR_PROTO);
+}
+END_TEST
+
+START_TEST(freeing_a_communicator_with_pending_receives_is_safe)
+{
+    int all[2] = {0, 1};
+    bolt_comm_t c = bolt_comm_create(10, 0, 2, all);
+    int a;
+    struct bolt_request *r;
+    ck_assert_int_eq(bolt_proto_irecv(&a, sizeof a, BOLT_ANY_SOURCE, 0, c, 10, &r), BOLT_OK);
+    c->refs--; /* what bolt_comm_free does to the user's handle */
+    bolt_rt.up.peer_failed(bolt_rt.up.rt, 1, BOLT_ERR_PEER, "gone");
+    ck_assert(r->done && r->status.error == BOLT_ERR_PEER);
+    ck_assert_int_eq(r->status.source, 1);
+    bolt_req_release(r); /* the last reference: the communicator goes too */
+}
+END_TEST
+
+static int fail_on_cts(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s)
+{
+    (void)ctx;
+    /* like TCP when the write hits EPIPE: the peer fails inside send() */
+    sent[nsent++] = s;
+    bolt_rt.up.peer_failed(bolt_rt.up.rt, peer, BOLT_ERR_PEER, "broken pipe");
+    s->complete(s, BOLT_ERR_PEER);
+    return BOLT_OK;
+}
+
+START_TEST(a_cts_that_breaks_the_link_does_not_touch_a_freed_request)
+{
+    static struct bolt_transport failing;
+    failing = fake;
+    failing.send = fail_on_cts;
+    bolt_rt.tls[0] = &failing;
+    static char buf[5000];
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_irecv(buf, sizeof buf, 1, 0, bolt_rt.world, 0, &req), BOLT_OK);
+    req->user_freed = 1; /* bolt_request_free on a pending receive */
+    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS, .src = 1, .msg_size = 5000, .sreq = 3};
+    deliver(rts, NULL); /* ASan would flag a use after free here */
+    ck_assert_int_eq(nsent, 1);
+    bolt_rt.tls[0] = &fake;
+    nsent = 0; /* the CTS was freed by its completion */
+}
+END_TEST
+
+START_TEST(receiving_into_a_null_zero_byte_buffer_is_a_truncation)
+{
+    int v = 42;
+    struct bolt_frame_hdr e = {.type = BOLT_FRAME_EAGER, .src = 1, .len = 4, .msg_size = 4};
+    ck_assert_int_eq(deliver(e, &v), BOLT_OK);
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_irecv(NULL, 0, 1, 0, bolt_rt.world, 0, &req), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_ERR_TRUNCATE);
+    ck_assert_uint_eq(req->status.bytes, 0);
+    bolt_req_release(req);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("proto");
@@ -249,6 +366,12 @@ int main(void)
     tcase_add_test(tc, truncated_eager_message_is_an_error_with_the_prefix);
     tcase_add_test(tc, synchronous_send_waits_for_the_match);
     tcase_add_test(tc, a_broken_peer_fails_what_waits_for_it);
+    tcase_add_test(tc, peer_dying_mid_payload_fails_the_matched_receive);
+    tcase_add_test(tc, a_peer_that_finalizes_releases_sends_waiting_for_it);
+    tcase_add_test(tc, no_empty_stripes);
+    tcase_add_test(tc, freeing_a_communicator_with_pending_receives_is_safe);
+    tcase_add_test(tc, a_cts_that_breaks_the_link_does_not_touch_a_freed_request);
+    tcase_add_test(tc, receiving_into_a_null_zero_byte_buffer_is_a_truncation);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

@@ -139,6 +139,17 @@ static int split_root(struct bolt_comm *c, struct split_entry *all, int **reply0
     return rc;
 }
 
+/* Rank 0 could not hear from `failed`: tell every other rank so that none of
+ * them waits for an answer that will not come. Reply: [0, SPLIT_FAILED, failed]. */
+#define SPLIT_FAILED (-2)
+static void split_abort(struct bolt_comm *c, int failed)
+{
+    int msg[3] = {0, SPLIT_FAILED, failed};
+    for (int r = 1; r < c->size; r++)
+        if (r != failed)
+            isend_internal(msg, sizeof msg, r, TAG_SPLIT_DOWN, c);
+}
+
 int bolt_comm_split(bolt_comm_t comm, int color, int key, bolt_comm_t *newcomm)
 {
     int rc = bolt_comm_check(comm, "bolt_comm_split");
@@ -159,10 +170,13 @@ int bolt_comm_split(bolt_comm_t comm, int color, int key, bolt_comm_t *newcomm)
         if (!all)
             return bolt_err_set(BOLT_ERR_NOMEM, "bolt_comm_split: out of memory");
         all[0] = mine;
-        for (int r = 1; r < comm->size && !rc; r++)
+        int r = 1;
+        for (; r < comm->size && !rc; r++)
             rc = recv_internal(&all[r], sizeof all[r], r, TAG_SPLIT_UP, comm);
         if (!rc)
             rc = split_root(comm, all, &reply);
+        else
+            split_abort(comm, r - 1);
         free(all);
     } else {
         struct bolt_request *r;
@@ -180,7 +194,16 @@ int bolt_comm_split(bolt_comm_t comm, int color, int key, bolt_comm_t *newcomm)
     }
     if (rc) {
         free(reply);
-        return rc == BOLT_ERR_NOMEM ? bolt_err_set(rc, "bolt_comm_split: out of memory") : rc;
+        return rc == BOLT_ERR_NOMEM ? bolt_err_set(rc, "bolt_comm_split: out of memory")
+                                    : bolt_err_within(rc, "bolt_comm_split");
+    }
+    if (reply[1] == SPLIT_FAILED) {
+        int failed = reply[2];
+        free(reply);
+        return bolt_err_set(BOLT_ERR_PEER,
+                            "bolt_comm_split: rank %d of the parent communicator failed, so no "
+                            "new communicator was made",
+                            failed);
     }
     uint32_t ctx = (uint32_t)reply[0];
     if (ctx + 2 > bolt_rt.next_ctx)

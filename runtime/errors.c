@@ -6,6 +6,7 @@
 #include "runtime/errors.h"
 
 static _Thread_local char err_message[1024];
+static _Thread_local char err_detail[800]; /* err_message without the identity */
 static int err_rank = -1;
 static char err_host[128];
 
@@ -49,18 +50,26 @@ void bolt_err_set_identity(int rank, const char *host)
 void bolt_err_clear(void)
 {
     err_message[0] = '\0';
+    err_detail[0] = '\0';
 }
 
 int bolt_err_set(int code, const char *fmt, ...)
 {
-    char detail[sizeof err_message - sizeof err_host - 32];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    vsnprintf(err_detail, sizeof err_detail, fmt, ap);
     va_end(ap);
     if (err_rank >= 0)
-        snprintf(err_message, sizeof err_message, "rank %d on %s: %s", err_rank, err_host, detail);
+        snprintf(err_message, sizeof err_message, "rank %d on %s: %s", err_rank, err_host,
+                 err_detail);
     else
-        snprintf(err_message, sizeof err_message, "%s", detail);
+        snprintf(err_message, sizeof err_message, "%s", err_detail);
     return code;
+}
+
+int bolt_err_within(int code, const char *what)
+{
+    char detail[sizeof err_detail];
+    snprintf(detail, sizeof detail, "%s", err_detail);
+    return bolt_err_set(code, "%s: %.*s", what, (int)(sizeof detail - 64), detail);
 }

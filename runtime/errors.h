@@ -20,5 +20,8 @@ int bolt_err_set(int code, const char *fmt, ...) BOLT_PRINTF(2, 3);
 /* Identity used in messages; set by the runtime at init (and by tools). */
 void bolt_err_set_identity(int rank, const char *host);
 void bolt_err_clear(void);
+/* Puts "what: " in front of the last error's detail (after the identity), so
+ * an error from an inner call says which public call it happened in. */
+int bolt_err_within(int code, const char *what);
 
 #endif

@@ -1,6 +1,7 @@
 /* A peer that vanishes (exits without bolt_finalize, or is killed) turns the
  * survivors' pending receives into an error that names it: never a hang.
- * argv[1]: "exit" (the victim calls _exit(0)) or "kill" (it raises SIGKILL). */
+ * argv[1]: "exit" (the victim calls _exit(0)), "kill" (it raises SIGKILL) or
+ * "split" (it exits, the others then try a communicator split). */
 #include <signal.h>
 #include <unistd.h>
 
@@ -22,7 +23,17 @@ int main(int argc, char **argv)
         usleep(200000);
         if (!strcmp(how, "kill"))
             raise(SIGKILL);
+        fflush(stdout);
         _exit(0);
+    }
+    if (!strcmp(how, "split")) {
+        /* a collective call with a dead member fails on every survivor */
+        bolt_comm_t half;
+        int rc = bolt_comm_split(w, rank % 2, 0, &half);
+        CHECK(rc == BOLT_ERR_PEER, "split: expected BOLT_ERR_PEER, got %s", bolt_strerror(rc));
+        printf("rank %d saw: %s\n", rank, bolt_error_message());
+        bolt_finalize();
+        return 0;
     }
     /* Wait for a message the victim will never send. */
     int v;

@@ -13,6 +13,13 @@ for np in 2 4; do
         echo "FAIL: -np $np peer exits (exit $rc, $seen survivors saw it)"; printf '%s\n' "$out"; fails=$((fails+1))
     fi
 done
+out=$("$BOLTRUN" --timeout 60 -np 4 "$T/peer_exit" split 2>&1); rc=$?
+seen=$(printf '%s\n' "$out" | grep -c "saw: .*rank 3")
+if [ $rc -eq 0 ] && [ "$seen" -eq 3 ]; then
+    echo "pass: split with a dead member fails on all 3 survivors, naming rank 3"; passes=$((passes+1))
+else
+    echo "FAIL: split with a dead member (exit $rc, $seen survivors named it)"; printf '%s\n' "$out"; fails=$((fails+1))
+fi
 marker="peer_exit_kill_$$"
 start=$(date +%s)
 out=$("$BOLTRUN" --timeout 60 -np 4 "$T/peer_exit" kill "$marker" 2>&1); rc=$?

@@ -21,11 +21,6 @@ enum { CK_DATA = 0, CK_EAGER_REQ = 1, CK_EAGER_UNEXP = 2, CK_CONTROL = 3 };
 static void send_try_complete(struct bolt_request *req);
 static int comm_others_gone(const struct bolt_comm *c, int *last);
 
-struct data_cookie {
-    struct bolt_request *req;
-    size_t len;
-};
-
 /* ---- sending frames ---------------------------------------------------- */
 
 static int tl_send(int world_peer, struct bolt_frame_slot *slot)
@@ -558,14 +553,8 @@ static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void 
         if (!req || req->kind != BOLT_REQ_RECV || req->world_peer != peer || h->len == 0 ||
             h->msg_size > req->expected || h->len > req->expected - h->msg_size)
             return proto_error(peer, "DATA for an unknown receive or out of its bounds");
-        /* Stripes may land in any order: each carries its own length. */
-        struct data_cookie *dc = malloc(sizeof *dc);
-        if (!dc)
-            return proto_error(peer, "out of memory");
-        dc->req = req;
-        dc->len = h->len;
         *dst = (char *)req->buf + h->msg_size;
-        *cookie = CK_MAKE(dc, CK_DATA);
+        *cookie = CK_MAKE(req, CK_DATA);
         return BOLT_OK;
     }
     case BOLT_FRAME_SYNC_ACK: {
@@ -595,17 +584,16 @@ static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void 
     }
 }
 
-static void frame_end(void *rt, int peer, void *cookie)
+static void frame_end(void *rt, int peer, const struct bolt_frame_hdr *h, void *cookie)
 {
     (void)rt;
     (void)peer;
     void *p = CK_PTR(cookie);
     switch (CK_KIND(cookie)) {
     case CK_DATA: {
-        struct data_cookie *dc = p;
-        struct bolt_request *req = dc->req;
-        req->received += dc->len;
-        free(dc);
+        /* Stripes may land in any order: each counts its own length. */
+        struct bolt_request *req = p;
+        req->received += h->len;
         if (req->received == req->expected)
             recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->received);
         break;

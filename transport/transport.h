@@ -43,8 +43,9 @@ struct bolt_tl_upcalls {
      * malformed: the transport then treats the peer as broken. */
     int (*frame_begin)(void *rt, int peer, const struct bolt_frame_hdr *hdr,
                        void **dst, void **cookie);
-    /* All payload bytes of the frame are in *dst. */
-    void (*frame_end)(void *rt, int peer, void *cookie);
+    /* All payload bytes of the frame are in *dst. `hdr` is the frame's header
+     * again (the transport keeps it while the payload arrives). */
+    void (*frame_end)(void *rt, int peer, const struct bolt_frame_hdr *hdr, void *cookie);
     /* The connection to `peer` broke (EOF, reset, protocol error). `why` says
      * what happened in words ("connection reset by peer"). After this, the
      * transport completes every pending send to that peer with `error` and

@@ -76,7 +76,7 @@ static int deliver(struct bolt_frame_hdr h, const void *payload)
         return rc;
     if (h.len)
         memcpy(dst, payload, h.len);
-    bolt_rt.up.frame_end(bolt_rt.up.rt, 1, cookie);
+    bolt_rt.up.frame_end(bolt_rt.up.rt, 1, &h, cookie);
     return BOLT_OK;
 }
 

@@ -71,8 +71,9 @@ static int rt_begin(void *rtp, int peer, const struct bolt_frame_hdr *h, void **
     return 0;
 }
 
-static void rt_end(void *rtp, int peer, void *cookie)
+static void rt_end(void *rtp, int peer, const struct bolt_frame_hdr *hdr, void *cookie)
 {
+    (void)hdr;
     struct rt *rt = rtp;
     rt->f[(intptr_t)cookie].done = 1;
     (void)peer;

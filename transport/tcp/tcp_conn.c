@@ -253,7 +253,7 @@ static int frame_begin(struct tcp_conn *c)
         return -1;
     }
     if (h->len == 0) {
-        ctx->up->frame_end(ctx->up->rt, c->peer, cookie);
+        ctx->up->frame_end(ctx->up->rt, c->peer, h, cookie);
         return 1;
     }
     c->in_payload = 1;
@@ -269,7 +269,7 @@ static int frame_end(struct tcp_conn *c)
     void *cookie = c->rcookie;
     c->rdst = NULL;
     c->rcookie = NULL;
-    c->ctx->up->frame_end(c->ctx->up->rt, c->peer, cookie);
+    c->ctx->up->frame_end(c->ctx->up->rt, c->peer, &c->rhdr, cookie);
     return 1;
 }
 

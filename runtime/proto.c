@@ -154,10 +154,10 @@ static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
         req->world_peer = u->world_src;
         if (min_size(u->size, req->bytes))
             memcpy(req->buf, u->data, min_size(u->size, req->bytes));
-        if (u->sync)
-            send_control(u->world_src, BOLT_FRAME_SYNC_ACK, u->sreq, 0, 0);
         bolt_match_remove_unexp(&bolt_rt.match, u);
         recv_finish(req, u->src, u->tag, u->size, min_size(u->size, req->bytes));
+        if (u->sync)
+            send_control(u->world_src, BOLT_FRAME_SYNC_ACK, u->sreq, 0, 0);
         free(u->data);
         free(u);
         return;
@@ -607,9 +607,13 @@ static void frame_end(void *rt, int peer, const struct bolt_frame_hdr *h, void *
             free(r->trunc_tmp);
             r->trunc_tmp = NULL;
         }
-        if (r->sync)
-            send_control(r->world_peer, BOLT_FRAME_SYNC_ACK, r->ack_sreq, 0, 0);
+        /* Finish first: the request may be freed by then, so the ack is sent
+         * from copies. */
+        int sync = r->sync, to = r->world_peer;
+        uint64_t ack = r->ack_sreq;
         recv_finish(r, r->status.source, r->status.tag, r->msg_size, got);
+        if (sync)
+            send_control(to, BOLT_FRAME_SYNC_ACK, ack, 0, 0);
         break;
     }
     case CK_EAGER_UNEXP: {

@@ -695,7 +695,7 @@ static int stranger_try(int port, int how)
     he.target = 0;
     uint8_t wrong[BOLT_SECRET_BYTES];
     memset(wrong, 0x5a, sizeof wrong);
-    tcp_hs_hello_mac(wrong, ch.nonce, he.rank, he.index, he.mac);
+    tcp_hs_hello_mac(wrong, ch.nonce, he.target, he.rank, he.index, he.mac);
     if (how == BAD_ORDER) {
         he.magic = __builtin_bswap32(TCP_HS_MAGIC);
         he.order = __builtin_bswap16(TCP_HS_ORDER);

@@ -63,7 +63,7 @@ struct tcp_hs_ack {
 
 /* MACs of the handshake (ranks and index encoded big-endian). */
 int tcp_hs_hello_mac(const uint8_t *secret, const uint8_t nonce[TCP_NONCE_BYTES],
-                     int32_t rank, int32_t index, uint8_t out[BOLT_HMAC_BYTES]);
+                     int32_t target, int32_t rank, int32_t index, uint8_t out[BOLT_HMAC_BYTES]);
 int tcp_hs_ack_mac(const uint8_t *secret, const uint8_t cnonce[TCP_NONCE_BYTES],
                    const uint8_t nonce[TCP_NONCE_BYTES], int32_t acceptor,
                    int32_t rank, int32_t index, uint8_t out[BOLT_HMAC_BYTES]);
@@ -95,6 +95,8 @@ struct tcp_peer {
     int nconns;             /* 0 until wired */
     struct tcp_conn *conns; /* nconns entries */
     int failed;
+    int fail_deferred;      /* broke inside send(): reported by the next progress() */
+    char fail_why[256];
     int wired;              /* every connection is authenticated and open */
     unsigned rr;
 };
@@ -127,6 +129,11 @@ struct bolt_tl_ctx {
     struct tcp_evloop *ev;
     unsigned char *stage; /* TCP_STAGE_BYTES, shared by every connection */
     int finalizing;
+    /* Inside send(): a broken peer is only noted, and reported to the runtime
+     * from the next progress(), because the runtime may be in the middle of
+     * using a request that peer_failed would complete and free. */
+    int in_send;
+    int deferred_fails;
 };
 
 /* tcp_ctx.c */

@@ -147,7 +147,7 @@ void tcp_conn_enqueue(struct tcp_conn *c, struct bolt_tl_send *s)
 
 int tcp_conn_flush(struct tcp_conn *c)
 {
-    if (c->flushing || c->dead)
+    if (c->flushing || c->dead || c->ctx->peers[c->peer].fail_deferred)
         return 0;
     c->flushing = 1;
     int frames = 0;
@@ -169,6 +169,8 @@ int tcp_conn_flush(struct tcp_conn *c)
             }
             uint64_t left = s->hdr.len - done;
             if (left > 0) {
+                if (total >= TCP_WRITE_CAP)
+                    break; /* the header alone filled the cap */
                 uint64_t room = TCP_WRITE_CAP - total;
                 uint64_t take = left < room ? left : room;
                 iov[n].iov_base = (char *)s->payload + done;
@@ -308,6 +310,8 @@ static int parse_stage(struct tcp_conn *c, const unsigned char *p, size_t n)
 
 int tcp_conn_read(struct tcp_conn *c)
 {
+    if (c->ctx->peers[c->peer].fail_deferred)
+        return 0;
     int frames = 0;
     unsigned char *stage = c->ctx->stage;
     for (int round = 0; round < TCP_READ_ROUNDS && !c->dead; round++) {

@@ -42,12 +42,20 @@ void tcp_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
     struct tcp_peer *p = &ctx->peers[peer];
     if (p->failed)
         return;
-    p->failed = 1;
     char why[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    if (ctx->in_send && !ctx->finalizing) {
+        if (!p->fail_deferred) {
+            p->fail_deferred = 1;
+            snprintf(p->fail_why, sizeof p->fail_why, "%s", why);
+            ctx->deferred_fails++;
+        }
+        return;
+    }
+    p->failed = 1;
     /* Close every link first and take their queues, so that completions
      * (which may call send again) see a failed peer and nothing half-open. */
     struct bolt_tl_send *head = NULL, **tail = &head;
@@ -211,14 +219,31 @@ static int tcp_send(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s)
     }
     if (!p->wired)
         return bolt_err_set(BOLT_ERR_ARG, "tcp: send to rank %d, which is not connected", peer);
+    ctx->in_send++;
     tcp_conn_enqueue(pick_conn(p, s), s);
+    ctx->in_send--;
     return BOLT_OK;
+}
+
+/* Reports the failures noted inside send(). */
+static void report_deferred(struct bolt_tl_ctx *ctx)
+{
+    ctx->deferred_fails = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        struct tcp_peer *p = &ctx->peers[r];
+        if (p->fail_deferred) {
+            p->fail_deferred = 0;
+            tcp_peer_fail(ctx, r, "%s", p->fail_why);
+        }
+    }
 }
 
 static int tcp_progress(struct bolt_tl_ctx *ctx)
 {
     if (!ctx || !ctx->ev)
         return 0;
+    if (ctx->deferred_fails)
+        report_deferred(ctx);
     struct tcp_event evs[TCP_EVENTS_BATCH];
     int n = ctx->evops->wait(ctx->ev, evs, TCP_EVENTS_BATCH, 0);
     if (n <= 0)

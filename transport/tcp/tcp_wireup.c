@@ -11,7 +11,7 @@
  * Handshake on each connection (fixed-size messages, host byte order):
  *   acceptor  -> connector  challenge {magic, version, order, acceptor rank, nonce}
  *   connector -> acceptor   hello {magic, version, order, rank, index, target,
- *                                  cnonce, HMAC(secret, "bolt-tcp"|nonce|rank|index)}
+ *                                  cnonce, HMAC(secret, "bolt-tcp"|nonce|rank|index|target)}
  *   acceptor  -> connector  ack {HMAC(secret, "bolt-tcp-ack"|cnonce|nonce|acceptor|rank|index)}
  * The acceptor refuses (logs a warning, closes, goes on) a hello with a wrong
  * magic, byte order, version, target, rank, index, a duplicate, or a bad MAC.
@@ -264,14 +264,15 @@ static void put_be32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
-int tcp_hs_hello_mac(const uint8_t *secret, const uint8_t nonce[TCP_NONCE_BYTES], int32_t rank,
-                     int32_t index, uint8_t out[BOLT_HMAC_BYTES])
+int tcp_hs_hello_mac(const uint8_t *secret, const uint8_t nonce[TCP_NONCE_BYTES], int32_t target,
+                     int32_t rank, int32_t index, uint8_t out[BOLT_HMAC_BYTES])
 {
-    uint8_t d[8 + TCP_NONCE_BYTES + 8];
+    uint8_t d[8 + TCP_NONCE_BYTES + 12];
     memcpy(d, "bolt-tcp", 8);
     memcpy(d + 8, nonce, TCP_NONCE_BYTES);
     put_be32(d + 8 + TCP_NONCE_BYTES, (uint32_t)rank);
     put_be32(d + 12 + TCP_NONCE_BYTES, (uint32_t)index);
+    put_be32(d + 16 + TCP_NONCE_BYTES, (uint32_t)target); /* a hello is for one acceptor */
     return bolt_hmac_sha256(secret, BOLT_SECRET_BYTES, d, sizeof d, out);
 }
 
@@ -532,7 +533,7 @@ static void step_connector(struct wireup *w, struct hs *h, short revents)
             he.index = h->index;
             he.target = h->peer;
             if (bolt_random_bytes(h->cnonce, TCP_NONCE_BYTES) != 0 ||
-                tcp_hs_hello_mac(ctx->secret, h->nonce, ctx->rank, h->index, he.mac) != 0) {
+                tcp_hs_hello_mac(ctx->secret, h->nonce, h->peer, ctx->rank, h->index, he.mac) != 0) {
                 w->fatal = bolt_err_set(BOLT_ERR_AUTH, "tcp: cannot compute the handshake HMAC");
                 hs_close(h);
                 return;
@@ -595,7 +596,7 @@ static void check_hello(struct wireup *w, struct hs *h)
         return;
     }
     uint8_t mac[BOLT_HMAC_BYTES];
-    if (tcp_hs_hello_mac(ctx->secret, h->nonce, he.rank, he.index, mac) != 0 ||
+    if (tcp_hs_hello_mac(ctx->secret, h->nonce, ctx->rank, he.rank, he.index, mac) != 0 ||
         !bolt_secure_equal(mac, he.mac, BOLT_HMAC_BYTES)) {
         refuse(w, h, "bad HMAC for rank %d (wrong job secret?)", (int)he.rank);
         return;

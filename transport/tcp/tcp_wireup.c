@@ -316,6 +316,7 @@ struct hs {
     uint8_t nonce[TCP_NONCE_BYTES], cnonce[TCP_NONCE_BYTES];
     struct sockaddr_in sa;
     double retry_at;
+    double expires;  /* acceptor: a stranger that stays silent is dropped then */
     int last_err;
     const char *last_what;
 };
@@ -327,7 +328,20 @@ struct wireup {
     unsigned char *slot; /* size * nconns: acceptor slots reserved */
     int need_in, got_in;
     int fatal;           /* BOLT_ERR_* once the wire-up must stop */
+    double accept_pause; /* out of descriptors: do not accept before this */
+    int warned_flood;    /* strangers' handshakes were dropped (logged once) */
 };
+
+/* Handshakes a stranger may keep open at once, and for how long: a real rank
+ * answers a challenge in milliseconds, even on a loaded machine in seconds. */
+#define HS_ACCEPT_CAP(w) (4 * (w)->need_in + 16)
+static double hs_accept_window(const struct bolt_tl_ctx *ctx)
+{
+    double t = ctx->timeout / 4;
+    if (t < 5)
+        t = 5;
+    return t < ctx->timeout ? t : ctx->timeout;
+}
 
 static int hs_reading(int st)
 {
@@ -654,6 +668,39 @@ static void step_acceptor(struct wireup *w, struct hs *h)
     }
 }
 
+/* Keeps at most HS_ACCEPT_CAP unauthenticated handshakes: the oldest goes. */
+static void drop_excess_strangers(struct wireup *w)
+{
+    int open = 0, oldest = -1;
+    for (int i = 0; i < w->nhs; i++) {
+        struct hs *h = &w->hs[i];
+        if (!h->acceptor || (h->state != HS_WRITE_CHAL && h->state != HS_READ_HELLO))
+            continue; /* only handshakes whose hello is not yet proven */
+        open++;
+        if (oldest < 0 || h->expires < w->hs[oldest].expires)
+            oldest = i;
+    }
+    if (open < HS_ACCEPT_CAP(w) || oldest < 0)
+        return;
+    if (!w->warned_flood++)
+        refuse(w, &w->hs[oldest], "too many unauthenticated connections at once (%d)", open);
+    else {
+        hs_close(&w->hs[oldest]);
+        w->hs[oldest].state = HS_FREE;
+    }
+}
+
+/* Drops strangers that stayed silent past their window. */
+static void expire_strangers(struct wireup *w, double now)
+{
+    for (int i = 0; i < w->nhs; i++) {
+        struct hs *h = &w->hs[i];
+        if (h->acceptor && (h->state == HS_WRITE_CHAL || h->state == HS_READ_HELLO) &&
+            h->expires < now)
+            refuse(w, h, "no valid hello within %.0f s", hs_accept_window(w->ctx));
+    }
+}
+
 static void accept_new(struct wireup *w)
 {
     struct bolt_tl_ctx *ctx = w->ctx;
@@ -664,10 +711,18 @@ static void accept_new(struct wireup *w)
         if (fd < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* The listener stays readable: pause it instead of spinning. */
+                if (w->accept_pause == 0)
+                    bolt_log(BOLT_LOG_WARN, "tcp: accept() failed: %s; pausing accepts",
+                             strerror(errno));
+                w->accept_pause = tcp_now() + 0.1;
+            } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED) {
                 bolt_log(BOLT_LOG_WARN, "tcp: accept() failed: %s", strerror(errno));
+            }
             return;
         }
+        drop_excess_strangers(w);
         struct hs *h = hs_new(w);
         if (!h || tcp_sock_prepare(fd, ctx->bufsz) != 0) {
             close(fd);
@@ -678,6 +733,7 @@ static void accept_new(struct wireup *w)
         h->acceptor = 1;
         h->fd = fd;
         h->sa = sa;
+        h->expires = tcp_now() + hs_accept_window(ctx);
         h->peer = -1;
         h->index = -1;
         struct tcp_hs_challenge ch;
@@ -870,8 +926,11 @@ int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
             }
             who = nw;
         }
+        expire_strangers(&w, now);
+        if (w.accept_pause && w.accept_pause <= now)
+            w.accept_pause = 0;
         int n = 0;
-        if (w.got_in < w.need_in) {
+        if (w.got_in < w.need_in && !w.accept_pause) {
             pfd[n].fd = ctx->lfd;
             pfd[n].events = POLLIN;
             who[n++] = -1;

@@ -2,7 +2,7 @@
 INTEGRATION_PROGS = tests/integration/p2p_pingpong tests/integration/p2p_anysource \
 	tests/integration/p2p_order tests/integration/p2p_many tests/integration/comm_split \
 	tests/integration/p2p_errors tests/integration/peer_exit tests/integration/abort \
-	tests/integration/finalized_peer
+	tests/integration/finalized_peer tests/integration/reset_in_send
 check_PROGRAMS += $(INTEGRATION_PROGS)
 tests_integration_p2p_pingpong_SOURCES = tests/integration/p2p_pingpong.c tests/integration/tutil.h
 tests_integration_p2p_pingpong_LDADD = libbolt.la
@@ -22,6 +22,8 @@ tests_integration_abort_SOURCES = tests/integration/abort.c tests/integration/tu
 tests_integration_abort_LDADD = libbolt.la
 tests_integration_finalized_peer_SOURCES = tests/integration/finalized_peer.c tests/integration/tutil.h
 tests_integration_finalized_peer_LDADD = libbolt.la
+tests_integration_reset_in_send_SOURCES = tests/integration/reset_in_send.c tests/integration/tutil.h
+tests_integration_reset_in_send_LDADD = libbolt.la
 
 INTEGRATION_TESTS = tests/integration/pingpong.sh tests/integration/anysource.sh \
 	tests/integration/order.sh tests/integration/many.sh tests/integration/split.sh \

@@ -20,6 +20,7 @@ if [ $rc -eq 0 ] && [ "$seen" -eq 3 ]; then
 else
     echo "FAIL: split with a dead member (exit $rc, $seen survivors named it)"; printf '%s\n' "$out"; fails=$((fails+1))
 fi
+BOLT_SPIN_COUNT=0 run 2 "$T/reset_in_send"
 marker="peer_exit_kill_$$"
 start=$(date +%s)
 out=$("$BOLTRUN" --timeout 60 -np 4 "$T/peer_exit" kill "$marker" 2>&1); rc=$?

@@ -241,12 +241,16 @@ int bolt_finalize(void)
 
 int bolt_initialized(int *flag)
 {
+    if (!flag)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_initialized: flag pointer is NULL");
     *flag = bolt_rt.initialized;
     return BOLT_OK;
 }
 
 int bolt_finalized(int *flag)
 {
+    if (!flag)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_finalized: flag pointer is NULL");
     *flag = bolt_rt.finalized;
     return BOLT_OK;
 }

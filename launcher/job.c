@@ -25,11 +25,18 @@
 #include "runtime/crypto.h"
 #include "runtime/kvs_wire.h"
 
+#ifndef NSIG
+#define NSIG 65
+#endif
+
 /* After SIGKILL, how long to wait for the guards to report before giving up. */
 #define HARD_WAIT_S 5.0
 /* After every rank has ended, how long to wait for their output pipes to close
  * (a stray grandchild that left the rank's process group may hold them). */
 #define DRAIN_WAIT_S 2.0
+/* Once the job is being stopped and every rank has ended, output that
+ * boltrun's stdout/stderr has not taken for this long is dropped. */
+#define STALL_S 0.25
 
 struct rank {
     pid_t guard;
@@ -38,6 +45,8 @@ struct rank {
     size_t lhave;
     int reaped, guard_status;
     int done, status;
+    int reported;             /* the status came from the guard's report */
+    int pg_killed;            /* its group got SIGKILL after the guard's death */
     struct iofwd_stream out, err;
 };
 
@@ -57,6 +66,7 @@ struct job {
 };
 
 static int g_sigpipe[2] = {-1, -1};
+static sigset_t g_ignored; /* signals ignored when boltrun started: the ranks inherit that */
 
 static void on_signal(int sig)
 {
@@ -82,10 +92,19 @@ static int install_signals(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
+    sigemptyset(&g_ignored);
+    for (int s = 1; s < NSIG; s++) {
+        struct sigaction old;
+        if (s != SIGKILL && s != SIGSTOP && sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            sigaddset(&g_ignored, s);
+    }
     sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
+    /* An inherited SIG_IGN (nohup, a background job of a script) stays. */
+    if (!sigismember(&g_ignored, SIGINT))
+        sigaction(SIGINT, &sa, NULL);
+    if (!sigismember(&g_ignored, SIGHUP))
+        sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGCONT, &sa, NULL); /* back to the foreground, maybe: look at stdin again */
     sa.sa_flags = SA_NOCLDSTOP;
     sigaction(SIGCHLD, &sa, NULL);
@@ -141,6 +160,17 @@ static void pump_rank_output(struct rank *r)
     }
 }
 
+/* The rank's status comes from its guard's death, not from its report: the
+ * guard did not clear the group, so boltrun does. The group id (the guard's
+ * pid) cannot be reused while members remain. */
+static void kill_orphaned_group(struct rank *r)
+{
+    if (!r->reported && !r->pg_killed) {
+        r->pg_killed = 1;
+        (void)killpg(r->guard, SIGKILL);
+    }
+}
+
 static void rank_done(struct job *j, int i, int status, double now)
 {
     struct rank *r = &j->r[i];
@@ -151,20 +181,22 @@ static void rank_done(struct job *j, int i, int status, double now)
     j->ndone++;
     if (i == j->cfg->stdin_rank)
         stdin_fwd_close(&j->in); /* nobody reads it any more */
+    if (j->kvs)
+        kvs_server_rank_ended(j->kvs, i, j->host); /* a fence it missed fails now */
     pump_rank_output(r); /* its last words come before boltrun's verdict */
     int failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     if (failed && !j->cause) {
         j->cause = 1;
         if (WIFSIGNALED(status)) {
             int sig = WTERMSIG(status);
-            fprintf(stderr, "boltrun: rank %d on %s was killed by signal %d (%s)\n", i, j->host, sig,
+            iofwd_log("boltrun: rank %d on %s was killed by signal %d (%s)", i, j->host, sig,
                     strsignal(sig));
             j->exit_code = 128 + sig;
         } else if (WIFEXITED(status)) {
-            fprintf(stderr, "boltrun: rank %d on %s exited with status %d\n", i, j->host, WEXITSTATUS(status));
+            iofwd_log("boltrun: rank %d on %s exited with status %d", i, j->host, WEXITSTATUS(status));
             j->exit_code = WEXITSTATUS(status);
         } else {
-            fprintf(stderr, "boltrun: rank %d on %s ended abnormally (wait status 0x%x)\n", i, j->host,
+            iofwd_log("boltrun: rank %d on %s ended abnormally (wait status 0x%x)", i, j->host,
                     (unsigned)status);
             j->exit_code = 1;
         }
@@ -180,9 +212,9 @@ static void on_abort(void *ctx, int rank, int code, const char *msg)
     if (j->cause)
         return;
     j->cause = 1;
-    fprintf(stderr, "boltrun: rank %d on %s called bolt_abort (code %d): %s\n", rank, j->host, code, msg);
+    iofwd_log("boltrun: rank %d on %s called bolt_abort (code %d): %s", rank, j->host, code, msg);
     int ec = code & 0xff;
-    if (ec == 0 && code != 0)
+    if (ec == 0) /* an abort is a failure, whatever the code */
         ec = 1;
     j->exit_code = ec;
     begin_stop(j, SIGTERM, bolt_kvs_now());
@@ -200,8 +232,10 @@ static void reap(struct job *j, double now)
             if (r->guard == p) {
                 r->reaped = 1;
                 r->guard_status = st;
-                if (r->life < 0 && !r->done) /* it died without a report: its fate is the rank's */
+                if (r->life < 0 && !r->done) { /* it died without a report: its fate is the rank's */
+                    kill_orphaned_group(r);
                     rank_done(j, i, st, now);
+                }
             }
         }
     }
@@ -216,8 +250,10 @@ static void read_lifeline(struct job *j, int i, double now)
             r->lhave += (size_t)n;
             if (r->lhave == sizeof r->lbuf) {
                 int st;
-                if (spawn_decode_status(r->lbuf, &st) == 0)
+                if (spawn_decode_status(r->lbuf, &st) == 0 && !r->done) {
+                    r->reported = 1;
                     rank_done(j, i, st, now);
+                }
                 r->lhave = 0;
             }
             continue;
@@ -228,8 +264,10 @@ static void read_lifeline(struct job *j, int i, double now)
             return;
         close(r->life); /* EOF: the guard is gone */
         r->life = -1;
-        if (!r->done && r->reaped)
+        if (!r->done && r->reaped) {
+            kill_orphaned_group(r);
             rank_done(j, i, r->guard_status, now);
+        }
         return;
     }
 }
@@ -253,12 +291,12 @@ static void handle_signals(struct job *j, double now)
                 if (!j->cause) {
                     j->cause = 1;
                     j->exit_code = 128 + sig;
-                    fprintf(stderr, "boltrun: caught signal %d (%s); stopping the job's ranks\n", sig,
+                    iofwd_log("boltrun: caught signal %d (%s); stopping the job's ranks", sig,
                             strsignal(sig));
                 }
                 begin_stop(j, sig, now); /* forwarded as is: SIGINT stays SIGINT */
             } else if (!j->killed) {
-                fprintf(stderr, "boltrun: caught signal %d again; killing the job's ranks now\n", sig);
+                iofwd_log("boltrun: caught signal %d again; killing the job's ranks now", sig);
                 kill_all(j, now);
             }
         }
@@ -270,7 +308,10 @@ static void handle_signals(struct job *j, double now)
 static int raise_fd_limit(int np, char *err, size_t cap)
 {
     struct rlimit rl;
-    rlim_t need = (rlim_t)np * 5 + 32;
+    /* Per rank: lifeline, two pipes, a bootstrap connection, one spare; and
+     * the unauthenticated connections the key-value store tolerates
+     * (kvs_server.c: 2 * np + 16), plus boltrun's own. */
+    rlim_t need = (rlim_t)np * 7 + 80;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
         return 0;
     rlim_t want = need;
@@ -296,7 +337,17 @@ static double min_deadline(double a, double b)
 
 static int finish(struct job *j, double now);
 
+static int job_run_inner(const struct job_config *cfg);
+
 int job_run(const struct job_config *cfg)
+{
+    iofwd_sinks_init();
+    int rc = job_run_inner(cfg);
+    iofwd_sinks_drain(2.0); /* messages of a job that did not start */
+    return rc;
+}
+
+static int job_run_inner(const struct job_config *cfg)
 {
     struct job jb, *j = &jb;
     memset(j, 0, sizeof *j);
@@ -306,18 +357,18 @@ int job_run(const struct job_config *cfg)
     if (gethostname(j->host, sizeof j->host - 1) != 0)
         snprintf(j->host, sizeof j->host, "localhost");
     if (raise_fd_limit(cfg->np, err, sizeof err) != 0) {
-        fprintf(stderr, "%s\n", err);
+        iofwd_log("%s", err);
         return 1;
     }
     if (install_signals() != 0) {
-        fprintf(stderr, "boltrun: cannot create a pipe for signals: %s\n", strerror(errno));
+        iofwd_log("boltrun: cannot create a pipe for signals: %s", strerror(errno));
         return 1;
     }
 
     uint8_t secret[BOLT_SECRET_BYTES], idb[4];
     char secret_hex[2 * BOLT_SECRET_BYTES + 1], idhex[9], job_id[64], addr[64];
     if (bolt_random_bytes(secret, sizeof secret) != 0 || bolt_random_bytes(idb, sizeof idb) != 0) {
-        fprintf(stderr, "boltrun: cannot draw the job secret from the system's random source: %s\n",
+        iofwd_log("boltrun: cannot draw the job secret from the system's random source: %s",
                 strerror(errno));
         return 1;
     }
@@ -328,7 +379,7 @@ int job_run(const struct job_config *cfg)
     struct kvs_events ev = {.ctx = j, .on_abort = on_abort};
     if (kvs_server_start(&j->kvs, cfg->np, secret, cfg->auth_timeout, &ev, addr, sizeof addr, err,
                          sizeof err) != 0) {
-        fprintf(stderr, "boltrun: %s\n", err);
+        iofwd_log("boltrun: %s", err);
         return 1;
     }
 
@@ -336,7 +387,7 @@ int job_run(const struct job_config *cfg)
     int *closefds = malloc(((size_t)cfg->np * 3 + 8) * sizeof *closefds);
     struct pollfd *pfd = NULL;
     if (j->r == NULL || closefds == NULL) {
-        fprintf(stderr, "boltrun: out of memory for %d ranks\n", cfg->np);
+        iofwd_log("boltrun: out of memory for %d ranks", cfg->np);
         free(j->r);
         free(closefds);
         kvs_server_destroy(j->kvs);
@@ -353,8 +404,8 @@ int job_run(const struct job_config *cfg)
         closefds[nclose++] = kvs_server_listen_fd(j->kvs);
         int rank_in = -1;
         if (i == cfg->stdin_rank && stdin_fwd_open(&j->in, 0, i, &rank_in) != 0) {
-            fprintf(stderr, "boltrun: cannot create the stdin pipe of rank %d: %s; stopping the ranks already "
-                    "started\n", i, strerror(errno));
+            iofwd_log("boltrun: cannot create the stdin pipe of rank %d: %s; stopping the ranks already "
+                    "started", i, strerror(errno));
             j->cause = 1;
             j->exit_code = 1;
             begin_stop(j, SIGTERM, bolt_kvs_now());
@@ -372,7 +423,7 @@ int job_run(const struct job_config *cfg)
         }
         struct spawn_opts so = {.path = cfg->path, .argv = cfg->argv, .rank = i, .size = cfg->np,
                                 .kvs_addr = addr, .secret_hex = secret_hex, .job_id = job_id, .host = j->host,
-                                .grace = cfg->kill_grace, .stdin_fd = rank_in, .close_fds = closefds,
+                                .grace = cfg->kill_grace, .stdin_fd = rank_in, .ignored = &g_ignored, .close_fds = closefds,
                                 .nclose = nclose};
         struct spawn_result sr;
         int spawned = spawn_rank(&so, &sr, err, sizeof err);
@@ -380,7 +431,7 @@ int job_run(const struct job_config *cfg)
             close(rank_in); /* the rank's now; a failed spawn leaves no reader and
                              * the forwarder drops what it gets */
         if (spawned != 0) {
-            fprintf(stderr, "boltrun: %s; stopping the ranks already started\n", err);
+            iofwd_log("boltrun: %s; stopping the ranks already started", err);
             j->cause = 1;
             j->exit_code = 1;
             begin_stop(j, SIGTERM, bolt_kvs_now());
@@ -389,9 +440,16 @@ int job_run(const struct job_config *cfg)
         struct rank *r = &j->r[i];
         r->guard = sr.guard;
         r->life = sr.lifeline;
-        if (iofwd_init(&r->out, sr.out_fd, 1, i, cfg->tag_output) != 0 ||
-            iofwd_init(&r->err, sr.err_fd, 2, i, cfg->tag_output) != 0) {
-            fprintf(stderr, "boltrun: out of memory for the output of rank %d\n", i);
+        r->out.fd = r->err.fd = -1;
+        r->out.outfd = 1;
+        r->err.outfd = 2;
+        int ok = iofwd_init(&r->out, sr.out_fd, 1, i, cfg->tag_output) == 0;
+        if (ok)
+            ok = iofwd_init(&r->err, sr.err_fd, 2, i, cfg->tag_output) == 0;
+        else
+            close(sr.err_fd);
+        if (!ok) {
+            iofwd_log("boltrun: out of memory for the output of rank %d", i);
             j->nstarted++;
             j->cause = 1;
             j->exit_code = 1;
@@ -416,7 +474,7 @@ int job_run(const struct job_config *cfg)
             if (!j->cause) {
                 j->cause = 1;
                 j->exit_code = 124;
-                fprintf(stderr, "boltrun: job timed out after %s s; stopping its ranks\n", cfg->timeout_text);
+                iofwd_log("boltrun: job timed out after %s s; stopping its ranks", cfg->timeout_text);
             }
             begin_stop(j, SIGTERM, now);
         }
@@ -425,22 +483,37 @@ int job_run(const struct job_config *cfg)
         if (j->killed && now >= j->hard_deadline) {
             for (int i = 0; i < j->nstarted; i++)
                 if (!j->r[i].done) {
-                    fprintf(stderr, "boltrun: rank %d's guard (pid %ld) does not answer after SIGKILL; "
-                            "giving up on it\n", i, (long)j->r[i].guard);
+                    iofwd_log("boltrun: rank %d's guard (pid %ld) does not answer after SIGKILL; "
+                            "giving up on it", i, (long)j->r[i].guard);
                     rank_done(j, i, SIGKILL, now);
                 }
         }
         int open_pipes = 0;
         for (int i = 0; i < j->nstarted; i++)
             open_pipes += (j->r[i].out.fd >= 0) + (j->r[i].err.fd >= 0);
-        if (j->ndone == j->nstarted && (open_pipes == 0 || now >= j->drain_deadline))
-            break;
+        int all_done = j->ndone == j->nstarted, queued = iofwd_queued() > 0;
+        if (all_done) {
+            /* Output held back by a full queue has not been read yet: the
+             * wait for the pipes starts once it can be. */
+            if (!j->stopping && iofwd_backpressured())
+                j->drain_deadline = now + DRAIN_WAIT_S;
+            if (!queued && (open_pipes == 0 || now >= j->drain_deadline))
+                break;
+            /* Being stopped: a reader that takes nothing more is not waited for. */
+            if (j->stopping && queued && (now >= j->kill_deadline || now - iofwd_last_progress() >= STALL_S))
+                break;
+            if (open_pipes > 0 && now >= j->drain_deadline)
+                for (int i = 0; i < j->nstarted; i++) {
+                    iofwd_close(&j->r[i].out); /* a stray holds them: stop reading */
+                    iofwd_close(&j->r[i].err);
+                }
+        }
 
-        size_t need = 1 + STDIN_FWD_POLLFDS + (size_t)kvs_server_max_pollfds(j->kvs) + 3 * (size_t)j->nstarted;
+        size_t need = 3 + STDIN_FWD_POLLFDS + (size_t)kvs_server_max_pollfds(j->kvs) + 3 * (size_t)j->nstarted;
         if (need > cap) {
             struct pollfd *n = realloc(pfd, need * 2 * sizeof *pfd);
             if (n == NULL) {
-                fprintf(stderr, "boltrun: out of memory in the event loop; killing the job\n");
+                iofwd_log("boltrun: out of memory in the event loop; killing the job");
                 kill_all(j, now);
                 struct timespec ts = {0, 50000000};
                 nanosleep(&ts, NULL);
@@ -452,6 +525,11 @@ int job_run(const struct job_config *cfg)
         }
         int np = 0;
         pfd[np++] = (struct pollfd){.fd = g_sigpipe[0], .events = POLLIN};
+        int sink_first = np;
+        for (int fd = 1; fd <= 2; fd++) {
+            short ev = iofwd_sink_events(fd);
+            pfd[np++] = (struct pollfd){.fd = ev ? fd : -1, .events = ev};
+        }
         int in_first = np;
         stdin_fwd_fill(&j->in, pfd + np); /* not polling a terminal while in the background
                                            * is fine: the loop wakes at least once a second */
@@ -463,16 +541,18 @@ int job_run(const struct job_config *cfg)
         for (int i = 0; i < j->nstarted; i++) {
             struct rank *r = &j->r[i];
             pfd[np++] = (struct pollfd){.fd = r->life, .events = POLLIN};   /* fd -1 is skipped */
-            pfd[np++] = (struct pollfd){.fd = r->out.fd, .events = POLLIN};
-            pfd[np++] = (struct pollfd){.fd = r->err.fd, .events = POLLIN};
+            pfd[np++] = (struct pollfd){.fd = iofwd_poll_fd(&r->out), .events = POLLIN}; /* -1 when */
+            pfd[np++] = (struct pollfd){.fd = iofwd_poll_fd(&r->err), .events = POLLIN}; /* held back */
         }
         double dl = j->job_deadline;
         if (j->stopping && !j->killed)
             dl = min_deadline(dl, j->kill_deadline);
         if (j->killed)
             dl = min_deadline(dl, j->hard_deadline);
-        if (j->ndone == j->nstarted)
+        if (all_done)
             dl = min_deadline(dl, j->drain_deadline);
+        if (all_done && j->stopping && queued)
+            dl = min_deadline(dl, iofwd_last_progress() + STALL_S);
         dl = min_deadline(dl, kvs_server_deadline(j->kvs));
         int ms = 1000; /* a backstop; nothing relies on it */
         if (dl >= 0) {
@@ -481,12 +561,15 @@ int job_run(const struct job_config *cfg)
         }
         int pr = poll(pfd, (nfds_t)np, ms);
         if (pr < 0 && errno != EINTR) {
-            fprintf(stderr, "boltrun: poll failed: %s; killing the job\n", strerror(errno));
+            iofwd_log("boltrun: poll failed: %s; killing the job", strerror(errno));
             kill_all(j, now);
         }
         now = bolt_kvs_now();
         if (pr < 0)
             pr = 0;
+        for (int k = 0; k < 2; k++)
+            if (pfd[sink_first + k].revents)
+                iofwd_sink_handle(k + 1);
         /* Output first, so a rank's last lines precede boltrun's report on it. */
         for (int i = 0; i < j->nstarted; i++) {
             struct pollfd *p = &pfd[rank_first + 3 * i];
@@ -516,6 +599,8 @@ static int finish(struct job *j, double now)
 {
     stdin_fwd_close(&j->in);
     for (int i = 0; i < j->nstarted; i++) {
+        if (j->r[i].done && !j->r[i].reported)
+            kill_orphaned_group(&j->r[i]); /* given up on, or its guard died */
         iofwd_close(&j->r[i].out);
         iofwd_close(&j->r[i].err);
         if (j->r[i].life >= 0)
@@ -553,6 +638,8 @@ static int finish(struct job *j, double now)
         struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
     }
+    /* Whatever output is left: a stopped job does not wait for a stalled reader. */
+    iofwd_sinks_drain(j->stopping ? STALL_S : 5.0);
     free(j->r);
     close(g_sigpipe[0]);
     close(g_sigpipe[1]);

@@ -5,6 +5,8 @@
  */
 #include "launcher/kvs_server.h"
 
+#include "launcher/iofwd.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +55,13 @@ struct pending_get {
 };
 
 #define NBUCKETS 1024
+/* Longest wait for a connection's proof, whatever BOLT_TIMEOUT says: a rank
+ * answers at once. */
+#define AUTH_WAIT_MAX_S 5.0
+/* How long the listener rests when boltrun is out of descriptors. */
+#define ACCEPT_PAUSE_S 0.1
+/* Refusals logged one by one; after that, one line says they are not. */
+#define MAX_REFUSALS_LOGGED 8
 
 struct kvs_server {
     int lfd;
@@ -65,9 +74,16 @@ struct kvs_server {
     struct entry *buckets[NBUCKETS];
     struct pending_get *gets;
     size_t ngets, capgets;
-    int fence_count;
+    int fence_count;          /* distinct ranks in this round's fence */
+    int *in_fence;            /* per rank: its connections in the fence */
+    char *ended;              /* per rank: it has ended (the job told us) */
+    int check_ended;          /* a connection in the fence closed: look again */
+    char host[256];
     uint32_t fence_round;
     int quiet;
+    int max_pending;          /* unauthenticated connections kept at once */
+    double paused_until;      /* listener not polled before (out of descriptors) */
+    int logged_cap, logged_emfile, nrefusals;
 };
 
 static unsigned hash(const char *k, size_t n)
@@ -102,12 +118,25 @@ int kvs_server_start(struct kvs_server **out, int size, const uint8_t secret[BOL
         return -1;
     }
     s->size = size;
+    s->in_fence = calloc((size_t)size, sizeof *s->in_fence);
+    s->ended = calloc((size_t)size, 1);
+    if (s->in_fence == NULL || s->ended == NULL) {
+        snprintf(err, errcap, "out of memory");
+        free(s->in_fence);
+        free(s->ended);
+        free(s);
+        return -1;
+    }
+    snprintf(s->host, sizeof s->host, "localhost");
     memcpy(s->secret, secret, BOLT_SECRET_BYTES);
-    s->auth_timeout = auth_timeout;
+    s->auth_timeout = auth_timeout < AUTH_WAIT_MAX_S ? auth_timeout : AUTH_WAIT_MAX_S;
+    s->max_pending = 2 * size + 16;
     s->ev = *ev;
     s->lfd = socket(AF_INET, SOCK_STREAM, 0);
     if (s->lfd < 0) {
         snprintf(err, errcap, "cannot create the key-value store's socket: %s", strerror(errno));
+        free(s->in_fence);
+        free(s->ended);
         free(s);
         return -1;
     }
@@ -120,6 +149,8 @@ int kvs_server_start(struct kvs_server **out, int size, const uint8_t secret[BOL
         snprintf(err, errcap, "cannot listen on 127.0.0.1 for the key-value store: %s (is the loopback "
                  "interface up?)", strerror(errno));
         close(s->lfd);
+        free(s->in_fence);
+        free(s->ended);
         free(s);
         return -1;
     }
@@ -141,7 +172,10 @@ int kvs_server_max_pollfds(const struct kvs_server *s)
 int kvs_server_fill(struct kvs_server *s, struct pollfd *p)
 {
     int n = 0;
-    p[n++] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+    int paused = s->paused_until > 0 && bolt_kvs_now() < s->paused_until;
+    if (!paused)
+        s->paused_until = 0;
+    p[n++] = (struct pollfd){.fd = paused ? -1 : s->lfd, .events = POLLIN};
     for (int i = 0; i < s->nconns; i++) {
         struct conn *c = s->conns[i];
         short ev = POLLIN;
@@ -154,7 +188,7 @@ int kvs_server_fill(struct kvs_server *s, struct pollfd *p)
 
 double kvs_server_deadline(const struct kvs_server *s)
 {
-    double d = -1;
+    double d = s->paused_until > 0 ? s->paused_until : -1;
     for (int i = 0; i < s->nconns; i++) {
         const struct conn *c = s->conns[i];
         if (c->state == C_AUTH && (d < 0 || c->deadline < d))
@@ -165,16 +199,21 @@ double kvs_server_deadline(const struct kvs_server *s)
 
 static void refuse(struct conn *c, const char *why)
 {
+    struct kvs_server *s = c->srv;
     c->dead = 1;
-    if (!c->srv->quiet)
-        fprintf(stderr, "boltrun: refused a bootstrap connection from %s: %s\n", c->peer, why);
+    if (s->quiet || s->nrefusals > MAX_REFUSALS_LOGGED)
+        return;
+    if (++s->nrefusals > MAX_REFUSALS_LOGGED)
+        iofwd_log("boltrun: (more bootstrap connections were refused; they are not logged)");
+    else
+        iofwd_log("boltrun: refused a bootstrap connection from %s: %s", c->peer, why);
 }
 
 static void drop(struct conn *c, const char *why)
 {
     c->dead = 1;
     if (!c->srv->quiet)
-        fprintf(stderr, "boltrun: dropped the bootstrap connection of rank %d (%s): %s\n", c->rank, c->peer,
+        iofwd_log("boltrun: dropped the bootstrap connection of rank %d (%s): %s", c->rank, c->peer,
                 why);
 }
 
@@ -297,6 +336,40 @@ static void do_get(struct kvs_server *s, struct conn *c, const struct bolt_kvs_m
     memcpy(g->key, m->key, m->keylen);
 }
 
+/* Ends this round's fence: every connection in it gets `r`. */
+static void end_fence(struct kvs_server *s, const struct bolt_kvs_msg *r)
+{
+    for (int i = 0; i < s->nconns; i++) {
+        struct conn *o = s->conns[i];
+        if (o->in_fence) {
+            o->in_fence = 0;
+            if (!o->dead)
+                queue_msg(o, r);
+        }
+    }
+    memset(s->in_fence, 0, (size_t)s->size * sizeof *s->in_fence);
+    s->fence_count = 0;
+    s->fence_round++;
+}
+
+/* A fence that some rank can no longer enter fails at once rather than
+ * leaving the others to wait out their timeout. */
+static void check_fence(struct kvs_server *s)
+{
+    s->check_ended = 0;
+    if (s->fence_count == 0)
+        return;
+    for (int r = 0; r < s->size; r++)
+        if (s->ended[r] && s->in_fence[r] == 0) {
+            char msg[384];
+            int n = snprintf(msg, sizeof msg, "rank %d on %s ended before entering the fence", r, s->host);
+            struct bolt_kvs_msg m = {.op = BOLT_KVS_FENCE_FAILED, .val = msg,
+                                     .vallen = n > 0 && (size_t)n < sizeof msg ? (size_t)n : 0};
+            end_fence(s, &m);
+            return;
+        }
+}
+
 static void do_fence(struct kvs_server *s, struct conn *c)
 {
     if (c->in_fence) {
@@ -304,19 +377,25 @@ static void do_fence(struct kvs_server *s, struct conn *c)
         return;
     }
     c->in_fence = 1;
-    if (++s->fence_count < s->size)
+    /* Ranks are counted, not connections: a second connection of a rank
+     * (a forked child, say) cannot stand in for another rank. */
+    if (s->in_fence[c->rank]++ == 0)
+        s->fence_count++;
+    if (s->fence_count < s->size) {
+        check_fence(s);
         return;
-    struct bolt_kvs_msg r = {.op = BOLT_KVS_FENCE_DONE, .round = s->fence_round};
-    for (int i = 0; i < s->nconns; i++) {
-        struct conn *o = s->conns[i];
-        if (o->in_fence) {
-            o->in_fence = 0;
-            if (!o->dead)
-                queue_msg(o, &r);
-        }
     }
-    s->fence_count = 0;
-    s->fence_round++;
+    struct bolt_kvs_msg r = {.op = BOLT_KVS_FENCE_DONE, .round = s->fence_round};
+    end_fence(s, &r);
+}
+
+void kvs_server_rank_ended(struct kvs_server *s, int rank, const char *host)
+{
+    if (rank < 0 || rank >= s->size)
+        return;
+    snprintf(s->host, sizeof s->host, "%s", host);
+    s->ended[rank] = 1;
+    check_fence(s);
 }
 
 static void handle_auth(struct kvs_server *s, struct conn *c)
@@ -369,8 +448,8 @@ static void handle_frames(struct kvs_server *s, struct conn *c)
             size_t ml = m.vallen;
             memcpy(msg, m.val, ml);
             msg[ml] = '\0';
-            for (size_t i = 0; i < ml; i++) /* keep the report on one line */
-                if (msg[i] == '\n' || msg[i] == '\r')
+            for (size_t i = 0; i < ml; i++) /* one plain line: no control characters but tab */
+                if (((unsigned char)msg[i] < 0x20 && msg[i] != '\t') || (unsigned char)msg[i] == 0x7f)
                     msg[i] = ' ';
             if (s->ev.on_abort)
                 s->ev.on_abort(s->ev.ctx, c->rank, m.code, msg);
@@ -437,11 +516,36 @@ static void accept_all(struct kvs_server *s, double now)
         socklen_t sl = sizeof sa;
         int fd = accept(s->lfd, (struct sockaddr *)&sa, &sl);
         if (fd < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED)
-                fprintf(stderr, "boltrun: cannot accept a bootstrap connection: %s\n", strerror(errno));
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return;
+            /* Out of descriptors (or worse): let the listener rest rather
+             * than spin on it; the pending connections wait in the backlog. */
+            s->paused_until = now + ACCEPT_PAUSE_S;
+            if (!s->logged_emfile) {
+                s->logged_emfile = 1;
+                iofwd_log("boltrun: cannot accept a bootstrap connection: %s; retrying every %g s (not logged again)",
+                          strerror(errno), ACCEPT_PAUSE_S);
+            }
             return;
+        }
+        s->paused_until = 0;
+        int pending = 0;
+        struct conn *oldest = NULL;
+        for (int k = 0; k < s->nconns; k++)
+            if (!s->conns[k]->dead && s->conns[k]->state == C_AUTH) {
+                pending++;
+                if (oldest == NULL)
+                    oldest = s->conns[k]; /* conns are in the order accepted */
+            }
+        if (pending >= s->max_pending && oldest != NULL) {
+            oldest->dead = 1; /* a rank answers at once; something this slow is not one */
+            if (!s->logged_cap && !s->quiet) {
+                s->logged_cap = 1;
+                iofwd_log("boltrun: more than %d bootstrap connections have not authenticated; closing the oldest "
+                          "ones (not logged again)", s->max_pending);
+            }
         }
         set_nonblock_cloexec(fd);
         bolt_kvs_nosigpipe(fd);
@@ -451,7 +555,7 @@ static void accept_all(struct kvs_server *s, double now)
         if (c == NULL || (s->nconns == s->capconns &&
                           !(s->conns = realloc(s->conns, (size_t)(s->capconns = s->capconns ? 2 * s->capconns : 16) *
                                                              sizeof *s->conns)))) {
-            fprintf(stderr, "boltrun: out of memory accepting a bootstrap connection\n");
+            iofwd_log("boltrun: out of memory accepting a bootstrap connection");
             free(c);
             close(fd);
             return;
@@ -483,8 +587,10 @@ static void free_conn(struct kvs_server *s, struct conn *c)
         if (s->gets[i].c != c)
             s->gets[j++] = s->gets[i];
     s->ngets = j;
-    if (c->in_fence)
+    if (c->in_fence && --s->in_fence[c->rank] == 0) {
         s->fence_count--;
+        s->check_ended = 1; /* its rank may be gone for good */
+    }
     close(c->fd);
     free(c->in);
     free(c->out);
@@ -524,6 +630,10 @@ void kvs_server_handle(struct kvs_server *s, const struct pollfd *p, int n, doub
             s->conns[j++] = s->conns[i];
     }
     s->nconns = j;
+    if (s->check_ended)
+        check_fence(s);
+    for (int i = 0; i < s->nconns; i++)
+        flush_out(s->conns[i]);
 }
 
 void kvs_server_set_quiet(struct kvs_server *s)
@@ -539,6 +649,8 @@ void kvs_server_destroy(struct kvs_server *s)
         free_conn(s, s->conns[i]);
     free(s->conns);
     free(s->gets);
+    free(s->in_fence);
+    free(s->ended);
     for (int b = 0; b < NBUCKETS; b++)
         for (struct entry *e = s->buckets[b], *next; e; e = next) {
             next = e->next;

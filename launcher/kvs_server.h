@@ -1,7 +1,9 @@
 /*
  * kvs_server.h — boltrun's key-value store, served from its poll() loop.
  *
- * Listens on 127.0.0.1 (ephemeral port). Every connection must first prove it
+ * Listens on 127.0.0.1 (ephemeral port). At most 2 * size + 16 connections
+ * may wait to authenticate (the oldest are closed beyond that), each for at
+ * most min(BOLT_TIMEOUT, 5 s); out of descriptors, the listener rests 0.1 s. Every connection must first prove it
  * knows the job secret (runtime/kvs_wire.h); one that fails, or stays silent
  * past the authentication deadline, is dropped with one line on stderr.
  */
@@ -40,6 +42,10 @@ int kvs_server_listen_fd(const struct kvs_server *s);
 /* Once the job is being stopped, refusals are expected (ranks die mid-way):
  * stop logging them. */
 void kvs_server_set_quiet(struct kvs_server *s);
+/* Rank `rank` (on `host`) has ended: a fence it has not entered can no longer
+ * complete, so the connections waiting in it get FENCE_FAILED (now, or when
+ * one enters a fence later). */
+void kvs_server_rank_ended(struct kvs_server *s, int rank, const char *host);
 void kvs_server_destroy(struct kvs_server *s);
 
 #endif

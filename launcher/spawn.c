@@ -124,11 +124,14 @@ static void rank_exec(const struct spawn_opts *o, pid_t guard, int out_w, int er
         _exit(1);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
     sigemptyset(&sa.sa_mask);
+    /* Default dispositions, but what boltrun was started with ignored stays
+     * ignored (nohup, a background job's SIGINT), as without boltrun. */
     for (int s = 1; s < NSIG; s++)
-        if (s != SIGKILL && s != SIGSTOP)
+        if (s != SIGKILL && s != SIGSTOP) {
+            sa.sa_handler = o->ignored && sigismember(o->ignored, s) == 1 ? SIG_IGN : SIG_DFL;
             (void)sigaction(s, &sa, NULL);
+        }
     sigset_t all;
     sigemptyset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);

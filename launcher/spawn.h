@@ -15,6 +15,7 @@
 #ifndef BOLTRUN_SPAWN_H
 #define BOLTRUN_SPAWN_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -27,6 +28,7 @@ struct spawn_opts {
     const char *kvs_addr, *secret_hex, *job_id, *host;
     double grace;            /* seconds from SIGTERM to SIGKILL when boltrun is gone */
     int stdin_fd;            /* the rank's stdin (the guard closes its copy); -1 = /dev/null */
+    const sigset_t *ignored; /* signals the rank keeps ignored (NULL: none) */
     const int *close_fds;    /* boltrun's descriptors the guard must not keep */
     int nclose;
 };

@@ -4,6 +4,8 @@
  */
 #include "launcher/stdin_fwd.h"
 
+#include "launcher/iofwd.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -126,7 +128,7 @@ static void read_input(struct stdin_fwd *f)
         return;
     if (errno == EIO && f->in_tty && !may_read(f))
         return; /* a background read (SIGTTIN is ignored): try again later */
-    fprintf(stderr, "boltrun: cannot read stdin (%s); rank %d gets end-of-file\n", strerror(errno), f->rank);
+    iofwd_log("boltrun: cannot read stdin (%s); rank %d gets end-of-file", strerror(errno), f->rank);
     end_input(f);
 }
 

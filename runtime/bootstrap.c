@@ -226,6 +226,8 @@ static int recv_msg(int want, struct bolt_kvs_msg *m, double deadline, const cha
             return bolt_err_set(BOLT_ERR_PROTO, "malformed reply from boltrun's key-value store at %s: %s",
                                 bs.addr, why);
         }
+        if (m->op == BOLT_KVS_FENCE_FAILED && want == BOLT_KVS_FENCE_DONE) /* the connection stays usable */
+            return bolt_err_set(BOLT_ERR_BOOTSTRAP, "fence failed: %.*s", (int)m->vallen, (const char *)m->val);
         if (m->op != want) {
             bolt_bootstrap_close();
             return bolt_err_set(BOLT_ERR_PROTO,

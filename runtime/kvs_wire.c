@@ -42,18 +42,21 @@ const char *bolt_kvs_op_name(int op)
     case BOLT_KVS_ABORT: return "ABORT";
     case BOLT_KVS_VALUE: return "VALUE";
     case BOLT_KVS_FENCE_DONE: return "FENCE_DONE";
+    case BOLT_KVS_FENCE_FAILED: return "FENCE_FAILED";
     default: return "unknown";
     }
 }
 
 static int has_key(int op) { return op == BOLT_KVS_PUT || op == BOLT_KVS_GET || op == BOLT_KVS_VALUE; }
 static int has_value(int op) { return op == BOLT_KVS_PUT || op == BOLT_KVS_VALUE; }
+/* A message (u32 length + text), up to BOLT_KVS_MAX_ABORT_MSG bytes. */
+static int has_text(int op) { return op == BOLT_KVS_ABORT || op == BOLT_KVS_FENCE_FAILED; }
 
 static const char *check_msg(const struct bolt_kvs_msg *m)
 {
     switch (m->op) {
     case BOLT_KVS_PUT: case BOLT_KVS_GET: case BOLT_KVS_FENCE: case BOLT_KVS_ABORT:
-    case BOLT_KVS_VALUE: case BOLT_KVS_FENCE_DONE:
+    case BOLT_KVS_VALUE: case BOLT_KVS_FENCE_DONE: case BOLT_KVS_FENCE_FAILED:
         break;
     default:
         return "unknown operation";
@@ -66,9 +69,9 @@ static const char *check_msg(const struct bolt_kvs_msg *m)
     }
     if (has_value(m->op) && m->vallen > BOLT_KVS_MAX_VALUE)
         return "value is larger than 1 MiB";
-    if (m->op == BOLT_KVS_ABORT && m->vallen > BOLT_KVS_MAX_ABORT_MSG)
-        return "abort message is longer than 4096 bytes";
-    if ((has_value(m->op) || m->op == BOLT_KVS_ABORT) && m->vallen > 0 && m->val == NULL)
+    if (has_text(m->op) && m->vallen > BOLT_KVS_MAX_ABORT_MSG)
+        return "message is longer than 4096 bytes";
+    if ((has_value(m->op) || has_text(m->op)) && m->vallen > 0 && m->val == NULL)
         return "value is NULL";
     return NULL;
 }
@@ -83,7 +86,9 @@ size_t bolt_kvs_encoded_size(const struct bolt_kvs_msg *m)
     if (has_value(m->op))
         n += 4 + m->vallen;
     if (m->op == BOLT_KVS_ABORT)
-        n += 4 + 4 + m->vallen;
+        n += 4;
+    if (has_text(m->op))
+        n += 4 + m->vallen;
     if (m->op == BOLT_KVS_FENCE_DONE)
         n += 4;
     return n;
@@ -115,7 +120,7 @@ int bolt_kvs_encode(const struct bolt_kvs_msg *m, uint8_t *buf, size_t cap, size
         bolt_kvs_put_u32(p, (uint32_t)m->code);
         p += 4;
     }
-    if (has_value(m->op) || m->op == BOLT_KVS_ABORT) {
+    if (has_value(m->op) || has_text(m->op)) {
         bolt_kvs_put_u32(p, (uint32_t)m->vallen);
         p += 4;
         if (m->vallen)
@@ -157,7 +162,7 @@ int bolt_kvs_decode(const uint8_t *body, size_t len, struct bolt_kvs_msg *m, con
     m->op = *p++;
     switch (m->op) {
     case BOLT_KVS_PUT: case BOLT_KVS_GET: case BOLT_KVS_FENCE: case BOLT_KVS_ABORT:
-    case BOLT_KVS_VALUE: case BOLT_KVS_FENCE_DONE:
+    case BOLT_KVS_VALUE: case BOLT_KVS_FENCE_DONE: case BOLT_KVS_FENCE_FAILED:
         break;
     default:
         bad = "unknown operation";
@@ -176,11 +181,11 @@ int bolt_kvs_decode(const uint8_t *body, size_t len, struct bolt_kvs_msg *m, con
         m->code = (int32_t)bolt_kvs_get_u32(p);
         p += 4;
     }
-    if (has_value(m->op) || m->op == BOLT_KVS_ABORT) {
+    if (has_value(m->op) || has_text(m->op)) {
         if (end - p < 4) { bad = "truncated value length"; goto fail; }
         m->vallen = bolt_kvs_get_u32(p);
         p += 4;
-        size_t max = m->op == BOLT_KVS_ABORT ? BOLT_KVS_MAX_ABORT_MSG : BOLT_KVS_MAX_VALUE;
+        size_t max = has_text(m->op) ? BOLT_KVS_MAX_ABORT_MSG : BOLT_KVS_MAX_VALUE;
         if (m->vallen > max) { bad = "value too long"; goto fail; }
         if ((size_t)(end - p) < m->vallen) { bad = "truncated value"; goto fail; }
         m->val = p;

@@ -23,6 +23,10 @@
  *                                   client -> server; boltrun ends the job
  *     VALUE 0x81  key, value        server -> client
  *     FENCE_DONE 0x82  u32 round    server -> client
+ *     FENCE_FAILED 0x83  u32 length + message (<= 4096 bytes)
+ *                                   server -> client, instead of FENCE_DONE,
+ *                                   when the fence can no longer complete
+ *                                   (a rank ended without entering it)
  * A frame whose fields do not fill exactly L bytes is malformed.
  */
 #ifndef BOLT_KVS_WIRE_H
@@ -52,7 +56,8 @@ enum bolt_kvs_op {
     BOLT_KVS_FENCE = 0x03,
     BOLT_KVS_ABORT = 0x04,
     BOLT_KVS_VALUE = 0x81,
-    BOLT_KVS_FENCE_DONE = 0x82
+    BOLT_KVS_FENCE_DONE = 0x82,
+    BOLT_KVS_FENCE_FAILED = 0x83
 };
 
 /* A decoded message. Pointers point into the decoded buffer (not copied, not
@@ -61,7 +66,7 @@ struct bolt_kvs_msg {
     uint8_t op;
     const char *key;      /* PUT, GET, VALUE */
     size_t keylen;
-    const void *val;      /* PUT, VALUE: value; ABORT: message */
+    const void *val;      /* PUT, VALUE: value; ABORT, FENCE_FAILED: message */
     size_t vallen;
     int32_t code;         /* ABORT */
     uint32_t round;       /* FENCE_DONE */

@@ -84,6 +84,17 @@ START_TEST(fence_abort)
     ck_assert_uint_eq(o.vallen, 9);
     ck_assert(memcmp(o.val, "bad input", 9) == 0);
     free(b);
+    m = (struct bolt_kvs_msg){.op = BOLT_KVS_FENCE_FAILED, .val = "rank 1 ended", .vallen = 12};
+    b = roundtrip(&m, &o, &n);
+    ck_assert_uint_eq(n, 4 + 1 + 4 + 12);
+    ck_assert_uint_eq(o.vallen, 12);
+    ck_assert(memcmp(o.val, "rank 1 ended", 12) == 0);
+    ck_assert_str_eq(bolt_kvs_op_name(BOLT_KVS_FENCE_FAILED), "FENCE_FAILED");
+    free(b);
+    m = (struct bolt_kvs_msg){.op = BOLT_KVS_FENCE_FAILED, .val = "", .vallen = BOLT_KVS_MAX_ABORT_MSG + 1};
+    ck_assert_uint_eq(bolt_kvs_encoded_size(&m), 0);
+    static const uint8_t trunc[] = {BOLT_KVS_FENCE_FAILED, 0, 0, 0, 5, 'a'};
+    ck_assert_int_eq(bolt_kvs_decode(trunc, sizeof trunc, &o, NULL), BOLT_ERR_PROTO);
 }
 END_TEST
 

@@ -3,9 +3,16 @@
  * bootstrap client: each puts a value, fences, and reads every other rank's.
  *   kvs_client            the exchange (two rounds, a deferred get, big values)
  *   kvs_client abort      rank 1 (or 0 alone) calls bolt_bootstrap_abort(7, ...)
+ *   kvs_client abort0     the same with code 0 and control characters in the message
  *   kvs_client badsecret  overwrites BOLT_JOB_SECRET first: open must fail with BOLT_ERR_AUTH
+ *   kvs_client dupfence   (2 ranks) rank 0 enters a fence on two connections,
+ *                         rank 1 only after 2 s: the fence must wait for it
+ *   kvs_client earlyexit  (2 ranks) rank 1 exits 0 without fencing: rank 0's
+ *                         fences fail at once with BOLT_ERR_BOOTSTRAP
  */
 #include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +29,65 @@
             return 1;                                                                        \
         }                                                                                    \
     } while (0)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Rank 0 (and a forked child, also rank 0) fence; rank 1 joins late. */
+static int dupfence(int rank, int size)
+{
+    if (rank == 1) {
+        sleep(2);
+        CHECK(bolt_bootstrap_open(rank, size));
+        CHECK(bolt_bootstrap_fence());
+        printf("rank 1 fenced\n");
+        return 0;
+    }
+    pid_t child = fork();
+    if (child < 0)
+        return 1;
+    CHECK(bolt_bootstrap_open(rank, size));
+    double t0 = now_s();
+    CHECK(bolt_bootstrap_fence());
+    double took = now_s() - t0;
+    if (took < 1.0) {
+        fprintf(stderr, "kvs_client rank 0%s: fence completed after %.2f s, before rank 1 entered it\n",
+                child == 0 ? " (child)" : "", took);
+        return 1;
+    }
+    if (child == 0)
+        _exit(0);
+    int st;
+    if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return 1;
+    printf("rank 0 fenced twice, after rank 1\n");
+    return 0;
+}
+
+/* Rank 1 leaves without fencing; rank 0's fences fail quickly. */
+static int earlyexit(int rank, int size)
+{
+    CHECK(bolt_bootstrap_open(rank, size));
+    if (rank == 1) {
+        usleep(300000);
+        return 0;
+    }
+    for (int k = 0; k < 2; k++) { /* entered before rank 1 ends, then after */
+        double t0 = now_s();
+        int rc = bolt_bootstrap_fence();
+        if (rc != BOLT_ERR_BOOTSTRAP || now_s() - t0 > 5) {
+            fprintf(stderr, "kvs_client rank 0: fence %d gave %d after %.1f s: %s\n", k, rc, now_s() - t0,
+                    bolt_error_message());
+            return 1;
+        }
+        printf("fence %d: %s\n", k, bolt_error_message());
+    }
+    return 0;
+}
 
 static size_t value_len(int r) { return 1 + (size_t)(r % 8) * 40000; } /* up to ~280 KB */
 
@@ -50,10 +116,17 @@ int main(int argc, char **argv)
         printf("refused as expected: %s\n", bolt_error_message());
         return 0;
     }
+    if (strcmp(mode, "dupfence") == 0)
+        return dupfence(rank, size);
+    if (strcmp(mode, "earlyexit") == 0)
+        return earlyexit(rank, size);
     CHECK(bolt_bootstrap_open(rank, size));
-    if (strcmp(mode, "abort") == 0) {
+    if (strcmp(mode, "abort") == 0 || strcmp(mode, "abort0") == 0) {
         if (rank == (size > 1 ? 1 : 0)) {
-            CHECK(bolt_bootstrap_abort(7, "test abort\nwith a newline"));
+            if (strcmp(mode, "abort") == 0)
+                CHECK(bolt_bootstrap_abort(7, "test abort\nwith a newline"));
+            else
+                CHECK(bolt_bootstrap_abort(0, "zero\033[2J\001\177code\tend\r"));
         }
         sleep(30); /* boltrun stops us */
         return 0;

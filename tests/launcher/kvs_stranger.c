@@ -2,6 +2,8 @@
  * kvs_stranger.c — connects to $BOLT_KVS_ADDR like a rank would, but with a
  * wrong job secret (or, with "silent", says nothing at all). Exits 0 when
  * boltrun refused it as it should, 1 otherwise.
+ *   kvs_stranger flood N   opens N connections that say nothing, leaves a
+ *                          child holding them (for 60 s) and exits 0.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +24,26 @@ int main(int argc, char **argv)
     if (addr == NULL || bolt_kvs_parse_addr(addr, &sa, &why) != BOLT_OK) {
         fprintf(stderr, "kvs_stranger: BOLT_KVS_ADDR missing or bad\n");
         return 1;
+    }
+    if (argc > 2 && strcmp(argv[1], "flood") == 0) {
+        int n = atoi(argv[2]);
+        for (int i = 0; i < n; i++) {
+            int fd = socket(AF_INET, SOCK_STREAM, 0);
+            if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+                fprintf(stderr, "kvs_stranger: connection %d: %s\n", i, strerror(errno));
+                return 1;
+            }
+        }
+        printf("kvs_stranger: opened %d connections\n", n);
+        fflush(stdout);
+        pid_t p = fork();
+        if (p < 0)
+            return 1;
+        if (p == 0) {
+            sleep(60); /* its rank's guard ends it with the group */
+            _exit(0);
+        }
+        return 0;
     }
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {

@@ -28,6 +28,6 @@ tests_launcher_kvs_client_LDADD = libbolt.la
 
 LAUNCHER_TESTS = tests/launcher/args.sh tests/launcher/basic.sh tests/launcher/signal_death.sh \
 	tests/launcher/output.sh tests/launcher/timeout.sh tests/launcher/sigterm.sh tests/launcher/kvs.sh \
-	tests/launcher/stdin.sh tests/launcher/stdin_tty.sh
+	tests/launcher/stdin.sh tests/launcher/stdin_tty.sh tests/launcher/stalled.sh
 TESTS += $(LAUNCHER_TESTS)
 dist_check_SCRIPTS += $(LAUNCHER_TESTS) tests/launcher/lib.sh

@@ -18,4 +18,22 @@ no_leftovers "$MARK" 5
 run --timeout 30 -np 2 sh -c 'sleep '"$MARK"' & echo started' "$MARK"
 expect_rc 0 "rank leaving a child behind"
 no_leftovers "$MARK" 10
+
+# kill -9 of a rank's guard: boltrun reports the rank as killed and clears its
+# process group itself (the rank's children would otherwise be left running).
+"$BOLTRUN" --timeout 30 -np 2 sh -c 'echo "$BOLT_RANK $(ps -o pgid= -p $$)"; sleep '"$MARK"' & sleep '"$MARK" "$MARK" \
+    >"$T/out" 2>"$T/err" </dev/null &
+pid=$!
+n=0
+until [ "$(grep -c . "$T/out")" -eq 2 ]; do
+    n=$((n + 1)); [ $n -lt 100 ] || fail "ranks did not start"; sleep 0.1
+done
+guard=$(awk '$1 == 0 { print $2 }' "$T/out")
+[ -n "$guard" ] || fail "no process group for rank 0"
+kill -9 "$guard"
+wait "$pid"
+rc=$?
+expect_rc 137 "guard killed by SIGKILL"
+grep -q "^boltrun: rank 0 on $host was killed by signal 9" "$T/err" || fail "message about the guard's death"
+no_leftovers "$MARK" 10
 exit 0

@@ -302,10 +302,13 @@ static int any_queued(struct bolt_tl_ctx *ctx)
 }
 
 /* A connection whose peer has not yet said EOF. */
+/* Connections of wired peers still waiting for the peer's EOF. (After a
+ * failed wire-up nobody is wired: there is nothing to drain, and waiting
+ * would only delay the error by BOLT_TIMEOUT.) */
 static int any_open(struct bolt_tl_ctx *ctx)
 {
     for (int r = 0; r < ctx->size; r++)
-        for (int i = 0; i < ctx->peers[r].nconns; i++)
+        for (int i = 0; ctx->peers[r].wired && i < ctx->peers[r].nconns; i++)
             if (!ctx->peers[r].conns[i].dead && !ctx->peers[r].conns[i].rd_eof)
                 return 1;
     return 0;

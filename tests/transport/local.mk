@@ -9,7 +9,7 @@ TCP_TEST_COMMON = \
 	tests/transport/tcp_fake_kvs.c \
 	transport/tcp/tcp_ctx.c \
 	transport/tcp/tcp_conn.c \
-	transport/tcp/tcp_wireup.c \
+	transport/tcp/tcp_addr.c transport/tcp/tcp_wireup.c \
 	transport/tcp/tcp_evloop_poll.c
 
 check_PROGRAMS += tests/transport/test_tcp tests/transport/test_tcp_posix

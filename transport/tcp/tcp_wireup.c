@@ -1,6 +1,6 @@
 /*
- * tcp_wireup.c — listening socket, address publication, and the collective,
- * authenticated wire-up.
+ * tcp_wireup.c — the collective, authenticated wire-up (the listening socket
+ * and addresses are in tcp_addr.c).
  *
  * Who connects: rank r connects (BOLT_TCP_CONNS times) to every lower-ranked
  * peer and accepts from every higher-ranked one. The whole wire-up — connects
@@ -23,8 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,222 +37,7 @@
 #include "transport/tcp/tcp.h"
 #include "transport/tcp/tcp_os.h"
 
-#define TCP_VALUE_MAX 2048
 #define TCP_RETRY_SEC 0.05
-
-/* ---- sockets ---- */
-
-static int set_nonblock_cloexec(int fd)
-{
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-        return -1;
-    int fdf = fcntl(fd, F_GETFD);
-    if (fdf < 0 || fcntl(fd, F_SETFD, fdf | FD_CLOEXEC) < 0)
-        return -1;
-    return 0;
-}
-
-int tcp_sock_prepare(int fd, size_t bufsz)
-{
-    if (set_nonblock_cloexec(fd) != 0)
-        return -1;
-    if (tcp_os_sock_setup(fd) != 0)
-        return -1;
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (bufsz > 0) {
-        int b = bufsz > (size_t)(1 << 30) ? (1 << 30) : (int)bufsz;
-        /* Best effort: the kernel clamps to its limits. */
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &b, sizeof b);
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &b, sizeof b);
-    }
-    return 0;
-}
-
-int tcp_wireup_listen(struct bolt_tl_ctx *ctx)
-{
-    const char *ifaddr = bolt_param_string(BOLT_P_TCP_IF_ADDR);
-    ctx->bind_any = 1;
-    ctx->bind_addr.s_addr = htonl(INADDR_ANY);
-    if (ifaddr && *ifaddr) {
-        if (inet_pton(AF_INET, ifaddr, &ctx->bind_addr) != 1)
-            return bolt_err_set(BOLT_ERR_CONFIG,
-                                "BOLT_TCP_IF_ADDR=%s is not an IPv4 address (like 192.168.1.5)",
-                                ifaddr);
-        ctx->bind_any = 0;
-    }
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return bolt_err_set(BOLT_ERR_SYS, "tcp: socket() failed: %s", strerror(errno));
-    if (tcp_sock_prepare(fd, ctx->bufsz) != 0) {
-        int e = errno;
-        close(fd);
-        return bolt_err_set(BOLT_ERR_SYS, "tcp: cannot set up the listening socket: %s",
-                            strerror(e));
-    }
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    sa.sin_addr = ctx->bind_addr;
-    sa.sin_port = 0;
-    socklen_t sl = sizeof sa;
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, SOMAXCONN) != 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
-        int e = errno;
-        close(fd);
-        char a[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &ctx->bind_addr, a, sizeof a);
-        return bolt_err_set(BOLT_ERR_SYS, "tcp: cannot listen on %s: %s%s", a, strerror(e),
-                            ctx->bind_any ? "" : " (check BOLT_TCP_IF_ADDR)");
-    }
-    ctx->lfd = fd;
-    ctx->port = ntohs(sa.sin_port);
-    return BOLT_OK;
-}
-
-/* This host's IPv4 addresses: BOLT_TCP_IF_ADDR alone if set, else every up
- * non-loopback interface (127.0.0.1 if there is none). */
-static void gather_addrs(struct bolt_tl_ctx *ctx)
-{
-    struct ifaddrs *ifs = NULL;
-    ctx->naddrs = 0;
-    if (getifaddrs(&ifs) != 0)
-        ifs = NULL;
-    if (!ctx->bind_any) {
-        ctx->addrs[0].addr = ctx->bind_addr;
-        ctx->addrs[0].mask.s_addr = htonl(0xffffffffu);
-        for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
-            if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_netmask &&
-                ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == ctx->bind_addr.s_addr)
-                ctx->addrs[0].mask = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr;
-        ctx->naddrs = 1;
-    } else {
-        for (struct ifaddrs *i = ifs; i && ctx->naddrs < TCP_MAX_ADDRS; i = i->ifa_next) {
-            if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
-                continue;
-            if (!(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
-                continue;
-            struct tcp_ifaddr *a = &ctx->addrs[ctx->naddrs++];
-            a->addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-            a->mask.s_addr = i->ifa_netmask
-                                 ? ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr
-                                 : htonl(0xffffffffu);
-        }
-        if (ctx->naddrs == 0) {
-            ctx->addrs[0].addr.s_addr = htonl(INADDR_LOOPBACK);
-            ctx->addrs[0].mask.s_addr = htonl(0xff000000u);
-            ctx->naddrs = 1;
-        }
-    }
-    if (ifs)
-        freeifaddrs(ifs);
-}
-
-int tcp_wireup_publish(struct bolt_tl_ctx *ctx)
-{
-    tcp_os_host_id(ctx->host_id, sizeof ctx->host_id);
-    for (char *p = ctx->host_id; *p; p++)
-        if (*p == ' ' || *p == '\t' || *p == '\n')
-            *p = '_';
-    gather_addrs(ctx);
-    char val[TCP_VALUE_MAX], a[INET_ADDRSTRLEN], m[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &ctx->bind_addr, a, sizeof a);
-    int n = snprintf(val, sizeof val, "bolt-tcp/1 host=%s port=%u bind=%s addrs=", ctx->host_id,
-                     (unsigned)ctx->port, ctx->bind_any ? "any" : a);
-    for (int i = 0; i < ctx->naddrs && n > 0 && (size_t)n < sizeof val; i++) {
-        inet_ntop(AF_INET, &ctx->addrs[i].addr, a, sizeof a);
-        inet_ntop(AF_INET, &ctx->addrs[i].mask, m, sizeof m);
-        n += snprintf(val + n, sizeof val - (size_t)n, "%s%s/%s", i ? "," : "", a, m);
-    }
-    if (n < 0 || (size_t)n >= sizeof val)
-        return bolt_err_set(BOLT_ERR_INTERNAL, "tcp: address record too long");
-    char key[32];
-    snprintf(key, sizeof key, "tcp.%d", ctx->rank);
-    int rc = bolt_bootstrap_put(key, val, (size_t)n + 1);
-    if (rc != BOLT_OK)
-        return rc;
-    bolt_log(BOLT_LOG_DEBUG, "tcp: published %s", val);
-    return BOLT_OK;
-}
-
-/* ---- a peer's record ---- */
-
-struct tcp_remote {
-    char host[TCP_HOST_ID_MAX];
-    unsigned port;
-    int bind_any;
-    struct in_addr bind;
-    struct tcp_ifaddr addrs[TCP_MAX_ADDRS];
-    int naddrs;
-};
-
-static int parse_remote(const char *val, struct tcp_remote *r)
-{
-    memset(r, 0, sizeof *r);
-    char buf[TCP_VALUE_MAX];
-    snprintf(buf, sizeof buf, "%s", val);
-    char *save = NULL;
-    char *tok = strtok_r(buf, " ", &save);
-    if (!tok || strcmp(tok, "bolt-tcp/1") != 0)
-        return -1;
-    int have_port = 0, have_addrs = 0;
-    while ((tok = strtok_r(NULL, " ", &save))) {
-        if (strncmp(tok, "host=", 5) == 0) {
-            snprintf(r->host, sizeof r->host, "%s", tok + 5);
-        } else if (strncmp(tok, "port=", 5) == 0) {
-            char *end;
-            unsigned long p = strtoul(tok + 5, &end, 10);
-            if (*end || p == 0 || p > 65535)
-                return -1;
-            r->port = (unsigned)p;
-            have_port = 1;
-        } else if (strncmp(tok, "bind=", 5) == 0) {
-            r->bind_any = strcmp(tok + 5, "any") == 0;
-            if (!r->bind_any && inet_pton(AF_INET, tok + 5, &r->bind) != 1)
-                return -1;
-        } else if (strncmp(tok, "addrs=", 6) == 0) {
-            char *s2 = NULL;
-            for (char *a = strtok_r(tok + 6, ",", &s2); a && r->naddrs < TCP_MAX_ADDRS;
-                 a = strtok_r(NULL, ",", &s2)) {
-                char *slash = strchr(a, '/');
-                if (!slash)
-                    return -1;
-                *slash = '\0';
-                struct tcp_ifaddr *x = &r->addrs[r->naddrs];
-                if (inet_pton(AF_INET, a, &x->addr) != 1 ||
-                    inet_pton(AF_INET, slash + 1, &x->mask) != 1)
-                    return -1;
-                r->naddrs++;
-            }
-            have_addrs = r->naddrs > 0;
-        }
-    }
-    return have_port && have_addrs ? 0 : -1;
-}
-
-/* 127.0.0.1 on the same host (unless the peer listens on one address only),
- * else a peer address on one of our subnets, else its first address. */
-static struct in_addr choose_addr(const struct bolt_tl_ctx *ctx, const struct tcp_remote *r)
-{
-    if (strcmp(r->host, ctx->host_id) == 0) {
-        if (r->bind_any) {
-            struct in_addr lo;
-            lo.s_addr = htonl(INADDR_LOOPBACK);
-            return lo;
-        }
-        return r->bind;
-    }
-    for (int i = 0; i < r->naddrs; i++)
-        for (int j = 0; j < ctx->naddrs; j++) {
-            uint32_t m = ctx->addrs[j].mask.s_addr;
-            if ((r->addrs[i].addr.s_addr & m) == (ctx->addrs[j].addr.s_addr & m))
-                return r->addrs[i].addr;
-        }
-    return r->addrs[0].addr;
-}
-
-/* ---- MACs ---- */
 
 static void put_be32(uint8_t *p, uint32_t v)
 {
@@ -755,26 +538,6 @@ static void accept_new(struct wireup *w)
     }
 }
 
-static int fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa)
-{
-    char key[32], val[TCP_VALUE_MAX];
-    size_t len = 0;
-    snprintf(key, sizeof key, "tcp.%d", peer);
-    int rc = bolt_bootstrap_get(key, val, sizeof val - 1, &len);
-    if (rc != BOLT_OK)
-        return rc;
-    val[len < sizeof val ? len : sizeof val - 1] = '\0';
-    struct tcp_remote r;
-    if (len >= sizeof val || parse_remote(val, &r) != 0)
-        return bolt_err_set(BOLT_ERR_PROTO, "tcp: rank %d published a malformed address (%.80s)",
-                            peer, val);
-    memset(sa, 0, sizeof *sa);
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons((uint16_t)r.port);
-    sa->sin_addr = choose_addr(ctx, &r);
-    return BOLT_OK;
-}
-
 static int timeout_error(struct wireup *w)
 {
     struct bolt_tl_ctx *ctx = w->ctx;
@@ -870,7 +633,7 @@ int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         if (!listed[q])
             continue;
         struct sockaddr_in sa;
-        rc = fetch_remote(ctx, q, &sa);
+        rc = tcp_fetch_remote(ctx, q, &sa);
         if (rc != BOLT_OK)
             goto out;
         for (int k = 0; k < nc; k++) {

@@ -21,9 +21,9 @@ static void features(void)
            host);
     printf("  transports built : tcp\n");
 #ifdef BOLT_HAVE_HWLOC
-    printf("  topology (hwloc) : yes\n");
+    printf("  hwloc            : found (topology is not used yet)\n");
 #else
-    printf("  topology (hwloc) : no\n");
+    printf("  hwloc            : not found\n");
 #endif
 #ifdef HAVE_EPOLL_CREATE1
     printf("  tcp event loops  : poll, epoll\n");

@@ -1,8 +1,9 @@
 /* pi_ring — a 4-rank (or any-rank) demo of Bolt's point-to-point layer.
  *
  * Each rank integrates 4/(1+x^2) over its slice of [0,1]; the partial sums
- * travel around a ring so that every rank ends with pi. Then a 4 MiB buffer
- * goes once around the ring, checked byte for byte, and its speed is shown. */
+ * travel around a ring so that every rank ends with pi. Then every rank sends
+ * a 4 MiB buffer to its right neighbour, checked byte for byte, and the time
+ * of one such exchange is shown. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,10 +53,17 @@ int main(int argc, char **argv)
     unsigned char *buf = malloc(n), *in = malloc(n);
     for (size_t i = 0; i < n; i++)
         buf[i] = (unsigned char)(i * 7 + (size_t)rank);
-    double t0 = bolt_wtime();
-    if (bolt_sendrecv(buf, n, right, 1, in, n, left, 1, w, NULL))
-        DIE("ring exchange");
-    double dt = bolt_wtime() - t0;
+    /* One exchange to line the ranks up (they finished integrating at
+     * different times), then the timed ones. */
+    const int reps = 5;
+    double t0 = 0;
+    for (int i = 0; i <= reps; i++) {
+        if (i == 1)
+            t0 = bolt_wtime();
+        if (bolt_sendrecv(buf, n, right, 1, in, n, left, 1, w, NULL))
+            DIE("ring exchange");
+    }
+    double dt = (bolt_wtime() - t0) / reps;
     for (size_t i = 0; i < n; i++)
         if (in[i] != (unsigned char)(i * 7 + (size_t)left)) {
             fprintf(stderr, "pi_ring: rank %d: byte %zu from rank %d is wrong\n", rank, i, left);
@@ -66,7 +74,8 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("pi_ring: %d ranks on %s computed pi = %.15f (error %.1e)\n", size, bolt_hostname(), pi,
                fabs(pi - M_PI));
-        printf("pi_ring: 4 MiB went once around the ring, verified, in %.2f ms (%.2f GB/s per link)\n",
+        printf("pi_ring: every rank sent 4 MiB to its neighbour, verified: %.2f ms per exchange "
+               "(%.2f GB/s per link)\n",
                dt * 1e3, (double)n / dt / 1e9);
     }
     int ok = fabs(pi - M_PI) < 1e-9;

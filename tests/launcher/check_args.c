@@ -1,5 +1,7 @@
 /* Unit tests: boltrun's argument parsing (launcher/args.c). */
 #include <check.h>
+
+#include "tests/check_run.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,9 +180,5 @@ int main(void)
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, help_version);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return bolt_check_run(s);
 }

@@ -1,5 +1,7 @@
 /* Unit tests: HMAC-SHA256 known answers (RFC 4231), hex, random, compare. */
 #include <check.h>
+
+#include "tests/check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,9 +79,5 @@ int main(void)
     tcase_add_test(tc, hex);
     tcase_add_test(tc, random_and_compare);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return bolt_check_run(s);
 }

@@ -1,6 +1,8 @@
 /* Unit tests: the key-value store's wire format (runtime/kvs_wire.c). */
 #include <arpa/inet.h>
 #include <check.h>
+
+#include "tests/check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,9 +226,5 @@ int main(void)
     tcase_add_test(tc, handshake);
     tcase_add_test(tc, parse_addr);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return bolt_check_run(s);
 }

@@ -10,6 +10,8 @@
  */
 #include <arpa/inet.h>
 #include <check.h>
+
+#include "tests/check_run.h"
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -1004,9 +1006,5 @@ static Suite *tcp_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(tcp_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return bolt_check_run(tcp_suite());
 }

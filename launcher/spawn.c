@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "launcher/pdeath.h"
+#include "launcher/reaper.h"
 
 #ifndef MSG_NOSIGNAL
 #define MSG_NOSIGNAL 0
@@ -113,6 +114,7 @@ static _Noreturn void guard_orphaned(pid_t rank_pid, double grace)
         sleep_ms(20);
         waited += 20;
     }
+    reaper_kill_all(); /* the rank, and daemons it started that left the group */
     killpg(getpid(), SIGKILL); /* takes the guard too */
     _exit(1);
 }
@@ -177,6 +179,7 @@ static _Noreturn void guard_main(const struct spawn_opts *o, pid_t boltrun_pgid,
 {
     pid_t self = getpid();
     (void)setpgid(0, 0);
+    reaper_become(); /* orphans of the rank (e.g. after setsid) come back to us */
 
     /* Survive the group signals boltrun forwards, so the rank's status can be
      * reported; the rank resets these to default. */
@@ -257,8 +260,10 @@ static _Noreturn void guard_main(const struct spawn_opts *o, pid_t boltrun_pgid,
      * if that is not possible, the guard goes with it, its report sent. */
     if (setpgid(0, boltrun_pgid) == 0) {
         killpg(self, SIGKILL);
+        reaper_kill_all(); /* what left the group: daemons the rank started */
         _exit(0);
     }
+    reaper_kill_all();
     killpg(self, SIGKILL);
     _exit(0);
 }

@@ -26,7 +26,7 @@ tests_launcher_kvs_stranger_LDADD = libboltcore.la $(CRYPTO_LIBS)
 tests_launcher_kvs_client_SOURCES = tests/launcher/kvs_client.c
 tests_launcher_kvs_client_LDADD = libbolt.la
 
-LAUNCHER_TESTS = tests/launcher/args.sh tests/launcher/basic.sh tests/launcher/signal_death.sh \
+LAUNCHER_TESTS = tests/launcher/escape.sh tests/launcher/args.sh tests/launcher/basic.sh tests/launcher/signal_death.sh \
 	tests/launcher/output.sh tests/launcher/timeout.sh tests/launcher/sigterm.sh tests/launcher/kvs.sh \
 	tests/launcher/stdin.sh tests/launcher/stdin_tty.sh tests/launcher/stalled.sh
 TESTS += $(LAUNCHER_TESTS)

@@ -25,7 +25,8 @@ libbolt_la_SOURCES += \
 	runtime/request.c runtime/request.h \
 	runtime/match.c runtime/match.h \
 	runtime/comm.c runtime/comm.h \
-	runtime/proto.c runtime/proto.h \
+	runtime/proto.c runtime/proto.h runtime/proto_internal.h \
+	runtime/peers.c \
 	runtime/progress.c runtime/progress.h \
 	runtime/init.c \
 	runtime/p2p.c \

@@ -7,6 +7,7 @@
 #include "runtime/log.h"
 #include "runtime/progress.h"
 #include "runtime/proto.h"
+#include "runtime/proto_internal.h"
 #include "runtime/runtime.h"
 
 /* Sends to oneself up to this size are buffered, like an eager send. */
@@ -19,7 +20,6 @@ enum { CK_DATA = 0, CK_EAGER_REQ = 1, CK_EAGER_UNEXP = 2, CK_CONTROL = 3 };
 #define CK_PTR(c) ((void *)((uintptr_t)(c) & ~(uintptr_t)3u))
 
 static void send_try_complete(struct bolt_request *req);
-static int comm_others_gone(const struct bolt_comm *c, int *last);
 
 /* ---- sending frames ---------------------------------------------------- */
 
@@ -56,7 +56,7 @@ static void frame_init(struct bolt_frame_slot *f, uint8_t type, struct bolt_requ
 }
 
 /* Sends a payload-less control frame (CTS, SYNC_ACK, BYE). */
-static int send_control(int world_peer, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
+int proto_send_control(int world_peer, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
 {
     struct bolt_frame_slot *f = malloc(sizeof *f);
     if (!f)
@@ -85,7 +85,7 @@ static void send_try_complete(struct bolt_request *req)
     bolt_req_complete(req, BOLT_OK);
 }
 
-static void send_fail(struct bolt_request *req, int err)
+void proto_send_fail(struct bolt_request *req, int err)
 {
     if (!req->err)
         req->err = err;
@@ -127,14 +127,14 @@ static void rndv_accept(struct bolt_request *req, int world_src, int src, int ta
     if (req->expected == 0) {
         /* Nothing to move: finish now, then release the sender. */
         recv_finish(req, src, tag, size, 0);
-        send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
+        proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
         return;
     }
     int rc = bolt_req_register(req);
     uint64_t id = req->id;
     size_t expected = req->expected;
     if (!rc)
-        rc = send_control(world_src, BOLT_FRAME_CTS, sreq, id, expected);
+        rc = proto_send_control(world_src, BOLT_FRAME_CTS, sreq, id, expected);
     /* A failed write may have failed the peer, and with it this request:
      * from here on `req` is only touched when the CTS was never handed over. */
     if (rc)
@@ -157,7 +157,7 @@ static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
         bolt_match_remove_unexp(&bolt_rt.match, u);
         recv_finish(req, u->src, u->tag, u->size, min_size(u->size, req->bytes));
         if (u->sync)
-            send_control(u->world_src, BOLT_FRAME_SYNC_ACK, u->sreq, 0, 0);
+            proto_send_control(u->world_src, BOLT_FRAME_SYNC_ACK, u->sreq, 0, 0);
         free(u->data);
         free(u);
         return;
@@ -281,7 +281,7 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
     rc = tl_send(wp, &req->env);
     if (rc) {
         req->frames_pending = 0;
-        send_fail(req, rc);
+        proto_send_fail(req, rc);
         rc = BOLT_OK;
     }
 out:
@@ -358,7 +358,7 @@ int bolt_proto_iprobe(int source, int tag, struct bolt_comm *comm, uint32_t ctx,
             if (bolt_rt.peers[w].failed && !bolt_rt.peers[w].bye)
                 return bolt_peer_error(w, "probe for any source");
         }
-        if (bolt_rt.gone && comm_others_gone(comm, &last) && last >= 0)
+        if (bolt_rt.gone && proto_comm_others_gone(comm, &last) && last >= 0)
             return bolt_peer_error(last, "probe for any source");
     }
     return BOLT_OK;
@@ -495,7 +495,7 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
         n = (int)total;
     req->data = calloc((size_t)n, sizeof *req->data);
     if (!req->data) {
-        send_fail(req, BOLT_ERR_NOMEM);
+        proto_send_fail(req, BOLT_ERR_NOMEM);
         return BOLT_OK;
     }
     size_t piece = (total + (size_t)n - 1) / (size_t)n, off = 0;
@@ -516,20 +516,12 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
         int rc = tl_send(peer, f);
         if (rc) {
             req->frames_pending -= n - i;
-            send_fail(req, rc);
+            proto_send_fail(req, rc);
             return BOLT_OK;
         }
         off += len;
     }
     return BOLT_OK;
-}
-
-static void fail_waiting_send(struct bolt_request *req, void *arg)
-{
-    int peer = *(int *)arg;
-    if (!req->done && req->kind == BOLT_REQ_SEND && req->world_peer == peer &&
-        (req->awaiting_cts || req->sync_pending))
-        send_fail(req, BOLT_ERR_PEER);
 }
 
 static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void **dst,
@@ -566,18 +558,7 @@ static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void 
         return BOLT_OK;
     }
     case BOLT_FRAME_BYE:
-        bolt_rt.peers[peer].bye = 1;
-        bolt_rt.gone++;
-        /* A CTS or SYNC_ACK it sent would have come before its BYE. */
-        bolt_req_foreach(fail_waiting_send, &peer);
-        /* Receives waiting for this peer can never complete now. */
-        for (struct bolt_request *r = bolt_rt.match.posted_head, *n; r; r = n) {
-            n = r->next;
-            if (r->world_peer == peer) {
-                bolt_match_remove_posted(&bolt_rt.match, r);
-                bolt_req_complete(r, BOLT_ERR_PEER);
-            }
-        }
+        proto_peer_bye(peer);
         return BOLT_OK;
     default:
         return proto_error(peer, "unknown frame type");
@@ -613,7 +594,7 @@ static void frame_end(void *rt, int peer, const struct bolt_frame_hdr *h, void *
         uint64_t ack = r->ack_sreq;
         recv_finish(r, r->status.source, r->status.tag, r->msg_size, got);
         if (sync)
-            send_control(to, BOLT_FRAME_SYNC_ACK, ack, 0, 0);
+            proto_send_control(to, BOLT_FRAME_SYNC_ACK, ack, 0, 0);
         break;
     }
     case CK_EAGER_UNEXP: {
@@ -631,138 +612,10 @@ static void frame_end(void *rt, int peer, const struct bolt_frame_hdr *h, void *
     }
 }
 
-/* ---- broken peers -------------------------------------------------------- */
-
-static void fail_inflight(struct bolt_request *req, void *arg)
-{
-    int peer = *(int *)arg;
-    if (req->done || req->world_peer != peer)
-        return;
-    if (req->kind == BOLT_REQ_SEND)
-        send_fail(req, BOLT_ERR_PEER);
-    else
-        bolt_req_complete(req, BOLT_ERR_PEER);
-}
-
-static int comm_has(const struct bolt_comm *c, int world)
-{
-    return c && bolt_comm_rank_of_world(c, world) >= 0;
-}
-
-static void peer_failed(void *rt, int peer, int error, const char *why)
-{
-    (void)rt;
-    struct bolt_peer *p = &bolt_rt.peers[peer];
-    if (p->failed)
-        return;
-    if (!p->bye)
-        bolt_rt.gone++;
-    p->failed = error ? error : BOLT_ERR_PEER;
-    snprintf(p->why, sizeof p->why, "%s", why ? why : "connection broke");
-    if (!p->bye)
-        bolt_log(BOLT_LOG_INFO, "peer rank %d on %s failed: %s", peer, p->host, p->why);
-    /* Posted receives that name it, or any-source ones that could have
-     * matched it (unless it left cleanly), can no longer be trusted to finish. */
-    for (struct bolt_request *r = bolt_rt.match.posted_head, *n; r; r = n) {
-        n = r->next;
-        int hit = r->world_peer == peer ||
-                  (r->peer == BOLT_ANY_SOURCE && !p->bye && comm_has(r->comm, peer));
-        if (hit) {
-            bolt_match_remove_posted(&bolt_rt.match, r);
-            r->world_peer = peer;
-            r->status.source = bolt_comm_rank_of_world(r->comm, peer);
-            bolt_req_complete(r, BOLT_ERR_PEER);
-        }
-    }
-    /* Messages from it that stopped half-way. */
-    for (struct bolt_unexp *u = bolt_rt.match.unexp_head, *n; u; u = n) {
-        n = u->next;
-        if (u->world_src == peer && u->kind == BOLT_UNEXP_EAGER && !u->arrived) {
-            if (u->claimed)
-                bolt_req_complete(u->claimed, BOLT_ERR_PEER);
-            bolt_match_remove_unexp(&bolt_rt.match, u);
-            free(u->data);
-            free(u);
-        }
-    }
-    bolt_req_foreach(fail_inflight, &peer);
-}
-
-/* Every other member of the communicator has finalized or failed. */
-static int comm_others_gone(const struct bolt_comm *c, int *last)
-{
-    for (int i = 0; i < c->size; i++) {
-        int w = c->world_ranks[i];
-        if (w == bolt_rt.rank)
-            continue;
-        if (!bolt_rt.peers[w].bye && !bolt_rt.peers[w].failed)
-            return 0;
-        *last = w;
-    }
-    return 1;
-}
-
-/* Can a posted receive still be matched? Only if some member it accepts
- * messages from, other than this rank (blocked in a wait), is still there.
- * *last gets a departed member to blame, or -1 when there is none. */
-static int recv_orphaned(const struct bolt_request *req, int *last)
-{
-    const struct bolt_comm *c = req->comm;
-    *last = -1;
-    if (req->peer != BOLT_ANY_SOURCE) {
-        int w = c->world_ranks[req->peer];
-        return w == bolt_rt.rank; /* others fail at once when they go */
-    }
-    if (c->size > 1 && !bolt_rt.gone)
-        return 0;
-    return comm_others_gone(c, last);
-}
-
-int bolt_proto_orphaned(struct bolt_request *req)
-{
-    int last;
-    if (req->done || req->kind != BOLT_REQ_RECV || !recv_orphaned(req, &last))
-        return 0;
-    for (struct bolt_request *r = bolt_rt.match.posted_head; r; r = r->next)
-        if (r == req)
-            return 1;
-    return 0; /* matched already: its data is on the way */
-}
-
-void bolt_proto_fail_orphan(struct bolt_request *req)
-{
-    int last;
-    recv_orphaned(req, &last);
-    bolt_match_remove_posted(&bolt_rt.match, req);
-    req->world_peer = last;
-    if (last >= 0)
-        req->status.source = bolt_comm_rank_of_world(req->comm, last);
-    bolt_req_complete(req, last >= 0 ? BOLT_ERR_PEER : BOLT_ERR_DEADLOCK);
-}
-
 void bolt_proto_upcalls(struct bolt_tl_upcalls *up)
 {
     up->rt = &bolt_rt;
     up->frame_begin = frame_begin;
     up->frame_end = frame_end;
-    up->peer_failed = peer_failed;
-}
-
-static int all_byes(void *arg)
-{
-    (void)arg;
-    for (int i = 0; i < bolt_rt.size; i++)
-        if (i != bolt_rt.rank && !bolt_rt.peers[i].bye && !bolt_rt.peers[i].failed)
-            return 0;
-    return 1;
-}
-
-int bolt_proto_goodbye(void)
-{
-    for (int i = 0; i < bolt_rt.size; i++)
-        if (i != bolt_rt.rank && !bolt_rt.peers[i].failed)
-            send_control(i, BOLT_FRAME_BYE, 0, 0, 0);
-    /* No time limit: a live peer may still be computing (finalize is
-     * collective), and a dead one breaks its connection, which ends the wait. */
-    return bolt_progress_until(all_byes, NULL, 0);
+    up->peer_failed = proto_peer_failed;
 }

@@ -6,24 +6,11 @@
  *   bench,op,transport,ranks,bytes,bolt_us,MBps                              */
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "bench_stats.h"
 #include <string.h>
 
 #include "bolt.h"
-
-#define REPEATS 11
-#define WINDOW 16
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
-}
 
 static void ok(int rc)
 {
@@ -89,8 +76,8 @@ int main(int argc, char **argv)
             bw[r] = (double)n * WINDOW * reps / (bolt_wtime() - t0) / 1e6;
         }
         if (rank == 0) {
-            printf("bench,latency,%s,2,%zu,%.2f,\n", tl, n, median(lat, REPEATS));
-            printf("bench,bandwidth,%s,2,%zu,,%.1f\n", tl, n, median(bw, REPEATS));
+            printf("bench,latency,%s,2,%zu,%.2f,\n", tl, n, bench_median(lat, REPEATS));
+            printf("bench,bandwidth,%s,2,%zu,,%.1f\n", tl, n, bench_median(bw, REPEATS));
             fflush(stdout);
         }
     }

@@ -6,20 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define REPEATS 11
-#define WINDOW 16
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
-}
+#include "bench_stats.h"
 
 int main(int argc, char **argv)
 {
@@ -69,8 +56,8 @@ int main(int argc, char **argv)
             bw[r] = (double)n * WINDOW * reps / (MPI_Wtime() - t0) / 1e6;
         }
         if (rank == 0) {
-            printf("bench,latency,%s,%d,%zu,%.2f,\n", label, size, n, median(lat, REPEATS));
-            printf("bench,bandwidth,%s,%d,%zu,,%.1f\n", label, size, n, median(bw, REPEATS));
+            printf("bench,latency,%s,%d,%zu,%.2f,\n", label, size, n, bench_median(lat, REPEATS));
+            printf("bench,bandwidth,%s,%d,%zu,,%.1f\n", label, size, n, bench_median(bw, REPEATS));
             fflush(stdout);
         }
     }

@@ -129,6 +129,8 @@ int bolt_iprobe(int source, int tag, bolt_comm_t comm, int *flag, bolt_status_t 
 /* Drive communication without waiting (for codes that compute while messages fly). */
 int bolt_progress(void);
 
+#include "bolt_coll.h"
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,4 +3,6 @@ include tests/runtime/local.mk
 include tests/transport/local.mk
 include tests/launcher/local.mk
 include tests/integration/local.mk
+include tests/collectives/local.mk
+include tests/mpi/local.mk
 EXTRA_DIST += tests/check_run.h

@@ -1,0 +1,1 @@
+# collectives/: collective algorithms over the runtime point-to-point interface.

@@ -1,0 +1,1 @@
+# mpi/: the MPI face (mpi.h, libmpi, boltcc) over the native API.

@@ -1,0 +1,1 @@
+# tests/collectives/: collective operations against a serial reference.

@@ -1,0 +1,1 @@
+# tests/mpi/: MPI programs built with boltcc and with Open MPI mpicc.

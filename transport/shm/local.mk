@@ -1,0 +1,1 @@
+# transport/shm/: the shared-memory transport (same-host peers).

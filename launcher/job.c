@@ -20,6 +20,7 @@
 
 #include "launcher/iofwd.h"
 #include "launcher/kvs_server.h"
+#include "launcher/shm_host.h"
 #include "launcher/spawn.h"
 #include "launcher/stdin_fwd.h"
 #include "runtime/crypto.h"
@@ -312,6 +313,7 @@ static int raise_fd_limit(int np, char *err, size_t cap)
      * the unauthenticated connections the key-value store tolerates
      * (kvs_server.c: 2 * np + 16), plus boltrun's own. */
     rlim_t need = (rlim_t)np * 7 + 80;
+    need += (rlim_t)np * 2 + 1; /* shm: the segment and a doorbell pipe per rank */
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
         return 0;
     rlim_t want = need;
@@ -394,6 +396,12 @@ static int job_run_inner(const struct job_config *cfg)
         return 1;
     }
 
+    /* Made before the ranks, which inherit it; without it they use TCP. */
+    struct shm_host shm;
+    int have_shm = cfg->np > 1 && shm_host_create(&shm, cfg->np, err, sizeof err) == 0;
+    if (cfg->np > 1 && !have_shm)
+        iofwd_log("boltrun: no shared memory for the ranks (%s); they talk over TCP", err);
+
     double now = bolt_kvs_now();
     j->job_deadline = cfg->timeout > 0 ? now + cfg->timeout : -1;
     j->drain_deadline = -1;
@@ -424,7 +432,7 @@ static int job_run_inner(const struct job_config *cfg)
         struct spawn_opts so = {.path = cfg->path, .argv = cfg->argv, .rank = i, .size = cfg->np,
                                 .kvs_addr = addr, .secret_hex = secret_hex, .job_id = job_id, .host = j->host,
                                 .grace = cfg->kill_grace, .stdin_fd = rank_in, .ignored = &g_ignored, .close_fds = closefds,
-                                .nclose = nclose};
+                                .nclose = nclose, .shm = have_shm ? &shm : NULL};
         struct spawn_result sr;
         int spawned = spawn_rank(&so, &sr, err, sizeof err);
         if (rank_in >= 0)
@@ -459,6 +467,8 @@ static int job_run_inner(const struct job_config *cfg)
         j->nstarted++;
     }
     free(closefds);
+    if (have_shm)
+        shm_host_close(&shm); /* the guards and ranks hold their own copies */
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

@@ -9,7 +9,8 @@ boltrun_SOURCES = \
 	launcher/reaper.h \
 	launcher/iofwd.c launcher/iofwd.h \
 	launcher/stdin_fwd.c launcher/stdin_fwd.h \
-	launcher/kvs_server.c launcher/kvs_server.h
+	launcher/kvs_server.c launcher/kvs_server.h \
+	launcher/shm_host.c launcher/shm_host.h transport/shm/shm_seg.c transport/shm/shm_seg.h
 if BOLT_OS_LINUX
 boltrun_SOURCES += launcher/pdeath_linux.c launcher/reaper_linux.c
 else

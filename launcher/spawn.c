@@ -18,6 +18,7 @@
 
 #include "launcher/pdeath.h"
 #include "launcher/reaper.h"
+#include "launcher/shm_host.h"
 
 #ifndef MSG_NOSIGNAL
 #define MSG_NOSIGNAL 0
@@ -168,6 +169,7 @@ static void rank_exec(const struct spawn_opts *o, pid_t guard, int out_w, int er
     setenv("BOLT_JOB_SECRET", o->secret_hex, 1);
     setenv("BOLT_JOB_ID", o->job_id, 1);
     setenv("BOLT_LAUNCHER_HOST", o->host, 1);
+    shm_host_child_setup(o->shm, o->rank); /* one host: local index = rank */
 
     execv(o->path, o->argv);
     int e = errno;

@@ -21,6 +21,8 @@
 
 #define SPAWN_STATUS_BYTES 8
 
+struct shm_host;
+
 struct spawn_opts {
     const char *path;        /* resolved program */
     char **argv;             /* NULL-terminated */
@@ -31,6 +33,7 @@ struct spawn_opts {
     const sigset_t *ignored; /* signals the rank keeps ignored (NULL: none) */
     const int *close_fds;    /* boltrun's descriptors the guard must not keep */
     int nclose;
+    const struct shm_host *shm;   /* the host's shared segment and doorbells; NULL: none */
 };
 
 struct spawn_result {

@@ -16,7 +16,8 @@
 
 struct bolt_runtime bolt_rt;
 
-static const struct bolt_transport *const known_transports[] = {&bolt_transport_tcp};
+static const struct bolt_transport *const known_transports[] = {&bolt_transport_shm,
+                                                                &bolt_transport_tcp};
 #define N_KNOWN (int)(sizeof known_transports / sizeof known_transports[0])
 
 int bolt_peer_error(int world_peer, const char *doing)
@@ -98,7 +99,7 @@ static int open_transports(void)
     }
     if (bolt_rt.ntls == 0)
         return bolt_err_set(BOLT_ERR_CONFIG,
-                            "BOLT_TRANSPORTS='%s' names no transport this build has (it has: tcp)",
+                            "BOLT_TRANSPORTS='%s' names no transport this build has (it has: shm, tcp)",
                             bolt_param_string(BOLT_P_TRANSPORTS));
     return BOLT_OK;
 }

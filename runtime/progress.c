@@ -42,8 +42,17 @@ void bolt_progress_backoff(long *idle)
         if (r > 0)
             nfds += r;
     }
-    if (poll(fds, (nfds_t)nfds, IDLE_SLEEP_MS) < 0 && errno != EINTR)
+    /* Transports woken by a doorbell announce the sleep and re-check first,
+     * so a message published meanwhile is never slept through. */
+    int busy = 0;
+    for (int i = 0; i < bolt_rt.ntls; i++)
+        if (bolt_rt.tls[i]->sleep_prepare && bolt_rt.tls[i]->sleep_prepare(bolt_rt.tlctx[i]) > 0)
+            busy = 1;
+    if (!busy && poll(fds, (nfds_t)nfds, IDLE_SLEEP_MS) < 0 && errno != EINTR)
         (void)0; /* a poll failure only costs a busier loop */
+    for (int i = 0; i < bolt_rt.ntls; i++)
+        if (bolt_rt.tls[i]->sleep_done)
+            bolt_rt.tls[i]->sleep_done(bolt_rt.tlctx[i]);
 }
 
 int bolt_progress_until(int (*done)(void *arg), void *arg, double timeout)

@@ -87,8 +87,17 @@ struct bolt_transport {
     int (*data_stripes)(struct bolt_tl_ctx *ctx, int peer, size_t bytes);
     /* Closes everything; pending sends complete with BOLT_ERR_PEER. */
     void (*finalize)(struct bolt_tl_ctx *ctx);
+    /* Optional (NULL when a transport's pollfds alone wake the engine, as
+     * TCP's sockets do). Before sleeping in poll() on pollfds, the engine
+     * calls sleep_prepare: the transport announces that it sleeps (so that
+     * peers ring its doorbell fd) and re-checks for work; > 0 means work
+     * arrived and the engine must not sleep. sleep_done is called after the
+     * poll (or instead of it) whenever sleep_prepare was. */
+    int (*sleep_prepare)(struct bolt_tl_ctx *ctx);
+    void (*sleep_done)(struct bolt_tl_ctx *ctx);
 };
 
 extern const struct bolt_transport bolt_transport_tcp;
+extern const struct bolt_transport bolt_transport_shm;
 
 #endif

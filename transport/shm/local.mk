@@ -1,1 +1,20 @@
-# transport/shm/: the shared-memory transport (same-host peers).
+# transport/shm/: the shared-memory transport (bolt_transport_shm) for ranks
+# on one host; boltrun creates the segment (launcher/shm_host.c, which also
+# builds shm_seg.c).
+libbolt_la_SOURCES += \
+	transport/shm/shm.h \
+	transport/shm/shm_seg.c transport/shm/shm_seg.h \
+	transport/shm/shm_ring.c transport/shm/shm_ring.h \
+	transport/shm/shm_xfer.c \
+	transport/shm/shm_bell.c \
+	transport/shm/shm_ctx.c \
+	transport/shm/shm_cma.h
+# Platform seam: process_vm_readv on Linux; elsewhere large messages are
+# copied through shared memory. (tests/transport builds the POSIX file on
+# Linux too.)
+if BOLT_OS_LINUX
+libbolt_la_SOURCES += transport/shm/shm_cma_linux.c
+else
+libbolt_la_SOURCES += transport/shm/shm_cma_posix.c
+endif
+EXTRA_DIST += transport/shm/shm_cma_linux.c transport/shm/shm_cma_posix.c

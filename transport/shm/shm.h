@@ -1,0 +1,115 @@
+/*
+ * shm.h — private state of the shared-memory transport (transport/shm/).
+ *
+ *   shm_seg.c        the host's segment: layout, creation (boltrun), mapping
+ *   shm_ring.c       one channel's SPSC ring of 64-byte cells
+ *   shm_xfer.c       moving frames: eager records, pipelined DATA through the
+ *                    staging chunks, single-copy DATA (CMA); receiving
+ *   shm_bell.c       doorbells and the "asleep" flags: sleeping without lost
+ *                    wake-ups
+ *   shm_ctx.c        the ops (transport.h), wire-up, liveness, finalize
+ *   shm_cma_*.c      platform seam for cross-memory attach (shm_cma.h)
+ *
+ * Same host means: sharing the segment boltrun created for this host. A rank
+ * registers its world rank in its slot before the init fence; reachable(peer)
+ * is true iff the peer registered in the same segment.
+ */
+#ifndef BOLT_SHM_H
+#define BOLT_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "transport/shm/shm_ring.h"
+#include "transport/shm/shm_seg.h"
+#include "transport/transport.h"
+
+/* Seconds between liveness checks of peers while the transport is in use. */
+#define SHM_LIVENESS_S 0.1
+
+struct shm_peer {
+    int local;            /* index in the segment, -1 when not on it */
+    int wired;
+    int failed;
+    int bell_w;           /* write end of its doorbell */
+    pid_t pid;
+    int cma;              /* large DATA to it goes single-copy */
+    struct shm_slot *slot;
+    struct shm_tx_ring tx; /* me -> peer */
+    struct shm_rx_ring rx; /* peer -> me */
+    unsigned char *tx_stage, *rx_stage;
+    /* frames not yet in the ring, in order */
+    struct bolt_tl_send *sq_head, *sq_tail;
+    /* DATA frames whose record is in the ring and whose payload is being
+     * staged, in order (the head is the one moving) */
+    struct bolt_tl_send *pipe_head, *pipe_tail;
+    uint64_t pipe_off;    /* bytes of the head pipe already staged */
+    uint64_t chunks_put;  /* ours: staging chunks filled */
+    /* single-copy DATA frames waiting for the reader's "done", in order */
+    struct bolt_tl_send *cma_head, *cma_tail;
+    uint64_t cma_completed;
+    /* receiving a pipelined DATA frame */
+    int rx_pipe;
+    struct bolt_frame_hdr rx_hdr;
+    unsigned char *rx_dst;
+    void *rx_cookie;
+    uint64_t rx_off;
+    uint64_t chunks_got;  /* ours: staging chunks emptied */
+    uint64_t cma_done;    /* ours: single-copy reads finished */
+    int prod_waiting;     /* our copy of tx chan's waiting flag */
+};
+
+struct bolt_tl_ctx {
+    int rank, size;
+    const struct bolt_tl_upcalls *up;
+    int enabled;          /* started by boltrun with a segment */
+    struct shm_seg_hdr *seg;
+    int nlocal, index;
+    struct shm_slot *me;
+    int bell_r;
+    int *bell_w_all;      /* write ends of every local rank's doorbell */
+    int *fds;             /* every inherited fd, closed at finalize */
+    int nfds;
+    struct shm_peer *peers; /* by world rank */
+    int *wired;           /* world ranks we talk to */
+    int nwired;
+    size_t eager_limit;
+    int cma_mode;         /* -1 auto, 0 off, 1 required */
+    double timeout;
+    double next_live_check;
+    unsigned polls;
+    int finalizing;
+    int in_progress;
+    uint8_t probe[SHM_ID_BYTES]; /* the id, read by peers to probe CMA */
+};
+
+/* shm_xfer.c */
+/* Moves what it can for one peer: queued frames, staging chunks, finished
+ * single-copy reads, incoming records. Returns frames moved. */
+int shm_xfer_peer(struct bolt_tl_ctx *ctx, int peer);
+/* Queues s (or writes it at once). */
+void shm_xfer_send(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s);
+/* Would shm_xfer_peer move anything? (no side effects on the peer) */
+int shm_xfer_pending(struct bolt_tl_ctx *ctx, int peer);
+/* Anything of ours still waiting to leave for `peer`? */
+int shm_xfer_outgoing(const struct shm_peer *p);
+/* Detaches every unfinished send of the peer into one list. */
+struct bolt_tl_send *shm_xfer_take_sends(struct shm_peer *p);
+
+/* shm_ctx.c */
+void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+double shm_now(void);
+
+/* shm_bell.c */
+/* After publishing something `peer` may be waiting for: ring its doorbell
+ * if it is asleep. `only_if_waiting`: the peer waits only when its waiting
+ * flag on our channel is set (it is blocked sending to us). */
+void shm_bell_wake(struct bolt_tl_ctx *ctx, struct shm_peer *p, int only_if_waiting);
+int shm_bell_sleep_prepare(struct bolt_tl_ctx *ctx);
+void shm_bell_sleep_done(struct bolt_tl_ctx *ctx);
+/* The producer side: blocked on the consumer (or not). */
+void shm_bell_set_waiting(struct shm_peer *p, int waiting);
+
+#endif

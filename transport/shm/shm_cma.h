@@ -1,0 +1,23 @@
+/*
+ * shm_cma.h — single-copy reads from a sibling process's memory (cross-memory
+ * attach). Platform seam: shm_cma_linux.c (process_vm_readv) on Linux,
+ * shm_cma_posix.c elsewhere, where every call says "unsupported" and the
+ * transport copies through the staging chunks instead. Both are built and
+ * tested on Linux (tests/transport: test_shm, test_shm_posix).
+ */
+#ifndef BOLT_SHM_CMA_H
+#define BOLT_SHM_CMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Lets siblings read this process (Yama ptrace_scope=1 otherwise allows
+ * only ancestors). Returns 0, or ENOSYS when this build has no CMA. */
+int shm_cma_allow_peers(void);
+/* Reads len bytes at address raddr of process pid into dst. Returns 0, or an
+ * errno value: ENOSYS (no CMA here), EPERM (not allowed), ESRCH (gone),
+ * EFAULT (bad address). */
+int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len);
+
+#endif

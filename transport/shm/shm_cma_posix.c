@@ -1,0 +1,21 @@
+/*
+ * shm_cma_posix.c — no cross-memory attach on this platform (shm_cma.h): the
+ * transport moves large messages through the staging chunks (two copies).
+ */
+#include "transport/shm/shm_cma.h"
+
+#include <errno.h>
+
+int shm_cma_allow_peers(void)
+{
+    return ENOSYS;
+}
+
+int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len)
+{
+    (void)pid;
+    (void)dst;
+    (void)raddr;
+    (void)len;
+    return ENOSYS;
+}

@@ -1,0 +1,101 @@
+/*
+ * shm_ring.c — the SPSC ring of 64-byte cells (see shm_ring.h).
+ */
+#include "transport/shm/shm_ring.h"
+
+#include <string.h>
+
+void shm_tx_ring_init(struct shm_tx_ring *t, struct shm_chan *c, uint64_t cap)
+{
+    t->c = c;
+    t->ring = shm_chan_ring(c);
+    t->cap = cap;
+    t->head = atomic_load_explicit(&c->prod.head, memory_order_relaxed);
+    t->tail_cache = atomic_load_explicit(&c->cons.tail, memory_order_acquire);
+}
+
+void shm_rx_ring_init(struct shm_rx_ring *r, struct shm_chan *c, uint64_t cap)
+{
+    r->c = c;
+    r->ring = shm_chan_ring(c);
+    r->cap = cap;
+    r->tail = atomic_load_explicit(&c->cons.tail, memory_order_relaxed);
+    r->head_cache = r->tail;
+}
+
+int shm_ring_has_room(struct shm_tx_ring *t, uint64_t inline_len)
+{
+    uint64_t need = shm_rec_bytes(inline_len);
+    if (t->head + need - t->tail_cache <= t->cap)
+        return 1;
+    /* Acquire: the consumer finished reading the cells it gave back. */
+    t->tail_cache = atomic_load_explicit(&t->c->cons.tail, memory_order_acquire);
+    return t->head + need - t->tail_cache <= t->cap;
+}
+
+/* Copies len bytes into the ring at running position pos, wrapping. */
+static void ring_write(struct shm_tx_ring *t, uint64_t pos, const void *src, uint64_t len)
+{
+    uint64_t off = pos & (t->cap - 1), first = t->cap - off;
+    if (first >= len) {
+        memcpy(t->ring + off, src, len);
+    } else {
+        memcpy(t->ring + off, src, first);
+        memcpy(t->ring, (const char *)src + first, len - first);
+    }
+}
+
+int shm_ring_put(struct shm_tx_ring *t, uint32_t kind, uint64_t aux,
+                 const struct bolt_frame_hdr *h, const void *payload, uint64_t inline_len)
+{
+    if (!shm_ring_has_room(t, inline_len))
+        return 0;
+    struct shm_rec *rec = (struct shm_rec *)(t->ring + (t->head & (t->cap - 1)));
+    rec->kind = kind;
+    rec->reserved = 0;
+    rec->aux = aux;
+    rec->hdr = *h;
+    if (inline_len)
+        ring_write(t, t->head + SHM_LINE, payload, inline_len);
+    t->head += shm_rec_bytes(inline_len);
+    /* Release: the record's bytes are visible before the new head. */
+    atomic_store_explicit(&t->c->prod.head, t->head, memory_order_release);
+    return 1;
+}
+
+int shm_ring_nonempty(struct shm_rx_ring *r)
+{
+    if (r->head_cache != r->tail)
+        return 1;
+    return atomic_load_explicit(&r->c->prod.head, memory_order_relaxed) != r->tail;
+}
+
+int shm_ring_peek(struct shm_rx_ring *r, struct shm_rec *rec)
+{
+    if (r->head_cache == r->tail) {
+        /* Acquire: pairs with the producer's release of head. */
+        r->head_cache = atomic_load_explicit(&r->c->prod.head, memory_order_acquire);
+        if (r->head_cache == r->tail)
+            return 0;
+    }
+    memcpy(rec, r->ring + (r->tail & (r->cap - 1)), sizeof *rec);
+    return 1;
+}
+
+void shm_ring_read_payload(struct shm_rx_ring *r, void *dst, uint64_t len)
+{
+    uint64_t off = (r->tail + SHM_LINE) & (r->cap - 1), first = r->cap - off;
+    if (first >= len) {
+        memcpy(dst, r->ring + off, len);
+    } else {
+        memcpy(dst, r->ring + off, first);
+        memcpy((char *)dst + first, r->ring, len - first);
+    }
+}
+
+void shm_ring_pop(struct shm_rx_ring *r, uint64_t inline_len)
+{
+    r->tail += shm_rec_bytes(inline_len);
+    /* Release: our reads of the cells are done before the producer reuses them. */
+    atomic_store_explicit(&r->c->cons.tail, r->tail, memory_order_release);
+}

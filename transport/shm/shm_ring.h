@@ -1,0 +1,74 @@
+/*
+ * shm_ring.h — the single-producer/single-consumer ring of one channel.
+ *
+ * The ring is a power-of-two byte area of 64-byte cells. A record is one
+ * header cell (struct shm_rec: kind, aux word, frame header) followed by its
+ * inline payload rounded up to whole cells; a payload may wrap around the
+ * end, a header cell never does. head and tail are running byte counts: the
+ * producer publishes head with release after writing a record, the consumer
+ * publishes tail with release after copying it out.
+ */
+#ifndef BOLT_SHM_RING_H
+#define BOLT_SHM_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/wire.h"
+#include "transport/shm/shm_seg.h"
+
+enum shm_rec_kind {
+    SHM_REC_FRAME = 1, /* header + hdr.len payload bytes inline */
+    SHM_REC_PIPE = 2,  /* DATA frame whose payload follows through the staging chunks */
+    SHM_REC_CMA = 3,   /* DATA frame the consumer reads from the producer's memory at aux */
+};
+
+struct shm_rec {
+    uint32_t kind;
+    uint32_t reserved;
+    uint64_t aux;
+    struct bolt_frame_hdr hdr;
+};
+_Static_assert(sizeof(struct shm_rec) == SHM_LINE, "a record header is one cell");
+
+struct shm_tx_ring {
+    struct shm_chan *c;
+    unsigned char *ring;
+    uint64_t cap;
+    uint64_t head;       /* ours: what we have published */
+    uint64_t tail_cache; /* the consumer's tail as last read */
+};
+
+struct shm_rx_ring {
+    struct shm_chan *c;
+    unsigned char *ring;
+    uint64_t cap;
+    uint64_t tail;       /* ours: what we have consumed */
+    uint64_t head_cache; /* the producer's head as last read */
+};
+
+void shm_tx_ring_init(struct shm_tx_ring *t, struct shm_chan *c, uint64_t cap);
+void shm_rx_ring_init(struct shm_rx_ring *r, struct shm_chan *c, uint64_t cap);
+
+/* Ring bytes a record with `inline_len` payload bytes takes. */
+static inline uint64_t shm_rec_bytes(uint64_t inline_len)
+{
+    return SHM_LINE + (inline_len + SHM_LINE - 1) / SHM_LINE * SHM_LINE;
+}
+
+/* Room for a record of `inline_len` bytes now? (re-reads the tail if needed) */
+int shm_ring_has_room(struct shm_tx_ring *t, uint64_t inline_len);
+/* Writes and publishes a record. Returns 1, or 0 when there is no room. */
+int shm_ring_put(struct shm_tx_ring *t, uint32_t kind, uint64_t aux,
+                 const struct bolt_frame_hdr *h, const void *payload, uint64_t inline_len);
+
+/* Is a record waiting? Copies its header cell into *rec. */
+int shm_ring_peek(struct shm_rx_ring *r, struct shm_rec *rec);
+/* Copies the inline payload of the record at the tail. */
+void shm_ring_read_payload(struct shm_rx_ring *r, void *dst, uint64_t len);
+/* Consumes the record at the tail and publishes the new tail. */
+void shm_ring_pop(struct shm_rx_ring *r, uint64_t inline_len);
+/* Cheap check, no copy: anything published beyond our tail? */
+int shm_ring_nonempty(struct shm_rx_ring *r);
+
+#endif

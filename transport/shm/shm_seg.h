@@ -1,0 +1,113 @@
+/*
+ * shm_seg.h — the layout of a host's shared segment, shared by the launcher
+ * (which creates it, launcher/shm_host.c) and the shm transport (which maps
+ * it). One segment per host and job:
+ *
+ *   header   magic, version, random 128-bit id, local rank count, sizes
+ *   slots    one per local rank: pid, state, world rank, "asleep" flag
+ *   chans    one per ordered pair (from, to): producer line, consumer line,
+ *            a byte ring of 64-byte cells, a staging area of chunks
+ *
+ * Every counter is written by one side only (single producer, single
+ * consumer) and lives on a cache line of its own.
+ */
+#ifndef BOLT_SHM_SEG_H
+#define BOLT_SHM_SEG_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHM_MAGIC 0x31304d5348534c42ull /* "BLSHSM01" */
+#define SHM_VERSION 1u
+#define SHM_LINE 64u
+#define SHM_ID_BYTES 16
+/* Defaults chosen by measurement (docs in the transport's README section). */
+#define SHM_RING_BYTES (128u * 1024u)
+#define SHM_CHUNK_BYTES (128u * 1024u)
+#define SHM_NCHUNKS 4u
+
+enum { SHM_STATE_EMPTY = 0, SHM_STATE_ALIVE = 1, SHM_STATE_CLOSED = 2 };
+
+struct shm_seg_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nlocal;
+    uint8_t id[SHM_ID_BYTES];
+    uint64_t ring_bytes;  /* power of two, multiple of SHM_LINE */
+    uint64_t chunk_bytes; /* multiple of SHM_LINE */
+    uint64_t nchunks;
+    uint64_t slot_off;    /* first struct shm_slot */
+    uint64_t chan_off;    /* first channel */
+    uint64_t chan_stride; /* bytes per channel */
+    uint64_t total;       /* bytes of the whole segment */
+};
+
+/* One per local rank, written by that rank (pid, world rank, state, probe
+ * address at init; asleep whenever it sleeps). */
+struct shm_slot {
+    _Alignas(SHM_LINE) _Atomic uint32_t state;
+    int32_t world_rank;
+    int64_t pid;
+    uint64_t probe_addr; /* SHM_ID_BYTES in the owner's memory equal to the id */
+    _Alignas(SHM_LINE) _Atomic uint32_t asleep;
+};
+
+/* Written by the producer (sender) of a channel. */
+struct shm_prod {
+    _Alignas(SHM_LINE) _Atomic uint64_t head;       /* ring bytes published */
+    _Atomic uint64_t chunks_put;                     /* staging chunks filled */
+    _Atomic uint32_t waiting; /* blocked on ring space or a free chunk: consumer rings */
+};
+
+/* Written by the consumer (receiver) of a channel. */
+struct shm_cons {
+    _Alignas(SHM_LINE) _Atomic uint64_t tail;       /* ring bytes consumed */
+    _Atomic uint64_t chunks_got;                     /* staging chunks emptied */
+    _Atomic uint64_t cma_done;                       /* single-copy reads finished */
+    _Atomic uint32_t cma_ok; /* 0 not probed, 1 the consumer can read the producer, 2 it cannot */
+};
+
+struct shm_chan {
+    struct shm_prod prod;
+    struct shm_cons cons;
+    /* then ring_bytes of ring, then nchunks * chunk_bytes of staging */
+};
+
+/* Fills the header's sizes for `nlocal` ranks (id and magic left to the
+ * caller). Returns the segment's size, or 0 if it would be absurdly large. */
+size_t shm_seg_layout(int nlocal, struct shm_seg_hdr *h);
+
+/* Creates an anonymous segment for `nlocal` ranks: shm_open with a fresh
+ * name, unlinked at once (nothing stays in /dev/shm whatever happens), sized,
+ * header written with a random id. Returns its fd (close-on-exec) or -1 with
+ * a message in err. */
+int shm_seg_create(int nlocal, char *err, size_t errcap);
+
+/* Maps and checks a segment created by shm_seg_create. Returns the mapping
+ * or NULL with a message in err. */
+struct shm_seg_hdr *shm_seg_map(int fd, char *err, size_t errcap);
+void shm_seg_unmap(struct shm_seg_hdr *h);
+
+static inline struct shm_slot *shm_seg_slot(struct shm_seg_hdr *h, int i)
+{
+    return (struct shm_slot *)((char *)h + h->slot_off) + i;
+}
+
+static inline struct shm_chan *shm_seg_chan(struct shm_seg_hdr *h, int from, int to)
+{
+    size_t idx = (size_t)from * h->nlocal + (size_t)to;
+    return (struct shm_chan *)((char *)h + h->chan_off + idx * h->chan_stride);
+}
+
+static inline unsigned char *shm_chan_ring(struct shm_chan *c)
+{
+    return (unsigned char *)(c + 1);
+}
+
+static inline unsigned char *shm_chan_stage(struct shm_seg_hdr *h, struct shm_chan *c)
+{
+    return (unsigned char *)(c + 1) + h->ring_bytes;
+}
+
+#endif

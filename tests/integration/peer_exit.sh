@@ -3,6 +3,15 @@
 # (never a hang). A rank killed by SIGKILL: boltrun ends the job, says which
 # rank died and how, and leaves no process behind.
 . "$(dirname "$0")/lib.sh"
+# The whole script once per transport set (lib.sh's TRANSPORTS_UNDER_TEST).
+if [ -z "${PEER_EXIT_TL:-}" ]; then
+    st=0
+    for tl in $TRANSPORTS_UNDER_TEST; do
+        echo "== BOLT_TRANSPORTS=$tl"
+        PEER_EXIT_TL=$tl BOLT_TRANSPORTS=$tl BOLT_TEST_TRANSPORTS=$tl sh "$0" || st=1
+    done
+    exit $st
+fi
 for np in 2 4; do
     out=$("$BOLTRUN" --timeout 60 -np $np "$T/peer_exit" exit 2>&1); rc=$?
     victim=$((np - 1))

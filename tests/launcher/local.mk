@@ -25,6 +25,10 @@ tests_launcher_kvs_stranger_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
 tests_launcher_kvs_stranger_LDADD = libboltcore.la $(CRYPTO_LIBS)
 tests_launcher_kvs_client_SOURCES = tests/launcher/kvs_client.c
 tests_launcher_kvs_client_LDADD = libbolt.la
+check_PROGRAMS += tests/launcher/shm_busy
+tests_launcher_shm_busy_SOURCES = tests/launcher/shm_busy.c
+TESTS += tests/launcher/shm_cleanup.sh
+dist_check_SCRIPTS += tests/launcher/shm_cleanup.sh
 
 LAUNCHER_TESTS = tests/launcher/escape.sh tests/launcher/args.sh tests/launcher/basic.sh tests/launcher/signal_death.sh \
 	tests/launcher/output.sh tests/launcher/timeout.sh tests/launcher/sigterm.sh tests/launcher/kvs.sh \

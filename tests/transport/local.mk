@@ -31,3 +31,28 @@ tests_transport_test_tcp_posix_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DBOLT_TCP_
 tests_transport_test_tcp_posix_LDADD = libboltcore.la $(CHECK_LIBS)
 endif
 EXTRA_DIST += tests/transport/test_tcp.c tests/transport/tcp_fake_kvs.c
+
+# The shm transport, driven through its ops by forked processes sharing a
+# segment made as boltrun makes it (launcher/shm_host.c).
+if HAVE_CHECK
+SHM_TEST_COMMON = \
+	tests/transport/test_shm.c \
+	launcher/shm_host.c \
+	transport/shm/shm_seg.c transport/shm/shm_ring.c transport/shm/shm_xfer.c \
+	transport/shm/shm_bell.c transport/shm/shm_ctx.c
+check_PROGRAMS += tests/transport/test_shm tests/transport/test_shm_posix
+TESTS += tests/transport/test_shm tests/transport/test_shm_posix
+tests_transport_test_shm_SOURCES = $(SHM_TEST_COMMON)
+if BOLT_OS_LINUX
+tests_transport_test_shm_SOURCES += transport/shm/shm_cma_linux.c
+else
+tests_transport_test_shm_SOURCES += transport/shm/shm_cma_posix.c
+endif
+tests_transport_test_shm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_transport_test_shm_LDADD = libboltcore.la $(CHECK_LIBS)
+# Without single-copy reads, as on macOS: tested here too.
+tests_transport_test_shm_posix_SOURCES = $(SHM_TEST_COMMON) transport/shm/shm_cma_posix.c
+tests_transport_test_shm_posix_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_transport_test_shm_posix_LDADD = libboltcore.la $(CHECK_LIBS)
+endif
+EXTRA_DIST += tests/transport/test_shm.c

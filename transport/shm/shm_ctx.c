@@ -245,11 +245,12 @@ static int shm_reachable(struct bolt_tl_ctx *ctx, int peer)
         return 0;
     if (ctx->peers[peer].local >= 0)
         return 1;
-    /* Registered in our segment before the init fence: same host, same job. */
+    /* Registered in our segment before the init fence: same host, same job.
+     * (One that already closed is still reached: it departs like a TCP peer.) */
     for (int i = 0; i < ctx->nlocal; i++) {
         struct shm_slot *s = shm_seg_slot(ctx->seg, i);
         if (i != ctx->index &&
-            atomic_load_explicit(&s->state, memory_order_acquire) == SHM_STATE_ALIVE &&
+            atomic_load_explicit(&s->state, memory_order_acquire) != SHM_STATE_EMPTY &&
             s->world_rank == peer) {
             ctx->peers[peer].local = i;
             return 1;

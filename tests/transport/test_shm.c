@@ -1,0 +1,745 @@
+/*
+ * test_shm.c — unit tests of the shared-memory transport: its ring on its
+ * own, then the transport driven through its ops (bolt_transport_shm) by
+ * forked processes that share a segment made by launcher/shm_host.c, as
+ * boltrun makes it, with a tiny stand-in for the runtime's upcalls.
+ *
+ * Built twice: test_shm (this platform: single-copy reads on Linux) and
+ * test_shm_posix (shm_cma_posix.c: no single-copy, as on macOS).
+ */
+#include <check.h>
+
+#include "tests/check_run.h"
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher/shm_host.h"
+#include "runtime/config.h"
+#include "runtime/errors.h"
+#include "transport/shm/shm.h"
+#include "transport/shm/shm_cma.h"
+#include "transport/shm/shm_ring.h"
+#include "transport/transport.h"
+
+#define T (&bolt_transport_shm)
+#define MiB (1024u * 1024u)
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static unsigned char pat(uint64_t seq, uint64_t i)
+{
+    return (unsigned char)(seq * 131u + i * 7u + (i >> 9));
+}
+
+/* ------------------------------------------------------------------ */
+/* the ring on its own                                                  */
+
+struct ring_fixture {
+    struct shm_chan *c;
+    struct shm_tx_ring tx;
+    struct shm_rx_ring rx;
+};
+
+static void ring_setup(struct ring_fixture *f, uint64_t cap)
+{
+    f->c = aligned_alloc(SHM_LINE, sizeof(struct shm_chan) + cap);
+    ck_assert_ptr_nonnull(f->c);
+    memset(f->c, 0, sizeof(struct shm_chan) + cap);
+    shm_tx_ring_init(&f->tx, f->c, cap);
+    shm_rx_ring_init(&f->rx, f->c, cap);
+}
+
+static struct bolt_frame_hdr hdr_of(uint64_t seq, uint64_t len)
+{
+    struct bolt_frame_hdr h;
+    memset(&h, 0, sizeof h);
+    h.magic = BOLT_FRAME_MAGIC;
+    h.type = BOLT_FRAME_EAGER;
+    h.sreq = seq;
+    h.len = len;
+    return h;
+}
+
+/* Reads one record and checks it is `seq` with its pattern. */
+static void ring_expect(struct ring_fixture *f, uint64_t seq)
+{
+    struct shm_rec rec;
+    ck_assert_int_eq(shm_ring_peek(&f->rx, &rec), 1);
+    ck_assert_uint_eq(rec.kind, SHM_REC_FRAME);
+    ck_assert_uint_eq(rec.hdr.sreq, seq);
+    unsigned char buf[4096];
+    ck_assert_uint_le(rec.hdr.len, sizeof buf);
+    shm_ring_read_payload(&f->rx, buf, rec.hdr.len);
+    for (uint64_t i = 0; i < rec.hdr.len; i++)
+        ck_assert_uint_eq(buf[i], pat(seq, i));
+    shm_ring_pop(&f->rx, rec.hdr.len);
+}
+
+static int ring_put_seq(struct ring_fixture *f, uint64_t seq, uint64_t len)
+{
+    unsigned char buf[4096];
+    for (uint64_t i = 0; i < len; i++)
+        buf[i] = pat(seq, i);
+    struct bolt_frame_hdr h = hdr_of(seq, len);
+    return shm_ring_put(&f->tx, SHM_REC_FRAME, 0, &h, buf, len);
+}
+
+START_TEST(test_ring_full_and_empty)
+{
+    struct ring_fixture f;
+    ring_setup(&f, 1024); /* 16 cells */
+    struct shm_rec rec;
+    ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 0);
+    /* Records of 1 + 3 cells: four fit in 16 cells, a fifth does not. */
+    for (uint64_t s = 0; s < 4; s++)
+        ck_assert_int_eq(ring_put_seq(&f, s, 130), 1);
+    ck_assert_int_eq(ring_put_seq(&f, 4, 130), 0);
+    ck_assert_int_eq(ring_put_seq(&f, 4, 0), 0); /* not even a header cell */
+    ring_expect(&f, 0);
+    ck_assert_int_eq(ring_put_seq(&f, 4, 130), 1); /* the space came back */
+    for (uint64_t s = 1; s < 5; s++)
+        ring_expect(&f, s);
+    ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 0);
+    free(f.c);
+}
+END_TEST
+
+START_TEST(test_ring_wraps_in_order)
+{
+    struct ring_fixture f;
+    ring_setup(&f, 1024);
+    /* Sizes that do not divide the ring, so payloads split at its end. */
+    uint64_t sent = 0, got = 0;
+    const uint64_t sizes[] = {0, 1, 63, 64, 65, 200, 500, 7};
+    while (got < 2000) {
+        while (sent < 2000 && ring_put_seq(&f, sent, sizes[sent % 8]))
+            sent++;
+        ck_assert_uint_gt(sent, got); /* a free ring always takes one */
+        uint64_t burst = (got % 3) + 1;
+        for (uint64_t k = 0; k < burst && got < sent; k++)
+            ring_expect(&f, got++);
+    }
+    ck_assert_uint_gt(f.tx.head, 100 * 1024); /* wrapped many times */
+    free(f.c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* stand-in runtime                                                     */
+
+struct rx {
+    struct bolt_frame_hdr hdr;
+    unsigned char *buf;
+    int done;
+};
+
+struct rt {
+    struct rx *f;
+    int n, cap;
+    int failed_calls, failed_peer;
+    char why[256];
+};
+
+static int rt_begin(void *rtp, int peer, const struct bolt_frame_hdr *h, void **dst, void **cookie)
+{
+    struct rt *rt = rtp;
+    (void)peer;
+    if (rt->n == rt->cap) {
+        rt->cap = rt->cap ? rt->cap * 2 : 64;
+        rt->f = realloc(rt->f, (size_t)rt->cap * sizeof *rt->f);
+    }
+    struct rx *x = &rt->f[rt->n];
+    x->hdr = *h;
+    x->buf = h->len ? malloc(h->len) : NULL;
+    x->done = 0;
+    *dst = x->buf;
+    *cookie = (void *)(intptr_t)rt->n;
+    rt->n++;
+    return 0;
+}
+
+static void rt_end(void *rtp, int peer, const struct bolt_frame_hdr *hdr, void *cookie)
+{
+    (void)hdr;
+    (void)peer;
+    struct rt *rt = rtp;
+    rt->f[(intptr_t)cookie].done = 1;
+}
+
+static void rt_failed(void *rtp, int peer, int error, const char *why)
+{
+    struct rt *rt = rtp;
+    (void)error;
+    rt->failed_calls++;
+    rt->failed_peer = peer;
+    snprintf(rt->why, sizeof rt->why, "%s", why);
+}
+
+struct snd {
+    struct bolt_tl_send s;
+    int done, err;
+};
+
+static void snd_complete(struct bolt_tl_send *s, int error)
+{
+    struct snd *x = (struct snd *)s;
+    x->done++;
+    x->err = error;
+}
+
+static void snd_init(struct snd *x, int type, uint64_t seq, const void *payload, size_t len)
+{
+    memset(x, 0, sizeof *x);
+    x->s.hdr.magic = BOLT_FRAME_MAGIC;
+    x->s.hdr.type = (uint8_t)type;
+    x->s.hdr.len = len;
+    x->s.hdr.sreq = seq;
+    x->s.payload = payload;
+    x->s.complete = snd_complete;
+}
+
+static unsigned char *make_payload(uint64_t seq, size_t len)
+{
+    unsigned char *p = malloc(len ? len : 1);
+    for (size_t i = 0; i < len; i++)
+        p[i] = pat(seq, i);
+    return p;
+}
+
+static int payload_ok(const unsigned char *p, uint64_t seq, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != pat(seq, i))
+            return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* processes sharing a segment                                          */
+
+struct ep {
+    struct bolt_tl_ctx *ctx;
+    struct rt rt;
+    struct bolt_tl_upcalls up;
+    int rank, size;
+};
+
+static struct shm_host g_host;
+static int g_killed_rank = -1; /* kills itself on purpose */
+
+/* Child `rank`: inherit the segment as a rank does, init, wait until every
+ * rank registered (the runtime's fence), connect to all. */
+static int ep_open(struct ep *e, int rank, int size)
+{
+    memset(e, 0, sizeof *e);
+    e->rank = rank;
+    e->size = size;
+    e->up.rt = &e->rt;
+    e->up.frame_begin = rt_begin;
+    e->up.frame_end = rt_end;
+    e->up.peer_failed = rt_failed;
+    shm_host_child_setup(&g_host, rank);
+    int rc = bolt_config_load();
+    if (rc)
+        return rc;
+    struct bolt_tl_init_args a = {rank, size, &e->up};
+    if ((rc = T->init(&e->ctx, &a)))
+        return rc;
+    int peers[16], n = 0;
+    double until = now() + 10;
+    for (int r = 0; r < size; r++) {
+        if (r == rank)
+            continue;
+        while (T->reachable(e->ctx, r) != 1) {
+            if (now() > until)
+                return BOLT_ERR_TIMEOUT;
+            usleep(1000);
+        }
+        peers[n++] = r;
+    }
+    return T->connect(e->ctx, peers, n);
+}
+
+static void ep_close(struct ep *e)
+{
+    T->finalize(e->ctx);
+    for (int i = 0; i < e->rt.n; i++)
+        free(e->rt.f[i].buf);
+    free(e->rt.f);
+}
+
+/* Progress until cond or timeout; sleeps like the engine when idle. */
+#define PROGRESS_UNTIL(e, cond, secs)                                                          \
+    do {                                                                                       \
+        double until_ = now() + (secs);                                                        \
+        while (!(cond) && now() < until_)                                                      \
+            if (T->progress((e)->ctx) == 0)                                                    \
+                idle_sleep(e);                                                                 \
+    } while (0)
+
+static void idle_sleep(struct ep *e)
+{
+    struct pollfd pf[4];
+    int n = T->pollfds(e->ctx, pf, 4);
+    if (T->sleep_prepare(e->ctx) == 0)
+        poll(pf, (nfds_t)n, 20);
+    T->sleep_done(e->ctx);
+}
+
+typedef int (*child_fn)(int rank, int size, void *arg);
+
+/* Runs fn in `size` forked ranks; returns how many failed. */
+static int run_ranks(int size, child_fn fn, void *arg)
+{
+    char err[256];
+    ck_assert_msg(shm_host_create(&g_host, size, err, sizeof err) == 0, "%s", err);
+    pid_t pids[16];
+    for (int r = 0; r < size; r++) {
+        pids[r] = fork();
+        if (pids[r] == 0)
+            _exit(fn(r, size, arg));
+    }
+    shm_host_close(&g_host);
+    /* Reaped as they end, as a guard does: a zombie would look alive. */
+    int bad = 0;
+    for (int left = size; left > 0; left--) {
+        int st;
+        pid_t w = waitpid(-1, &st, 0);
+        int r = 0;
+        while (r < size && pids[r] != w)
+            r++;
+        int killed_on_purpose = WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && r == g_killed_rank;
+        if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && !killed_on_purpose) {
+            fprintf(stderr, "rank %d ended with status 0x%x\n", r, (unsigned)st);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+#define CHILD_CHECK(cond, ...)                                                                  \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "rank %d: line %d: ", rank, __LINE__);                             \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fprintf(stderr, "\n");                                                             \
+            return 1;                                                                          \
+        }                                                                                      \
+    } while (0)
+
+/* ---- small frames of every size up to the eager limit, in order ---- */
+
+static int child_eager_order(int rank, int size, void *arg)
+{
+    (void)arg;
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    const int N = 3000;
+    if (rank == 0) {
+        struct snd *s = calloc(N, sizeof *s);
+        unsigned char **p = calloc(N, sizeof *p);
+        for (int i = 0; i < N; i++) {
+            size_t len = (size_t)(i * 37) % 16385; /* wraps the ring, fills it */
+            p[i] = make_payload((uint64_t)i, len);
+            snd_init(&s[i], BOLT_FRAME_EAGER, (uint64_t)i, p[i], len);
+            CHILD_CHECK(T->send(e.ctx, 1, &s[i].s) == 0, "send");
+        }
+        PROGRESS_UNTIL(&e, s[N - 1].done, 30);
+        for (int i = 0; i < N; i++) {
+            CHILD_CHECK(s[i].done == 1 && s[i].err == 0, "frame %d: done %d err %d", i, s[i].done,
+                        s[i].err);
+            free(p[i]);
+        }
+        free(s);
+        free(p);
+    } else {
+        PROGRESS_UNTIL(&e, e.rt.n == N && e.rt.f[N - 1].done, 30);
+        CHILD_CHECK(e.rt.n == N, "got %d of %d frames", e.rt.n, N);
+        for (int i = 0; i < N; i++) {
+            size_t len = (size_t)(i * 37) % 16385;
+            CHILD_CHECK(e.rt.f[i].hdr.sreq == (uint64_t)i, "frame %d out of order", i);
+            CHILD_CHECK(e.rt.f[i].hdr.len == len && payload_ok(e.rt.f[i].buf, (uint64_t)i, len),
+                        "frame %d: payload differs", i);
+        }
+    }
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_eager_frames_in_order)
+{
+    ck_assert_int_eq(run_ranks(2, child_eager_order, NULL), 0);
+}
+END_TEST
+
+/* ---- large DATA: single-copy or pipelined, with small frames around ---- */
+
+struct large_arg {
+    const char *cma;  /* BOLT_SHM_CMA */
+    int expect_cma;   /* 1: must go single-copy, 0: must be staged */
+};
+
+static int child_large(int rank, int size, void *argp)
+{
+    struct large_arg *a = argp;
+    setenv("BOLT_SHM_CMA", a->cma, 1);
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    /* Sizes around the chunk size and far beyond the staging area. */
+    const size_t sizes[] = {16385, 128 * 1024, 128 * 1024 + 1, MiB + 13, 16 * MiB};
+    const int NS = 5, per = 2 * NS + 1;
+    if (rank == 0) {
+        struct snd s[16];
+        unsigned char *p[16];
+        int k = 0;
+        for (int i = 0; i < NS; i++) {
+            p[k] = make_payload((uint64_t)k, 100);
+            snd_init(&s[k], BOLT_FRAME_EAGER, (uint64_t)k, p[k], 100);
+            T->send(e.ctx, 1, &s[k].s);
+            k++;
+            p[k] = make_payload((uint64_t)k, sizes[i]);
+            snd_init(&s[k], BOLT_FRAME_DATA, (uint64_t)k, p[k], sizes[i]);
+            T->send(e.ctx, 1, &s[k].s);
+            k++;
+        }
+        p[k] = make_payload((uint64_t)k, 10);
+        snd_init(&s[k], BOLT_FRAME_EAGER, (uint64_t)k, p[k], 10);
+        T->send(e.ctx, 1, &s[k].s);
+        k++;
+        int all = 0;
+        PROGRESS_UNTIL(&e, (all = 1, ({ for (int i = 0; i < k; i++) all &= s[i].done; all; })), 60);
+        for (int i = 0; i < k; i++) {
+            CHILD_CHECK(s[i].done == 1 && s[i].err == 0, "send %d: done %d err %d", i, s[i].done,
+                        s[i].err);
+            free(p[i]);
+        }
+        CHILD_CHECK(e.ctx->peers[1].cma == (a->expect_cma ? 1 : (e.ctx->cma_mode ? -1 : 0)),
+                    "single-copy %d, expected %d", e.ctx->peers[1].cma, a->expect_cma);
+    } else {
+        int all = 0;
+        PROGRESS_UNTIL(&e, (all = e.rt.n == per, ({ for (int i = 0; all && i < e.rt.n; i++) all &= e.rt.f[i].done; all; })), 60);
+        CHILD_CHECK(e.rt.n == per, "got %d of %d frames", e.rt.n, per);
+        for (int i = 0; i < per; i++) {
+            size_t len = i == per - 1 ? 10 : i % 2 == 0 ? 100 : sizes[i / 2];
+            CHILD_CHECK(e.rt.f[i].done, "frame %d not finished", i);
+            CHILD_CHECK(e.rt.f[i].hdr.sreq == (uint64_t)i, "frame %d out of order", i);
+            CHILD_CHECK(e.rt.f[i].hdr.len == len && payload_ok(e.rt.f[i].buf, (uint64_t)i, len),
+                        "frame %d (%zu bytes): payload differs", i, len);
+        }
+    }
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_large_two_copy_pipeline)
+{
+    struct large_arg a = {"0", 0};
+    ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
+}
+END_TEST
+
+START_TEST(test_large_single_copy)
+{
+    if (shm_cma_read(getpid(), &(char){0}, (uint64_t)(uintptr_t)"x", 1) != 0)
+        return; /* this build or kernel has no single-copy reads: test_cma_unsupported covers it */
+    struct large_arg a = {"1", 1};
+    ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
+}
+END_TEST
+
+static int child_cma_required(int rank, int size, void *arg)
+{
+    (void)arg;
+    setenv("BOLT_SHM_CMA", "1", 1);
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == BOLT_ERR_UNSUPPORTED, "BOLT_SHM_CMA=1 without CMA: rc %d", rc);
+    CHILD_CHECK(strstr(bolt_error_message(), "BOLT_SHM_CMA=auto") != NULL, "message: %s",
+                bolt_error_message());
+    return 0;
+}
+
+START_TEST(test_cma_unsupported)
+{
+    if (shm_cma_read(getpid(), &(char){0}, (uint64_t)(uintptr_t)"x", 1) != ENOSYS)
+        return; /* this build has single-copy reads */
+    ck_assert_int_eq(run_ranks(2, child_cma_required, NULL), 0);
+    /* auto falls back to the staged path */
+    struct large_arg a = {"auto", 0};
+    ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
+}
+END_TEST
+
+/* ---- doorbells: ring only a sleeper; a sleeper wakes at once ---- */
+
+static int bell_has_bytes(int fd)
+{
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    return poll(&pf, 1, 0) == 1;
+}
+
+static int child_bell(int rank, int size, void *arg)
+{
+    (void)arg;
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    struct snd s[3];
+    unsigned char p[8] = {0};
+    if (rank == 0) {
+        /* 1: rank 1 is awake: no bell rung. 2 and 3: rank 1 sleeps. */
+        PROGRESS_UNTIL(&e, atomic_load(&e.ctx->peers[1].slot->asleep) == 0, 5); /* sync: it wired */
+        snd_init(&s[0], BOLT_FRAME_EAGER, 0, p, 8);
+        T->send(e.ctx, 1, &s[0].s);
+        /* Wait for its word that it checked its bell, then for its sleep. */
+        PROGRESS_UNTIL(&e, e.rt.n == 1, 10);
+        CHILD_CHECK(e.rt.n == 1, "no reply from rank 1");
+        double until = now() + 10;
+        while (!atomic_load(&e.ctx->peers[1].slot->asleep) && now() < until)
+            usleep(100);
+        CHILD_CHECK(atomic_load(&e.ctx->peers[1].slot->asleep), "rank 1 never slept");
+        usleep(20000); /* well inside its poll() */
+        snd_init(&s[1], BOLT_FRAME_EAGER, 1, p, 8);
+        T->send(e.ctx, 1, &s[1].s);
+        PROGRESS_UNTIL(&e, e.rt.n == 2, 10);
+        CHILD_CHECK(e.rt.n == 2, "rank 1 did not answer the second frame");
+    } else {
+        PROGRESS_UNTIL(&e, e.rt.n == 1, 10);
+        CHILD_CHECK(e.rt.n == 1, "first frame never came");
+        CHILD_CHECK(!bell_has_bytes(e.ctx->bell_r), "rung although awake");
+        snd_init(&s[0], BOLT_FRAME_EAGER, 0, p, 8);
+        T->send(e.ctx, 0, &s[0].s);
+        /* Nothing pending: sleep_prepare says so and sets the flag. */
+        T->progress(e.ctx);
+        CHILD_CHECK(T->sleep_prepare(e.ctx) == 0, "work reported while idle");
+        CHILD_CHECK(atomic_load(&e.ctx->me->asleep) == 1, "asleep flag not set");
+        struct pollfd pf[4];
+        int n = T->pollfds(e.ctx, pf, 4);
+        CHILD_CHECK(n == 1 && pf[0].fd == e.ctx->bell_r, "pollfds gives the doorbell");
+        double t0 = now();
+        int r = poll(pf, (nfds_t)n, 5000);
+        double took = now() - t0;
+        T->sleep_done(e.ctx);
+        CHILD_CHECK(r == 1, "the doorbell did not ring within 5 s");
+        CHILD_CHECK(took < 1.0, "woke after %.3f s", took);
+        CHILD_CHECK(atomic_load(&e.ctx->me->asleep) == 0 && !bell_has_bytes(e.ctx->bell_r),
+                    "sleep_done clears the flag and drains the bell");
+        /* The frame is there: sleep_prepare now refuses to sleep. */
+        CHILD_CHECK(T->sleep_prepare(e.ctx) > 0, "pending frame not seen by sleep_prepare");
+        T->sleep_done(e.ctx);
+        PROGRESS_UNTIL(&e, e.rt.n == 2, 5);
+        CHILD_CHECK(e.rt.n == 2, "second frame lost");
+        snd_init(&s[1], BOLT_FRAME_EAGER, 1, p, 8);
+        T->send(e.ctx, 0, &s[1].s);
+    }
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_doorbell_wakes_only_sleepers)
+{
+    ck_assert_int_eq(run_ranks(2, child_bell, NULL), 0);
+}
+END_TEST
+
+/* Many round trips where both sides always sleep between messages: lost
+ * wake-ups would cost the 20 ms poll cap each, which the bound forbids. */
+static int child_sleepy_pingpong(int rank, int size, void *arg)
+{
+    (void)arg;
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    const int N = 2000;
+    struct snd s;
+    unsigned char b[8] = {0};
+    double t0 = now();
+    for (int i = 0; i < N; i++) {
+        if (rank == 0) {
+            snd_init(&s, BOLT_FRAME_EAGER, (uint64_t)i, b, 8);
+            T->send(e.ctx, 1, &s.s);
+        }
+        /* never spin: every idle pass sleeps */
+        PROGRESS_UNTIL(&e, e.rt.n == i + 1, 10);
+        CHILD_CHECK(e.rt.n == i + 1, "round %d lost", i);
+        if (rank == 1) {
+            snd_init(&s, BOLT_FRAME_EAGER, (uint64_t)i, b, 8);
+            T->send(e.ctx, 0, &s.s);
+        }
+    }
+    double per = (now() - t0) / N;
+    CHILD_CHECK(per < 2e-3, "%.3f ms per round trip: wake-ups are lost", per * 1e3);
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_sleeping_pingpong_is_fast)
+{
+    ck_assert_int_eq(run_ranks(2, child_sleepy_pingpong, NULL), 0);
+}
+END_TEST
+
+/* ---- dead and departed peers ---- */
+
+static int child_peer_dies(int rank, int size, void *arg)
+{
+    int how = *(int *)arg; /* 0: SIGKILL, 1: exits, 2: finalizes */
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    if (rank == 1) {
+        struct snd s;
+        unsigned char b[8] = {0};
+        snd_init(&s, BOLT_FRAME_EAGER, 7, b, 8);
+        T->send(e.ctx, 0, &s.s); /* its last words must still arrive */
+        if (how == 0)
+            kill(getpid(), SIGKILL);
+        if (how == 2)
+            ep_close(&e);
+        _exit(0);
+    }
+    /* A large send it will never take: it must fail, not hang. */
+    unsigned char *big = make_payload(1, 4 * MiB);
+    struct snd s;
+    snd_init(&s, BOLT_FRAME_DATA, 1, big, 4 * MiB);
+    T->send(e.ctx, 1, &s.s);
+    double t0 = now();
+    PROGRESS_UNTIL(&e, e.rt.failed_calls > 0, 10);
+    double took = now() - t0;
+    CHILD_CHECK(e.rt.failed_calls == 1 && e.rt.failed_peer == 1, "peer_failed calls %d",
+                e.rt.failed_calls);
+    CHILD_CHECK(took < 2.0, "detected after %.2f s", took);
+    CHILD_CHECK(e.rt.n == 1 && e.rt.f[0].hdr.sreq == 7 && e.rt.f[0].done,
+                "its last frame before leaving was not delivered first");
+    CHILD_CHECK(strstr(e.rt.why, how == 2 ? "closed" : "exited without finalizing") != NULL,
+                "why: %s", e.rt.why);
+    CHILD_CHECK(s.done == 1 && s.err == BOLT_ERR_PEER, "pending send: done %d err %d", s.done,
+                s.err);
+    free(big);
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_peer_death)
+{
+    int how = _i;
+    g_killed_rank = how == 0 ? 1 : -1;
+    ck_assert_int_eq(run_ranks(2, child_peer_dies, &how), 0);
+    g_killed_rank = -1;
+}
+END_TEST
+
+/* ---- four ranks, everyone to everyone ---- */
+
+static int child_all_to_all(int rank, int size, void *arg)
+{
+    (void)arg;
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    struct snd s[8];
+    unsigned char *p[8];
+    int k = 0;
+    for (int r = 0; r < size; r++) {
+        if (r == rank)
+            continue;
+        size_t len = 300 * 1024 + (size_t)rank;
+        p[k] = make_payload((uint64_t)rank, len);
+        snd_init(&s[k], BOLT_FRAME_DATA, (uint64_t)rank, p[k], len);
+        T->send(e.ctx, r, &s[k].s);
+        k++;
+    }
+    int all = 0;
+    PROGRESS_UNTIL(&e, (all = e.rt.n == size - 1, ({ for (int i = 0; all && i < k; i++) all &= s[i].done; for (int i = 0; all && i < e.rt.n; i++) all &= e.rt.f[i].done; all; })), 30);
+    CHILD_CHECK(all, "exchange did not finish");
+    for (int i = 0; i < e.rt.n; i++) {
+        uint64_t from = e.rt.f[i].hdr.sreq;
+        CHILD_CHECK(payload_ok(e.rt.f[i].buf, from, 300 * 1024 + from), "from %d differs",
+                    (int)from);
+    }
+    for (int i = 0; i < k; i++)
+        free(p[i]);
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_four_ranks)
+{
+    ck_assert_int_eq(run_ranks(4, child_all_to_all, NULL), 0);
+}
+END_TEST
+
+/* ---- without boltrun: present, reaching nobody ---- */
+
+START_TEST(test_singleton)
+{
+    unsetenv("BOLT_SHM_FD");
+    ck_assert_int_eq(bolt_config_load(), 0);
+    struct rt rt;
+    memset(&rt, 0, sizeof rt);
+    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed};
+    struct bolt_tl_init_args a = {0, 2, &up};
+    struct bolt_tl_ctx *ctx;
+    ck_assert_int_eq(T->init(&ctx, &a), 0);
+    ck_assert_int_eq(T->reachable(ctx, 1), 0);
+    struct pollfd pf;
+    ck_assert_int_eq(T->pollfds(ctx, &pf, 1), 0);
+    ck_assert_int_eq(T->sleep_prepare(ctx), 0);
+    T->sleep_done(ctx);
+    T->finalize(ctx);
+}
+END_TEST
+
+START_TEST(test_segment_is_unlinked)
+{
+    /* Nothing to find in the shm namespace: the name is gone at once. */
+    char err[256];
+    struct shm_host h;
+    ck_assert_int_eq(shm_host_create(&h, 3, err, sizeof err), 0);
+    struct shm_seg_hdr *seg = shm_seg_map(h.seg_fd, err, sizeof err);
+    ck_assert_msg(seg != NULL, "%s", err);
+    ck_assert_uint_eq(seg->nlocal, 3);
+    int zero = 1;
+    for (int i = 0; i < SHM_ID_BYTES; i++)
+        zero &= seg->id[i] == 0;
+    ck_assert_msg(!zero, "the segment id is random, not zero");
+    shm_seg_unmap(seg);
+    shm_host_close(&h);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("shm");
+    TCase *tc = tcase_create("shm");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_ring_full_and_empty);
+    tcase_add_test(tc, test_ring_wraps_in_order);
+    tcase_add_test(tc, test_segment_is_unlinked);
+    tcase_add_test(tc, test_singleton);
+    tcase_add_test(tc, test_eager_frames_in_order);
+    tcase_add_test(tc, test_large_two_copy_pipeline);
+    tcase_add_test(tc, test_large_single_copy);
+    tcase_add_test(tc, test_cma_unsupported);
+    tcase_add_test(tc, test_doorbell_wakes_only_sleepers);
+    tcase_add_test(tc, test_sleeping_pingpong_is_fast);
+    tcase_add_loop_test(tc, test_peer_death, 0, 3);
+    tcase_add_test(tc, test_four_ranks);
+    suite_add_tcase(s, tc);
+    return bolt_check_run(s);
+}

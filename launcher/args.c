@@ -12,7 +12,8 @@
 
 const char *boltrun_usage(void)
 {
-    return "usage: boltrun [-np N] [-x VAR[=VALUE]]... [--tag-output] [--timeout SEC] [--stdin RANK|none] [--]\n"
+    return "usage: boltrun [-np N] [-x VAR[=VALUE]]... [--tag-output] [--timeout SEC] [--stdin RANK|none]\n"
+           "               [--bind-to core|numa|none] [--map-by slot|core|numa] [--report-bindings] [--]\n"
            "               PROGRAM [ARGS...]\n"
            "Starts N ranks of PROGRAM on this host.\n"
            "  -np N, -n N, --np N  number of ranks (default 1)\n"
@@ -23,9 +24,44 @@ const char *boltrun_usage(void)
            "  --stdin RANK         forward boltrun's stdin to rank RANK (default 0); the\n"
            "                       other ranks read /dev/null\n"
            "  --stdin none         every rank reads /dev/null\n"
+           "  --bind-to WHAT       bind each rank to a core, a NUMA node or nothing (default:\n"
+           "                       core when the ranks do not outnumber the cores, else none)\n"
+           "  --map-by HOW         slot or core: consecutive ranks on consecutive cores (default);\n"
+           "                       numa: round-robin over NUMA nodes\n"
+           "  --report-bindings    print where each rank is bound, one line per rank on stderr\n"
            "  --version, --help\n"
            "Everything after PROGRAM is passed to it untouched.\n"
-           "Settings: BOLT_TIMEOUT (bootstrap waits), BOLT_KILL_GRACE (seconds from SIGTERM to SIGKILL).\n";
+           "Settings: BOLT_TIMEOUT (bootstrap waits), BOLT_KILL_GRACE (seconds from SIGTERM to SIGKILL),\n"
+           "BOLT_BIND_TO and BOLT_MAP_BY (defaults of --bind-to and --map-by).\n";
+}
+
+int bind_to_parse(const char *text, enum bind_to *out)
+{
+    static const struct { const char *name; enum bind_to v; } t[] = {
+        {"none", BIND_TO_NONE}, {"core", BIND_TO_CORE}, {"numa", BIND_TO_NUMA}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(text, t[i].name) == 0) {
+            *out = t[i].v;
+            return 0;
+        }
+    return -1;
+}
+
+const char *bind_to_name(enum bind_to b)
+{
+    return b == BIND_TO_CORE ? "core" : b == BIND_TO_NUMA ? "numa" : b == BIND_TO_NONE ? "none" : "default";
+}
+
+int map_by_parse(const char *text, enum map_by *out)
+{
+    static const struct { const char *name; enum map_by v; } t[] = {
+        {"slot", MAP_BY_SLOT}, {"core", MAP_BY_CORE}, {"numa", MAP_BY_NUMA}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(text, t[i].name) == 0) {
+            *out = t[i].v;
+            return 0;
+        }
+    return -1;
 }
 
 static int fail(char *err, size_t cap, const char *fmt, ...)
@@ -105,6 +141,12 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
             a->tag_output = 1;
             continue;
         }
+        if (match_opt(arg, "report-bindings", &val)) {
+            if (val)
+                return fail(err, errcap, "--report-bindings takes no value");
+            a->report_bindings = 1;
+            continue;
+        }
         const char *name = NULL;
         int which = 0;
         if (match_opt(arg, "np", &val) || (arg[1] == 'n' && match_opt(arg, "n", &val) && arg[1] != '-')) {
@@ -119,6 +161,12 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
         } else if (match_opt(arg, "stdin", &val)) {
             name = "--stdin";
             which = 4;
+        } else if (match_opt(arg, "bind-to", &val)) {
+            name = "--bind-to";
+            which = 5;
+        } else if (match_opt(arg, "map-by", &val)) {
+            name = "--map-by";
+            which = 6;
         } else {
             return fail(err, errcap, "unknown option '%s' (see boltrun --help)", arg);
         }
@@ -155,6 +203,13 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
                 a->stdin_rank = (int)v;
             }
             stdin_text = val;
+        } else if (which == 5) {
+            if (bind_to_parse(val, &a->bind_to) != 0)
+                return fail(err, errcap, "--bind-to expects " BIND_TO_VALUES ", got '%s'", val);
+        } else if (which == 6) {
+            if (map_by_parse(val, &a->map_by) != 0)
+                return fail(err, errcap, "--map-by expects " MAP_BY_VALUES ", got '%s'", val);
+            a->map_by_given = 1;
         } else {
             char *end;
             errno = 0;

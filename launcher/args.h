@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "launcher/bind_policy.h"
+
 #define BOLTRUN_MAX_NP 100000
 
 struct boltrun_args {
@@ -14,6 +16,10 @@ struct boltrun_args {
     double timeout;         /* --timeout seconds; 0 = none */
     const char *timeout_text; /* as given, for messages */
     int stdin_rank;         /* --stdin: the rank fed boltrun's stdin (default 0); -1 = none */
+    enum bind_to bind_to;   /* --bind-to (BIND_TO_DEFAULT when not given) */
+    enum map_by map_by;     /* --map-by */
+    int map_by_given;
+    int report_bindings;    /* --report-bindings */
     char **exports;         /* -x values, "VAR" or "VAR=VAL" (point into argv) */
     int nexports;
     char **prog_argv;       /* PROGRAM ARGS... (points into argv, NULL-terminated) */

@@ -11,6 +11,7 @@
 
 #include "bolt.h"
 #include "launcher/args.h"
+#include "launcher/bind_setup.h"
 #include "launcher/job.h"
 #include "launcher/spawn.h"
 #include "runtime/config.h"
@@ -86,6 +87,12 @@ int main(int argc, char **argv)
         boltrun_args_free(&a);
         return rc;
     }
+    struct bind_plan plan;
+    if ((rc = bind_setup(&a, &plan, err, sizeof err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        boltrun_args_free(&a);
+        return rc;
+    }
     double grace = bolt_param_double(BOLT_P_KILL_GRACE);
     double auth = bolt_param_double(BOLT_P_TIMEOUT);
     struct job_config cfg = {
@@ -98,9 +105,11 @@ int main(int argc, char **argv)
         .auth_timeout = auth > 0 ? auth : 60.0,
         .path = path,
         .argv = a.prog_argv,
+        .bind = &plan,
     };
     fflush(stdout);
     rc = job_run(&cfg);
+    bind_plan_free(&plan);
     boltrun_args_free(&a);
     return rc;
 }

@@ -432,7 +432,7 @@ static int job_run_inner(const struct job_config *cfg)
         struct spawn_opts so = {.path = cfg->path, .argv = cfg->argv, .rank = i, .size = cfg->np,
                                 .kvs_addr = addr, .secret_hex = secret_hex, .job_id = job_id, .host = j->host,
                                 .grace = cfg->kill_grace, .stdin_fd = rank_in, .ignored = &g_ignored, .close_fds = closefds,
-                                .nclose = nclose, .shm = have_shm ? &shm : NULL};
+                                .nclose = nclose, .bind = cfg->bind, .shm = have_shm ? &shm : NULL};
         struct spawn_result sr;
         int spawned = spawn_rank(&so, &sr, err, sizeof err);
         if (rank_in >= 0)

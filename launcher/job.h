@@ -5,6 +5,8 @@
 #ifndef BOLTRUN_JOB_H
 #define BOLTRUN_JOB_H
 
+struct bind_plan;
+
 struct job_config {
     int np;
     int tag_output;
@@ -15,6 +17,7 @@ struct job_config {
     double auth_timeout;     /* BOLT_TIMEOUT */
     const char *path;        /* resolved program */
     char **argv;
+    const struct bind_plan *bind; /* --bind-to's plan (bind.h); NULL: no binding */
 };
 
 /* Runs the job to the end. Returns boltrun's exit status. */

@@ -10,12 +10,20 @@ boltrun_SOURCES = \
 	launcher/iofwd.c launcher/iofwd.h \
 	launcher/stdin_fwd.c launcher/stdin_fwd.h \
 	launcher/kvs_server.c launcher/kvs_server.h \
-	launcher/shm_host.c launcher/shm_host.h transport/shm/shm_seg.c transport/shm/shm_seg.h
+	launcher/shm_host.c launcher/shm_host.h transport/shm/shm_seg.c transport/shm/shm_seg.h \
+	launcher/bind_policy.h launcher/bind.c launcher/bind.h launcher/bind_os.h \
+	launcher/bind_setup.c launcher/bind_setup.h
 if BOLT_OS_LINUX
-boltrun_SOURCES += launcher/pdeath_linux.c launcher/reaper_linux.c
+boltrun_SOURCES += launcher/pdeath_linux.c launcher/reaper_linux.c launcher/bind_os_linux.c
 else
 boltrun_SOURCES += launcher/pdeath_posix.c launcher/reaper_posix.c
+if BOLT_OS_DARWIN
+boltrun_SOURCES += launcher/bind_os_darwin.c
+else
+boltrun_SOURCES += launcher/bind_os_posix.c
 endif
-EXTRA_DIST += launcher/pdeath_linux.c launcher/pdeath_posix.c launcher/reaper_linux.c launcher/reaper_posix.c
+endif
+EXTRA_DIST += launcher/pdeath_linux.c launcher/pdeath_posix.c launcher/reaper_linux.c launcher/reaper_posix.c \
+	launcher/bind_os_linux.c launcher/bind_os_darwin.c launcher/bind_os_posix.c
 boltrun_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
 boltrun_LDADD = libboltcore.la $(CRYPTO_LIBS)

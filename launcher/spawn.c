@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/bind.h"
 #include "launcher/pdeath.h"
 #include "launcher/reaper.h"
 #include "launcher/shm_host.h"
@@ -157,6 +158,8 @@ static void rank_exec(const struct spawn_opts *o, pid_t guard, int out_w, int er
         close(out_w);
     if (err_w > 2 && err_w != out_w)
         close(err_w);
+    if (o->bind != NULL)
+        bind_slot_apply(o->bind, o->rank, o->host); /* after dup2: its warnings reach the rank's stderr */
 
     char num[32];
     snprintf(num, sizeof num, "%d", o->rank);

@@ -21,6 +21,8 @@
 
 #define SPAWN_STATUS_BYTES 8
 
+struct bind_plan;
+
 struct shm_host;
 
 struct spawn_opts {
@@ -33,6 +35,7 @@ struct spawn_opts {
     const sigset_t *ignored; /* signals the rank keeps ignored (NULL: none) */
     const int *close_fds;    /* boltrun's descriptors the guard must not keep */
     int nclose;
+    const struct bind_plan *bind; /* where to bind the rank (bind.h); NULL: leave it */
     const struct shm_host *shm;   /* the host's shared segment and doorbells; NULL: none */
 };
 

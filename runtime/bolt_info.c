@@ -5,12 +5,14 @@
 
 #include "bolt.h"
 #include "runtime/config.h"
+#include "runtime/topo.h"
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: bolt-info [--params | --version | --help]\n"
+    fprintf(out, "usage: bolt-info [--params | --topology | --version | --help]\n"
                  "  (no option)  version, build features and settings\n"
-                 "  --params     every BOLT_* environment setting with its default and meaning\n");
+                 "  --params     every BOLT_* environment setting with its default and meaning\n"
+                 "  --topology   this host: identity, packages, NUMA nodes, cores, PUs, caches\n");
 }
 
 static void features(void)
@@ -21,9 +23,9 @@ static void features(void)
            host);
     printf("  transports built : tcp\n");
 #ifdef BOLT_HAVE_HWLOC
-    printf("  hwloc            : found (topology is not used yet)\n");
+    printf("  hwloc            : found (topology, binding)\n");
 #else
-    printf("  hwloc            : not found\n");
+    printf("  hwloc            : not found (no binding; counts from sysconf)\n");
 #endif
 #ifdef HAVE_EPOLL_CREATE1
     printf("  tcp event loops  : poll, epoll\n");
@@ -31,6 +33,28 @@ static void features(void)
     printf("  tcp event loops  : poll\n");
 #endif
     printf("  cores online     : %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+    struct bolt_topo t;
+    if (bolt_topo_load(&t) == BOLT_OK) {
+        printf("  topology         : ");
+        bolt_topo_print_summary(stdout, &t);
+        printf("\n");
+        bolt_topo_free(&t);
+    } else {
+        printf("  topology         : unknown (%s)\n", bolt_error_message());
+    }
+}
+
+static int topology(void)
+{
+    struct bolt_topo t;
+    int rc = bolt_topo_load(&t);
+    if (rc != BOLT_OK) {
+        fprintf(stderr, "bolt-info: %s\n", bolt_error_message());
+        return 1;
+    }
+    bolt_topo_print(stdout, &t);
+    bolt_topo_free(&t);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -41,6 +65,8 @@ int main(int argc, char **argv)
         bolt_config_print(stdout);
         return 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "--topology"))
+        return topology();
     if (argc > 1 && !strcmp(argv[1], "--version")) {
         printf("bolt-info (Bolt) %d.%d.%d\n", BOLT_VERSION_MAJOR, BOLT_VERSION_MINOR,
                BOLT_VERSION_PATCH);

@@ -13,6 +13,7 @@
 #include "runtime/progress.h"
 #include "runtime/proto.h"
 #include "runtime/runtime.h"
+#include "runtime/topo.h"
 
 struct bolt_runtime bolt_rt;
 
@@ -159,10 +160,12 @@ static int make_builtin_comms(void)
 static long choose_spin(void)
 {
     long spin = (long)bolt_param_int(BOLT_P_SPIN_COUNT);
+    /* Not fatal: without a topology, sysconf's count is the best guess. */
+    if (bolt_topo_local(&bolt_rt.host_cores, &bolt_rt.bound) != BOLT_OK)
+        bolt_log(BOLT_LOG_INFO, "%s; counting cores with sysconf", bolt_error_message());
     if (spin >= 0)
         return spin;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return (cores > 0 && bolt_rt.local_size <= cores) ? 2000 : 0;
+    return bolt_rt.local_size <= bolt_rt.host_cores ? 2000 : 0;
 }
 
 static void teardown(void)

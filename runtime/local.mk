@@ -6,9 +6,27 @@ libboltcore_la_SOURCES = \
 	runtime/log.c runtime/log.h \
 	runtime/config.c runtime/config.h runtime/params.def \
 	runtime/crypto.h runtime/crypto_hex.c \
-	runtime/kvs_wire.c runtime/kvs_wire.h
-libboltcore_la_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
-libboltcore_la_LIBADD = $(CRYPTO_LIBS)
+	runtime/kvs_wire.c runtime/kvs_wire.h \
+	runtime/topo.c runtime/topo.h runtime/hostid.h
+libboltcore_la_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(HWLOC_CFLAGS)
+libboltcore_la_LIBADD = $(CRYPTO_LIBS) $(HWLOC_LIBS)
+# Topology: hwloc where found, else sysconf counts; host identity per platform.
+if HAVE_HWLOC
+libboltcore_la_SOURCES += runtime/topo_hwloc.c
+else
+libboltcore_la_SOURCES += runtime/topo_sysconf.c
+endif
+if BOLT_OS_LINUX
+libboltcore_la_SOURCES += runtime/hostid_linux.c
+else
+if BOLT_OS_DARWIN
+libboltcore_la_SOURCES += runtime/hostid_darwin.c
+else
+libboltcore_la_SOURCES += runtime/hostid_posix.c
+endif
+endif
+EXTRA_DIST += runtime/topo_hwloc.c runtime/topo_sysconf.c runtime/hostid_linux.c runtime/hostid_darwin.c \
+	runtime/hostid_posix.c
 if BOLT_CRYPTO_OPENSSL
 libboltcore_la_SOURCES += runtime/crypto_openssl.c
 endif

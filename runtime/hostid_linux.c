@@ -1,0 +1,33 @@
+/* hostid_linux.c — host identity from the kernel's boot id and the host
+ * name: the boot id is random per boot, so two cloned machines differ. */
+#include "runtime/hostid.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/errors.h"
+
+int bolt_host_id(char *out, size_t cap)
+{
+    char host[256] = "", boot[64] = "";
+    int rc = BOLT_OK;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f == NULL) {
+        rc = bolt_err_set(BOLT_ERR_SYS, "cannot read /proc/sys/kernel/random/boot_id: %s (is /proc mounted?)",
+                          strerror(errno));
+    } else {
+        if (fgets(boot, sizeof boot, f) == NULL)
+            rc = bolt_err_set(BOLT_ERR_SYS, "/proc/sys/kernel/random/boot_id is empty");
+        fclose(f);
+    }
+    boot[strcspn(boot, "\r\n")] = '\0';
+    if (rc == BOLT_OK && gethostname(host, sizeof host - 1) != 0)
+        rc = bolt_err_set(BOLT_ERR_SYS, "gethostname failed: %s", strerror(errno));
+    if (rc == BOLT_OK)
+        snprintf(out, cap, "%s/%s", host, boot);
+    else if (cap)
+        out[0] = '\0';
+    return rc;
+}

@@ -118,6 +118,8 @@ int bolt_waitany(int count, bolt_request_t *reqs, int *index, bolt_status_t *sta
 int bolt_testall(int count, bolt_request_t *reqs, int *flag, bolt_status_t *statuses);
 int bolt_testany(int count, bolt_request_t *reqs, int *index, int *flag,
                  bolt_status_t *status);
+/* Is the request complete? Unlike bolt_test, leaves it alone (no free). */
+int bolt_request_get_status(bolt_request_t req, int *flag, bolt_status_t *status);
 /* Cancels a pending receive that has not matched; bolt_wait then completes it. */
 int bolt_cancel(bolt_request_t *req);
 int bolt_request_free(bolt_request_t *req);

@@ -1,1 +1,23 @@
 # mpi/: the MPI face (mpi.h, libmpi, boltcc) over the native API.
+lib_LTLIBRARIES += libmpi.la
+libmpi_la_SOURCES = \
+	mpi/face.h mpi/dtype.h \
+	mpi/env.c mpi/errors.c mpi/comm.c \
+	mpi/dtype.c mpi/dtype_create.c mpi/pack.c \
+	mpi/p2p.c mpi/request.c mpi/bsend.c \
+	mpi/profile.c
+libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+libmpi_la_LIBADD = libbolt.la
+libmpi_la_LDFLAGS = -version-info 0:0:0
+boltmpiincdir = $(includedir)/bolt
+boltmpiinc_HEADERS = mpi/mpi.h mpi/mpi_functions.h
+
+bin_SCRIPTS = boltcc
+CLEANFILES = boltcc
+EXTRA_DIST += mpi/boltcc.in
+boltcc: $(top_srcdir)/mpi/boltcc.in Makefile
+	$(AM_V_GEN)sed -e 's|@CC[@]|$(CC)|g' -e 's|@includedir[@]|$(includedir)|g' \
+	    -e 's|@libdir[@]|$(libdir)|g' -e 's|@VERSION[@]|$(VERSION)|g' \
+	    $(top_srcdir)/mpi/boltcc.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+
+pkgconfig_DATA += bolt-mpi.pc

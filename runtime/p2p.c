@@ -305,6 +305,23 @@ int bolt_testany(int count, bolt_request_t *reqs, int *index, int *flag, bolt_st
     return finish(&reqs[a.index], status);
 }
 
+int bolt_request_get_status(bolt_request_t req, int *flag, bolt_status_t *status)
+{
+    if (!flag)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_request_get_status: flag pointer is NULL");
+    if (!req) {
+        *flag = 1;
+        empty_status(status);
+        return BOLT_OK;
+    }
+    if (!req->done)
+        bolt_progress_poll();
+    *flag = req_done(req);
+    if (*flag && status)
+        *status = req->status;
+    return BOLT_OK;
+}
+
 int bolt_cancel(bolt_request_t *reqp)
 {
     if (!reqp || !*reqp)

@@ -1,1 +1,26 @@
-# tests/mpi/: MPI programs built with boltcc and with Open MPI mpicc.
+# tests/mpi/: MPI programs that check their own results. Each is built here
+# against libmpi and run under boltrun; compat.sh also builds the same source
+# with Open MPI's mpicc and runs it under mpirun, so a test is trusted only
+# once it passes on Open MPI too.
+MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/mpi/mpi_comm
+check_PROGRAMS += $(MPI_TEST_PROGS)
+MPI_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+MPI_TEST_LDADD = libmpi.la libbolt.la
+tests_mpi_mpi_env_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_env_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_p2p_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_p2p_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_dtype_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_dtype_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_comm_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_comm_LDADD = $(MPI_TEST_LDADD)
+EXTRA_DIST += tests/mpi/mtest.h
+
+MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh
+TESTS += $(MPI_TESTS)
+dist_check_SCRIPTS += $(MPI_TESTS)
+AM_TESTS_ENVIRONMENT += BOLT_TEST_OMPI_MPICC='$(OMPI_MPICC)'; TOP_SRCDIR=$(abs_top_srcdir); export BOLT_TEST_OMPI_MPICC TOP_SRCDIR;
+check_PROGRAMS += tests/mpi/mpi_fatal
+tests_mpi_mpi_fatal_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_fatal_LDADD = $(MPI_TEST_LDADD)
+EXTRA_DIST += tests/mpi/pmpi_tool.c

@@ -1,0 +1,518 @@
+/* comm.c — communicators of the MPI face: the handle table, creation,
+ * comparison, names and attributes. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpi/face.h"
+
+static struct face_comm **comms;
+static int ncomms, cap_comms;
+
+/* ---- keyvals ---------------------------------------------------------------- */
+#define FIRST_USER_KEYVAL 100
+struct keyval {
+    int live;
+    MPI_Comm_copy_attr_function *copy_fn;
+    MPI_Comm_delete_attr_function *delete_fn;
+    void *extra;
+};
+static struct keyval *keyvals;
+static int nkeyvals, cap_keyvals;
+static int attr_tag_ub = BOLT_TAG_UB, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
+           attr_wtime_global = 0, attr_universe, attr_appnum = 0, attr_lastcode = MPI_ERR_LASTCODE;
+
+struct face_comm *face_comm_get(MPI_Comm comm)
+{
+    if (comm <= 0 || comm >= ncomms)
+        return NULL;
+    return comms[comm];
+}
+
+int face_comm_check(MPI_Comm comm, const char *fn, struct face_comm **out)
+{
+    int rc = face_check_init(fn);
+    if (rc)
+        return rc;
+    struct face_comm *c = face_comm_get(comm);
+    if (!c)
+        return face_error(MPI_COMM_NULL, fn, MPI_ERR_COMM,
+                          comm == MPI_COMM_NULL ? "the communicator is MPI_COMM_NULL"
+                                                : "communicator handle %d is not a live communicator",
+                          comm);
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+int face_check_rank(MPI_Comm comm, struct face_comm *c, int rank, int any_ok, const char *fn)
+{
+    if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE))
+        return MPI_SUCCESS;
+    if (rank >= 0 && rank < c->size)
+        return MPI_SUCCESS;
+    return face_error(comm, fn, MPI_ERR_RANK,
+                      "rank %d is out of range: the communicator has %d rank%s (0..%d)%s", rank,
+                      c->size, c->size == 1 ? "" : "s", c->size - 1,
+                      any_ok ? ", MPI_ANY_SOURCE or MPI_PROC_NULL" : " or MPI_PROC_NULL");
+}
+
+int face_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn)
+{
+    if ((any_ok && tag == MPI_ANY_TAG) || (tag >= 0 && tag <= BOLT_TAG_UB))
+        return MPI_SUCCESS;
+    return face_error(comm, fn, MPI_ERR_TAG, "tag %d is invalid: tags run from 0 to MPI_TAG_UB (%d)%s",
+                      tag, BOLT_TAG_UB, any_ok ? " or are MPI_ANY_TAG" : "");
+}
+
+int face_comm_add(bolt_comm_t native, MPI_Comm *out)
+{
+    struct face_comm *c = calloc(1, sizeof *c);
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    c->native = native;
+    c->errh = MPI_ERRORS_ARE_FATAL;
+    bolt_comm_rank(native, &c->rank);
+    bolt_comm_size(native, &c->size);
+    c->world_ranks = malloc((size_t)c->size * sizeof *c->world_ranks);
+    if (!c->world_ranks) {
+        free(c);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int i = 0; i < c->size; i++)
+        bolt_comm_world_rank(native, i, &c->world_ranks[i]);
+    /* Reuse a freed slot (past the predefined ones) before growing. */
+    int slot = -1;
+    for (int i = 3; i < ncomms; i++)
+        if (!comms[i]) {
+            slot = i;
+            break;
+        }
+    if (slot < 0) {
+        if (ncomms == cap_comms) {
+            int n = cap_comms ? cap_comms * 2 : 16;
+            struct face_comm **t = realloc(comms, (size_t)n * sizeof *t);
+            if (!t) {
+                free(c->world_ranks);
+                free(c);
+                return MPI_ERR_NO_MEM;
+            }
+            comms = t;
+            cap_comms = n;
+        }
+        slot = ncomms++;
+    }
+    comms[slot] = c;
+    *out = slot;
+    return MPI_SUCCESS;
+}
+
+int face_comms_init(void)
+{
+    MPI_Comm h;
+    int rc;
+    ncomms = 1; /* slot 0 is MPI_COMM_NULL */
+    if (!comms && !(comms = calloc(16, sizeof *comms)))
+        return MPI_ERR_NO_MEM;
+    cap_comms = cap_comms ? cap_comms : 16;
+    comms[0] = NULL;
+    if ((rc = face_comm_add(bolt_comm_world(), &h)) || (rc = face_comm_add(bolt_comm_self(), &h)))
+        return rc;
+    snprintf(comms[MPI_COMM_WORLD]->name, MPI_MAX_OBJECT_NAME, "MPI_COMM_WORLD");
+    snprintf(comms[MPI_COMM_SELF]->name, MPI_MAX_OBJECT_NAME, "MPI_COMM_SELF");
+    attr_universe = comms[MPI_COMM_WORLD]->size;
+    return MPI_SUCCESS;
+}
+
+static void attrs_delete(MPI_Comm h, struct face_comm *c)
+{
+    struct face_attr *a = c->attrs;
+    c->attrs = NULL;
+    while (a) {
+        struct face_attr *next = a->next;
+        if (a->keyval < nkeyvals && keyvals[a->keyval].delete_fn)
+            keyvals[a->keyval].delete_fn(h, a->keyval, a->value, keyvals[a->keyval].extra);
+        free(a);
+        a = next;
+    }
+}
+
+static void comm_destroy(MPI_Comm h)
+{
+    struct face_comm *c = comms[h];
+    attrs_delete(h, c);
+    if (h > MPI_COMM_SELF)
+        bolt_comm_free(&c->native);
+    if (c->cart) {
+        free(c->cart->dims);
+        free(c->cart->periods);
+        free(c->cart);
+    }
+    free(c->world_ranks);
+    free(c);
+    comms[h] = NULL;
+}
+
+void face_comms_finalize(void)
+{
+    /* MPI deletes MPI_COMM_SELF's attributes first, so codes can hook finalize. */
+    for (int i = MPI_COMM_SELF; i >= 1; i--)
+        if (comms[i])
+            attrs_delete(i, comms[i]);
+    for (int i = ncomms - 1; i >= 1; i--)
+        if (comms[i])
+            comm_destroy(i);
+    ncomms = 1;
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_rank", &c);
+    if (rc)
+        return rc;
+    if (!rank)
+        return face_error(comm, "MPI_Comm_rank", MPI_ERR_ARG, "rank pointer is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_size", &c);
+    if (rc)
+        return rc;
+    if (!size)
+        return face_error(comm, "MPI_Comm_size", MPI_ERR_ARG, "size pointer is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+/* Copies attributes to a duplicate as each keyval's copy function says. */
+static int attrs_copy(MPI_Comm from, struct face_comm *src, MPI_Comm to, struct face_comm *dst)
+{
+    for (struct face_attr *a = src->attrs; a; a = a->next) {
+        struct keyval *k = &keyvals[a->keyval];
+        void *out = NULL;
+        int flag = 0;
+        if (k->copy_fn == MPI_COMM_DUP_FN) {
+            out = a->value;
+            flag = 1;
+        } else if (k->copy_fn) {
+            int rc = k->copy_fn(from, a->keyval, k->extra, a->value, &out, &flag);
+            if (rc)
+                return rc;
+        }
+        if (!flag)
+            continue;
+        struct face_attr *n = malloc(sizeof *n);
+        if (!n)
+            return MPI_ERR_NO_MEM;
+        n->keyval = a->keyval;
+        n->value = out;
+        n->next = dst->attrs;
+        dst->attrs = n;
+    }
+    (void)to;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    struct face_comm *c = NULL;
+    bolt_comm_t n;
+    int rc = face_comm_check(comm, "MPI_Comm_dup", &c);
+    if (rc)
+        return rc;
+    if (!newcomm)
+        return face_error(comm, "MPI_Comm_dup", MPI_ERR_ARG, "newcomm pointer is NULL");
+    if ((rc = bolt_comm_dup(c->native, &n)))
+        return face_native_error(comm, "MPI_Comm_dup", rc);
+    if ((rc = face_comm_add(n, newcomm))) {
+        bolt_comm_free(&n);
+        return face_error(comm, "MPI_Comm_dup", rc, "out of memory");
+    }
+    struct face_comm *d = comms[*newcomm];
+    d->errh = c->errh;
+    if (c->cart) {
+        int nd = c->cart->ndims;
+        d->cart = calloc(1, sizeof *d->cart);
+        if (d->cart) {
+            d->cart->ndims = nd;
+            d->cart->dims = malloc((size_t)(nd ? nd : 1) * sizeof(int));
+            d->cart->periods = malloc((size_t)(nd ? nd : 1) * sizeof(int));
+            if (d->cart->dims && d->cart->periods) {
+                memcpy(d->cart->dims, c->cart->dims, (size_t)nd * sizeof(int));
+                memcpy(d->cart->periods, c->cart->periods, (size_t)nd * sizeof(int));
+            }
+        }
+    }
+    if ((rc = attrs_copy(comm, c, *newcomm, d)))
+        return face_error(comm, "MPI_Comm_dup", rc, "an attribute copy function failed (%d)", rc);
+    return MPI_SUCCESS;
+}
+
+int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn)
+{
+    struct face_comm *c = NULL;
+    bolt_comm_t n = BOLT_COMM_NULL;
+    int rc = face_comm_check(comm, fn, &c);
+    if (rc)
+        return rc;
+    if (!newcomm)
+        return face_error(comm, fn, MPI_ERR_ARG, "newcomm pointer is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return face_error(comm, fn, MPI_ERR_ARG,
+                          "color %d is invalid: colors are >= 0 or MPI_UNDEFINED", color);
+    if ((rc = bolt_comm_split(c->native, color == MPI_UNDEFINED ? BOLT_UNDEFINED : color, key, &n)))
+        return face_native_error(comm, fn, rc);
+    *newcomm = MPI_COMM_NULL;
+    if (n == BOLT_COMM_NULL)
+        return MPI_SUCCESS;
+    if ((rc = face_comm_add(n, newcomm))) {
+        bolt_comm_free(&n);
+        return face_error(comm, fn, rc, "out of memory");
+    }
+    comms[*newcomm]->errh = c->errh;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return face_comm_split(comm, color, key, newcomm, "MPI_Comm_split");
+}
+
+/* Ranks sharing memory are those of one host; the host is named by its
+ * hostname and, on Linux, the kernel's boot id, hashed into a color. */
+static int host_color(void)
+{
+    char id[512];
+    snprintf(id, sizeof id, "%s", bolt_hostname());
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        size_t n = strlen(id);
+        if (fgets(id + n, (int)(sizeof id - n), f) == NULL)
+            id[n] = 0;
+        fclose(f);
+    }
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *p = id; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return (int)(h & 0x3fffffff);
+}
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info;
+    if (split_type == MPI_UNDEFINED)
+        return face_comm_split(comm, MPI_UNDEFINED, key, newcomm, "MPI_Comm_split_type");
+    if (split_type != MPI_COMM_TYPE_SHARED) {
+        struct face_comm *c = NULL;
+        int rc = face_comm_check(comm, "MPI_Comm_split_type", &c);
+        return rc ? rc
+                  : face_error(comm, "MPI_Comm_split_type", MPI_ERR_ARG,
+                               "split_type %d is unknown: use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
+                               split_type);
+    }
+    return face_comm_split(comm, host_color(), key, newcomm, "MPI_Comm_split_type");
+}
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    struct face_comm *c = NULL;
+    if (!comm)
+        return face_error(MPI_COMM_NULL, "MPI_Comm_free", MPI_ERR_ARG, "comm pointer is NULL");
+    int rc = face_comm_check(*comm, "MPI_Comm_free", &c);
+    if (rc)
+        return rc;
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return face_error(*comm, "MPI_Comm_free", MPI_ERR_COMM,
+                          "%s is predefined and cannot be freed", c->name);
+    comm_destroy(*comm);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result)
+{
+    struct face_comm *ca = NULL, *cb = NULL;
+    int rc;
+    if ((rc = face_comm_check(a, "MPI_Comm_compare", &ca)) ||
+        (rc = face_comm_check(b, "MPI_Comm_compare", &cb)))
+        return rc;
+    if (!result)
+        return face_error(a, "MPI_Comm_compare", MPI_ERR_ARG, "result pointer is NULL");
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (ca->size != cb->size) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    if (!memcmp(ca->world_ranks, cb->world_ranks, (size_t)ca->size * sizeof(int))) {
+        *result = MPI_CONGRUENT;
+        return MPI_SUCCESS;
+    }
+    *result = MPI_SIMILAR;
+    for (int i = 0; i < ca->size && *result == MPI_SIMILAR; i++) {
+        int found = 0;
+        for (int j = 0; j < cb->size && !found; j++)
+            found = ca->world_ranks[i] == cb->world_ranks[j];
+        if (!found)
+            *result = MPI_UNEQUAL;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_set_name", &c);
+    if (rc)
+        return rc;
+    if (!name)
+        return face_error(comm, "MPI_Comm_set_name", MPI_ERR_ARG, "name is NULL");
+    snprintf(c->name, sizeof c->name, "%s", name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_get_name", &c);
+    if (rc)
+        return rc;
+    if (!name || !resultlen)
+        return face_error(comm, "MPI_Comm_get_name", MPI_ERR_ARG, "name or length pointer is NULL");
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+/* ---- attributes ----------------------------------------------------------------------- */
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
+                            MPI_Comm_delete_attr_function *delete_fn, int *keyval,
+                            void *extra_state)
+{
+    int rc = face_check_init("MPI_Comm_create_keyval");
+    if (rc)
+        return rc;
+    if (!keyval)
+        return face_error(MPI_COMM_NULL, "MPI_Comm_create_keyval", MPI_ERR_ARG, "keyval pointer is NULL");
+    if (nkeyvals < FIRST_USER_KEYVAL)
+        nkeyvals = FIRST_USER_KEYVAL;
+    if (nkeyvals >= cap_keyvals) {
+        int n = nkeyvals * 2;
+        struct keyval *k = realloc(keyvals, (size_t)n * sizeof *k);
+        if (!k)
+            return face_error(MPI_COMM_NULL, "MPI_Comm_create_keyval", MPI_ERR_NO_MEM, "out of memory");
+        memset(k + cap_keyvals, 0, (size_t)(n - cap_keyvals) * sizeof *k);
+        keyvals = k;
+        cap_keyvals = n;
+    }
+    keyvals[nkeyvals] = (struct keyval){1, copy_fn, delete_fn, extra_state};
+    *keyval = nkeyvals++;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_free_keyval(int *keyval)
+{
+    if (!keyval || *keyval < FIRST_USER_KEYVAL || *keyval >= nkeyvals || !keyvals[*keyval].live)
+        return face_error(MPI_COMM_NULL, "MPI_Comm_free_keyval", MPI_ERR_KEYVAL,
+                          "keyval %d was not created by MPI_Comm_create_keyval (or is freed)",
+                          keyval ? *keyval : -1);
+    /* Attributes already set keep their keyval's functions; only new uses are refused. */
+    keyvals[*keyval].live = 0;
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+static int check_user_keyval(MPI_Comm comm, int keyval, const char *fn)
+{
+    if (keyval >= FIRST_USER_KEYVAL && keyval < nkeyvals && keyvals[keyval].live)
+        return MPI_SUCCESS;
+    return face_error(comm, fn, MPI_ERR_KEYVAL,
+                      keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE
+                          ? "keyval %d is predefined and read-only"
+                          : "keyval %d was not created by MPI_Comm_create_keyval",
+                      keyval);
+}
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_set_attr", &c);
+    if (rc || (rc = check_user_keyval(comm, keyval, "MPI_Comm_set_attr")))
+        return rc;
+    for (struct face_attr *a = c->attrs; a; a = a->next)
+        if (a->keyval == keyval) {
+            if (keyvals[keyval].delete_fn)
+                keyvals[keyval].delete_fn(comm, keyval, a->value, keyvals[keyval].extra);
+            a->value = value;
+            return MPI_SUCCESS;
+        }
+    struct face_attr *a = malloc(sizeof *a);
+    if (!a)
+        return face_error(comm, "MPI_Comm_set_attr", MPI_ERR_NO_MEM, "out of memory");
+    *a = (struct face_attr){keyval, value, c->attrs};
+    c->attrs = a;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_get_attr", &c);
+    if (rc)
+        return rc;
+    if (!value || !flag)
+        return face_error(comm, "MPI_Comm_get_attr", MPI_ERR_ARG, "value or flag pointer is NULL");
+    int *pre = NULL;
+    switch (keyval) {
+    case MPI_TAG_UB: pre = &attr_tag_ub; break;
+    case MPI_HOST: pre = &attr_host; break;
+    case MPI_IO: pre = &attr_io; break;
+    case MPI_WTIME_IS_GLOBAL: pre = &attr_wtime_global; break;
+    case MPI_UNIVERSE_SIZE: pre = &attr_universe; break;
+    case MPI_APPNUM: pre = &attr_appnum; break;
+    case MPI_LASTUSEDCODE: pre = &attr_lastcode; break;
+    default: break;
+    }
+    if (pre) {
+        *flag = 1;
+        memcpy(value, &pre, sizeof pre);
+        return MPI_SUCCESS;
+    }
+    if (keyval < FIRST_USER_KEYVAL || keyval >= nkeyvals)
+        return face_error(comm, "MPI_Comm_get_attr", MPI_ERR_KEYVAL, "keyval %d is not a keyval", keyval);
+    *flag = 0;
+    for (struct face_attr *a = c->attrs; a; a = a->next)
+        if (a->keyval == keyval) {
+            *flag = 1;
+            memcpy(value, &a->value, sizeof a->value);
+        }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_delete_attr", &c);
+    if (rc || (rc = check_user_keyval(comm, keyval, "MPI_Comm_delete_attr")))
+        return rc;
+    for (struct face_attr **p = &c->attrs; *p; p = &(*p)->next)
+        if ((*p)->keyval == keyval) {
+            struct face_attr *a = *p;
+            if (keyvals[keyval].delete_fn &&
+                (rc = keyvals[keyval].delete_fn(comm, keyval, a->value, keyvals[keyval].extra)))
+                return face_error(comm, "MPI_Comm_delete_attr", rc, "the delete function failed");
+            *p = a->next;
+            free(a);
+            return MPI_SUCCESS;
+        }
+    return face_error(comm, "MPI_Comm_delete_attr", MPI_ERR_KEYVAL,
+                      "keyval %d has no attribute on this communicator", keyval);
+}

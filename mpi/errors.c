@@ -1,0 +1,222 @@
+/* errors.c — error classes, strings and handlers of the MPI face. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/face.h"
+#include "runtime/errors.h"
+
+static const char *const class_text[MPI_ERR_LASTCODE] = {
+    [MPI_SUCCESS] = "MPI_SUCCESS: no error",
+    [MPI_ERR_BUFFER] = "MPI_ERR_BUFFER: invalid buffer pointer",
+    [MPI_ERR_COUNT] = "MPI_ERR_COUNT: invalid count argument",
+    [MPI_ERR_TYPE] = "MPI_ERR_TYPE: invalid datatype",
+    [MPI_ERR_TAG] = "MPI_ERR_TAG: invalid tag",
+    [MPI_ERR_COMM] = "MPI_ERR_COMM: invalid communicator",
+    [MPI_ERR_RANK] = "MPI_ERR_RANK: invalid rank",
+    [MPI_ERR_REQUEST] = "MPI_ERR_REQUEST: invalid request",
+    [MPI_ERR_ROOT] = "MPI_ERR_ROOT: invalid root",
+    [MPI_ERR_GROUP] = "MPI_ERR_GROUP: invalid group",
+    [MPI_ERR_OP] = "MPI_ERR_OP: invalid reduce operation",
+    [MPI_ERR_TOPOLOGY] = "MPI_ERR_TOPOLOGY: invalid communicator topology",
+    [MPI_ERR_DIMS] = "MPI_ERR_DIMS: invalid dimension argument",
+    [MPI_ERR_ARG] = "MPI_ERR_ARG: invalid argument",
+    [MPI_ERR_UNKNOWN] = "MPI_ERR_UNKNOWN: unknown error",
+    [MPI_ERR_TRUNCATE] = "MPI_ERR_TRUNCATE: message truncated",
+    [MPI_ERR_OTHER] = "MPI_ERR_OTHER: known error not in this list",
+    [MPI_ERR_INTERN] = "MPI_ERR_INTERN: internal error",
+    [MPI_ERR_IN_STATUS] = "MPI_ERR_IN_STATUS: error code is in status",
+    [MPI_ERR_PENDING] = "MPI_ERR_PENDING: pending request",
+    [MPI_ERR_KEYVAL] = "MPI_ERR_KEYVAL: invalid key value",
+    [MPI_ERR_NO_MEM] = "MPI_ERR_NO_MEM: out of memory",
+    [MPI_ERR_BASE] = "MPI_ERR_BASE: invalid base address",
+    [MPI_ERR_INFO_KEY] = "MPI_ERR_INFO_KEY: key too long",
+    [MPI_ERR_INFO_VALUE] = "MPI_ERR_INFO_VALUE: value too long",
+    [MPI_ERR_INFO_NOKEY] = "MPI_ERR_INFO_NOKEY: no such key",
+    [MPI_ERR_SPAWN] = "MPI_ERR_SPAWN: error in spawning processes",
+    [MPI_ERR_PORT] = "MPI_ERR_PORT: invalid port name",
+    [MPI_ERR_SERVICE] = "MPI_ERR_SERVICE: invalid service name",
+    [MPI_ERR_NAME] = "MPI_ERR_NAME: invalid service name",
+    [MPI_ERR_WIN] = "MPI_ERR_WIN: invalid window",
+    [MPI_ERR_SIZE] = "MPI_ERR_SIZE: invalid size",
+    [MPI_ERR_DISP] = "MPI_ERR_DISP: invalid displacement",
+    [MPI_ERR_INFO] = "MPI_ERR_INFO: invalid info object",
+    [MPI_ERR_LOCKTYPE] = "MPI_ERR_LOCKTYPE: invalid lock type",
+    [MPI_ERR_ASSERT] = "MPI_ERR_ASSERT: invalid assert",
+    [MPI_ERR_RMA_CONFLICT] = "MPI_ERR_RMA_CONFLICT: conflicting accesses to window",
+    [MPI_ERR_RMA_SYNC] = "MPI_ERR_RMA_SYNC: wrong synchronization of RMA calls",
+    [MPI_ERR_FILE] = "MPI_ERR_FILE: invalid file handle",
+    [MPI_ERR_NOT_SAME] = "MPI_ERR_NOT_SAME: collective argument not identical on all processes",
+    [MPI_ERR_AMODE] = "MPI_ERR_AMODE: invalid amode",
+    [MPI_ERR_UNSUPPORTED_DATAREP] = "MPI_ERR_UNSUPPORTED_DATAREP: unsupported datarep",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported by Bolt",
+    [MPI_ERR_NO_SUCH_FILE] = "MPI_ERR_NO_SUCH_FILE: file does not exist",
+    [MPI_ERR_FILE_EXISTS] = "MPI_ERR_FILE_EXISTS: file exists",
+    [MPI_ERR_BAD_FILE] = "MPI_ERR_BAD_FILE: invalid file name",
+    [MPI_ERR_ACCESS] = "MPI_ERR_ACCESS: permission denied",
+    [MPI_ERR_NO_SPACE] = "MPI_ERR_NO_SPACE: no space left on device",
+    [MPI_ERR_QUOTA] = "MPI_ERR_QUOTA: quota exceeded",
+    [MPI_ERR_READ_ONLY] = "MPI_ERR_READ_ONLY: read-only file or file system",
+    [MPI_ERR_FILE_IN_USE] = "MPI_ERR_FILE_IN_USE: file in use",
+    [MPI_ERR_DUP_DATAREP] = "MPI_ERR_DUP_DATAREP: datarep already defined",
+    [MPI_ERR_CONVERSION] = "MPI_ERR_CONVERSION: error in data conversion",
+    [MPI_ERR_IO] = "MPI_ERR_IO: I/O error",
+    [MPI_ERR_RMA_RANGE] = "MPI_ERR_RMA_RANGE: target memory is not part of the window",
+    [MPI_ERR_RMA_ATTACH] = "MPI_ERR_RMA_ATTACH: memory cannot be attached",
+    [MPI_ERR_RMA_SHARED] = "MPI_ERR_RMA_SHARED: memory cannot be shared",
+    [MPI_ERR_RMA_FLAVOR] = "MPI_ERR_RMA_FLAVOR: wrong window flavor",
+};
+
+/* User error handlers created with MPI_Comm_create_errhandler. */
+#define MAX_ERRH 64
+static MPI_Comm_errhandler_function *user_errh[MAX_ERRH];
+static int n_errh = 3; /* 0 NULL, 1 fatal, 2 return */
+
+static _Thread_local char last_message[1024];
+
+int face_class_of_native(int native)
+{
+    switch (native) {
+    case BOLT_OK: return MPI_SUCCESS;
+    case BOLT_ERR_ARG: return MPI_ERR_ARG;
+    case BOLT_ERR_NOMEM: return MPI_ERR_NO_MEM;
+    case BOLT_ERR_TRUNCATE: return MPI_ERR_TRUNCATE;
+    case BOLT_ERR_PENDING: return MPI_ERR_IN_STATUS;
+    case BOLT_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case BOLT_ERR_INTERNAL: return MPI_ERR_INTERN;
+    default: return MPI_ERR_OTHER; /* a dead peer, a timeout, ...: the message says which */
+    }
+}
+
+static int comm_errhandler(MPI_Comm comm)
+{
+    struct face_comm *c = face_comm_get(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm);
+    return c ? c->errh : MPI_ERRORS_ARE_FATAL;
+}
+
+static int raise(MPI_Comm comm, const char *fn, int cls, const char *msg)
+{
+    int h = comm_errhandler(comm);
+    if (h == MPI_ERRORS_RETURN)
+        return cls;
+    if (h > MPI_ERRORS_RETURN && h < n_errh && user_errh[h]) {
+        MPI_Comm c = comm;
+        int code = cls;
+        user_errh[h](&c, &code, fn);
+        return cls;
+    }
+    fprintf(stderr, "%s\n%s: MPI_ERRORS_ARE_FATAL is set on the communicator: ending the job\n",
+            msg, fn);
+    fflush(stderr);
+    bolt_abort(cls ? cls : 1, msg);
+    return cls; /* not reached */
+}
+
+int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
+{
+    char detail[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    /* bolt_err_set prefixes "rank R on H: " and keeps the message for
+     * bolt_error_message(); use it for one format everywhere. */
+    const char *cls_name = cls > 0 && cls < MPI_ERR_LASTCODE ? class_text[cls] : "error";
+    char name[64];
+    size_t n = strcspn(cls_name, ":");
+    snprintf(name, sizeof name, "%.*s", (int)n, cls_name);
+    /* bolt_err_set puts "rank R on H: " in front, as in every Bolt message. */
+    bolt_err_set(BOLT_ERR_ARG, "%s: %s (%s)", fn, detail, name);
+    snprintf(last_message, sizeof last_message, "%s", bolt_error_message());
+    return raise(comm, fn, cls, last_message);
+}
+
+int face_native_error(MPI_Comm comm, const char *fn, int native)
+{
+    int cls = face_class_of_native(native);
+    snprintf(last_message, sizeof last_message, "%s: %s", fn, bolt_error_message());
+    return raise(comm, fn, cls, last_message);
+}
+
+const char *face_last_message(void) { return last_message; }
+
+int PMPI_Error_class(int code, int *cls)
+{
+    if (!cls)
+        return MPI_ERR_ARG;
+    if (code < 0 || code >= MPI_ERR_LASTCODE)
+        return face_error(MPI_COMM_NULL, "MPI_Error_class", MPI_ERR_ARG,
+                          "error code %d is not an MPI error code (0..%d)", code,
+                          MPI_ERR_LASTCODE - 1);
+    *cls = code;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Error_string(int code, char *string, int *len)
+{
+    if (!string || !len)
+        return MPI_ERR_ARG;
+    const char *t = code >= 0 && code < MPI_ERR_LASTCODE && class_text[code]
+                        ? class_text[code]
+                        : "unknown error code";
+    snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
+    *len = (int)strlen(string);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errh)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_set_errhandler", &c);
+    if (rc)
+        return rc;
+    if (errh <= MPI_ERRHANDLER_NULL || errh >= n_errh)
+        return face_error(comm, "MPI_Comm_set_errhandler", MPI_ERR_ARG,
+                          "error handler %d is not a valid handler", errh);
+    c->errh = errh;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errh)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_get_errhandler", &c);
+    if (rc)
+        return rc;
+    if (!errh)
+        return face_error(comm, "MPI_Comm_get_errhandler", MPI_ERR_ARG, "errhandler pointer is NULL");
+    *errh = c->errh;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errh)
+{
+    if (!fn || !errh)
+        return face_error(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_ARG,
+                          "function or handle pointer is NULL");
+    if (n_errh >= MAX_ERRH)
+        return face_error(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_NO_MEM,
+                          "at most %d error handlers can be created", MAX_ERRH - 3);
+    user_errh[n_errh] = fn;
+    *errh = n_errh++;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int code)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_call_errhandler", &c);
+    if (rc)
+        return rc;
+    return face_error(comm, "MPI_Comm_call_errhandler", code, "called by the program");
+}
+
+int PMPI_Errhandler_free(MPI_Errhandler *errh)
+{
+    if (!errh)
+        return face_error(MPI_COMM_NULL, "MPI_Errhandler_free", MPI_ERR_ARG, "handle pointer is NULL");
+    /* Handlers stay valid while communicators use them; freeing only drops the handle. */
+    *errh = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,144 @@
+/*
+ * face.h — libmpi's private state: the handle tables and error raising.
+ *
+ * Handles are indexes into tables of objects; index 0 is the NULL handle of
+ * each kind and the predefined objects take the next indexes, so the values
+ * in mpi.h are compile-time constants.
+ */
+#ifndef BOLT_MPI_FACE_H
+#define BOLT_MPI_FACE_H
+
+#include <stddef.h>
+
+#include "bolt.h"
+#include "mpi.h"
+
+/* ---- errors ------------------------------------------------------------------- */
+/* Raises an MPI error in call `fn` on `comm` (MPI_COMM_NULL: the world's
+ * handler): with MPI_ERRORS_ARE_FATAL prints "rank R on H: fn: message" and
+ * ends the job; otherwise records the message and returns `cls`. */
+int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Turns a native error (its detail in bolt_error_message()) into an MPI one. */
+int face_native_error(MPI_Comm comm, const char *fn, int native);
+int face_class_of_native(int native);
+/* Every call but a few starts with this: MPI must be initialized. */
+int face_check_init(const char *fn);
+
+/* ---- communicators -------------------------------------------------------------- */
+struct face_attr {
+    int keyval;
+    void *value;
+    struct face_attr *next;
+};
+
+struct face_cart {
+    int ndims;
+    int *dims, *periods;
+};
+
+struct face_comm {
+    bolt_comm_t native;
+    int rank, size;
+    MPI_Errhandler errh;
+    char name[MPI_MAX_OBJECT_NAME];
+    struct face_attr *attrs;
+    struct face_cart *cart;
+    int *world_ranks; /* rank i of this comm is world rank world_ranks[i] */
+};
+
+struct face_comm *face_comm_get(MPI_Comm comm);
+/* Checks a communicator handle: MPI_ERR_COMM when it is not a live one. */
+int face_comm_check(MPI_Comm comm, const char *fn, struct face_comm **out);
+int face_comm_add(bolt_comm_t native, MPI_Comm *out);
+int face_comms_init(void);
+void face_comms_finalize(void);
+/* Checks a rank of `c` as a peer: MPI_PROC_NULL and (if any_ok) MPI_ANY_SOURCE allowed. */
+int face_check_rank(MPI_Comm comm, struct face_comm *c, int rank, int any_ok, const char *fn);
+int face_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn);
+
+/* ---- datatypes ----------------------------------------------------------------------- */
+struct face_block {
+    MPI_Aint off;  /* from the start of one element */
+    size_t len;    /* bytes */
+    size_t esize;  /* size of the basic elements in this block (for Get_elements) */
+};
+
+struct face_type {
+    int live;
+    int predefined;
+    int committed;
+    size_t size;              /* bytes of data in one element */
+    MPI_Aint lb, ub;          /* extent = ub - lb */
+    MPI_Aint true_lb, true_ub;
+    size_t align;             /* strictest alignment of a member (struct padding) */
+    int contig;               /* data is size bytes from true_lb, and extent == size */
+    int nblocks;
+    struct face_block *blocks; /* the typemap, flattened, in order */
+    MPI_Datatype basic;       /* the one predefined type every block is made of, or NULL */
+    int combiner;
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+struct face_type *face_type_get(MPI_Datatype dt);
+/* Checks a datatype handle: MPI_ERR_TYPE for NULL, freed or uncommitted types. */
+int face_type_check(MPI_Comm comm, MPI_Datatype dt, const char *fn, struct face_type **out);
+static inline MPI_Aint face_type_extent(const struct face_type *t) { return t->ub - t->lb; }
+int face_types_init(void);
+void face_types_finalize(void);
+/* Copies count elements of type t at src into the contiguous dst (size*count bytes). */
+void face_pack(const struct face_type *t, const void *src, size_t count, void *dst);
+void face_unpack(const struct face_type *t, const void *src, size_t count, void *dst);
+/* Data of count elements as one contiguous range, when the type allows it. */
+int face_type_contig_span(const struct face_type *t, size_t count);
+
+/* ---- requests --------------------------------------------------------------------------- */
+enum face_req_kind { FACE_REQ_SEND, FACE_REQ_RECV, FACE_REQ_DONE, FACE_REQ_COLL };
+
+struct face_req {
+    int live;
+    int kind;
+    bolt_request_t native;
+    MPI_Comm comm;
+    /* Non-contiguous receives land in tmp and are unpacked at completion;
+     * non-contiguous sends are packed into tmp first. */
+    void *tmp;
+    void *user_buf;
+    int count;
+    MPI_Datatype dt;
+    int cancelled;
+    int proc_null;            /* to or from MPI_PROC_NULL: completes at once */
+    MPI_Status done_status;   /* for FACE_REQ_DONE */
+    /* Persistent requests: the arguments to start again with. */
+    int persistent;
+    int active;
+    int pmode;                /* 0 send, 1 ssend, 2 rsend, 3 bsend, 4 recv */
+    void *pbuf;
+    int peer, tag;
+    /* Freed by MPI_Request_free while still active: release at completion. */
+    int freed;
+    void *bsend_block;        /* Bsend: the attached-buffer block to give back */
+    struct face_req *next_free;
+};
+
+int face_req_new(struct face_req **out, MPI_Request *handle);
+struct face_req *face_req_get(MPI_Request r);
+void face_req_release(MPI_Request r);
+/* Fills status (may be ignore) from a native status for this request. */
+void face_status_set(MPI_Status *st, const bolt_status_t *ns);
+void face_status_empty(MPI_Status *st);
+/* Starts a point-to-point operation into the request (used by Isend and Start). */
+int face_p2p_start(struct face_req *q, const char *fn);
+/* Completes an active request: unpacks, fills status, releases it unless persistent. */
+int face_req_finish(MPI_Request *r, MPI_Status *st, const char *fn);
+/* Is the request done? (progress is made by the caller) */
+int face_req_done(struct face_req *q);
+
+/* ---- buffered sends ------------------------------------------------------------------------- */
+int face_bsend_reserve(size_t bytes, void **block);
+void face_bsend_release(void *block);
+void face_bsend_progress(void);
+
+#define STATUS_IGNORED(st) ((st) == MPI_STATUS_IGNORE || (st) == NULL)
+
+#endif

@@ -1,0 +1,32 @@
+#!/bin/sh
+# MPI_ERRORS_ARE_FATAL: an invalid call ends the whole job promptly with one
+# message naming the call, the rank and the cause; a call before MPI_Init is
+# refused with a message, not a crash.
+. "$TOP_SRCDIR/tests/integration/lib.sh"
+P="$TOP_BUILDDIR/tests/mpi/mpi_fatal"
+
+expect_fatal() { # NP MODE PATTERN
+    start=$(date +%s)
+    out=$("$BOLTRUN" --timeout 60 -np "$1" "$P" "$2" 2>&1)
+    rc=$?
+    took=$(( $(date +%s) - start ))
+    if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "$3" || printf '%s\n' "$out" | grep -q survived \
+       || [ "$took" -gt 20 ]; then
+        echo "FAIL: $2 with $1 ranks (exit $rc, ${took}s), wanted /$3/:"; printf '%s\n' "$out" | tail -n 15
+        fails=$((fails + 1))
+    else
+        echo "pass: $2 with $1 ranks ended the job in ${took}s: $(printf '%s\n' "$out" | grep "$3" | head -n 1)"
+        passes=$((passes + 1))
+    fi
+}
+expect_fatal 3 rank "rank 2 on .*MPI_Send: rank 6 is out of range.*MPI_ERR_RANK"
+expect_fatal 2 comm "rank 1 on .*MPI_Send: the communicator is MPI_COMM_NULL"
+expect_fatal 2 type "rank 1 on .*MPI_Send: datatype handle 12345 is not a live datatype"
+
+out=$("$P" before-init 2>&1)
+if [ $? -eq 0 ] && printf '%s\n' "$out" | grep -q "MPI_Send: called before MPI_Init"; then
+    echo "pass: a call before MPI_Init is refused with a message"; passes=$((passes + 1))
+else
+    echo "FAIL: a call before MPI_Init: $out"; fails=$((fails + 1))
+fi
+finish

@@ -1,0 +1,34 @@
+/* mpi_fatal.c MODE — makes one invalid call under the default handler
+ * (MPI_ERRORS_ARE_FATAL): the job must end with a message naming the call,
+ * the rank and the cause. MODE: rank | comm | type | before-init. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "rank";
+    int x = 0, rank, size;
+    if (!strcmp(mode, "before-init")) {
+        int rc = MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+        printf("mpi_fatal: before-init returned %d\n", rc);
+        return rc == MPI_SUCCESS ? 1 : 0;
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == size - 1) {
+        if (!strcmp(mode, "rank"))
+            MPI_Send(&x, 1, MPI_INT, size + 3, 0, MPI_COMM_WORLD);
+        else if (!strcmp(mode, "comm"))
+            MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_NULL);
+        else if (!strcmp(mode, "type"))
+            MPI_Send(&x, 1, (MPI_Datatype)12345, 0, 0, MPI_COMM_WORLD);
+        printf("mpi_fatal: survived an invalid call\n");
+    } else {
+        /* The others wait for a message that never comes: the job must end anyway. */
+        MPI_Recv(&x, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -23,6 +23,7 @@ struct bolt_comm {
     int *world_ranks; /* comm rank -> world rank */
     int builtin;      /* world and self cannot be freed */
     int refs;         /* the user's handle + pending requests on it */
+    uint32_t coll_seq; /* collectives started on it: tags their internal messages */
 };
 
 /* Pending requests hold their communicator, so freeing it (allowed in MPI

@@ -18,6 +18,8 @@ double bolt_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int (*bolt_progress_hook)(void);
+
 int bolt_progress_poll(void)
 {
     int n = 0;
@@ -26,6 +28,8 @@ int bolt_progress_poll(void)
         if (r > 0)
             n += r;
     }
+    if (bolt_progress_hook)
+        n += bolt_progress_hook();
     return n;
 }
 

@@ -6,6 +6,10 @@
 #ifndef BOLT_PROGRESS_H
 #define BOLT_PROGRESS_H
 
+/* Advances nonblocking collectives; set by the collectives layer (NULL until
+ * the first one starts). Returns how many moved. */
+extern int (*bolt_progress_hook)(void);
+
 /* One nonblocking pass over all transports; returns frames moved. */
 int bolt_progress_poll(void);
 /* Called by a wait loop after a pass that moved nothing. */

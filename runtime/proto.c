@@ -384,6 +384,8 @@ int bolt_proto_cancel(struct bolt_request *req)
 int bolt_proto_req_error(struct bolt_request *req)
 {
     int err = req->status.error;
+    if (req->hooks)
+        return req->hooks->error(req);
     const char *what = req->kind == BOLT_REQ_SEND ? "send to" : "receive from";
     char doing[128];
     if (req->kind == BOLT_REQ_RECV && req->peer == BOLT_ANY_SOURCE)

@@ -99,6 +99,8 @@ void bolt_req_release(struct bolt_request *req)
     if (!req)
         return;
     unregister(req);
+    if (req->hooks)
+        req->hooks->release(req);
     if (req->comm)
         bolt_comm_release(req->comm);
     free(req->trunc_tmp);

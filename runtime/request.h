@@ -12,7 +12,15 @@
 #include "bolt.h"
 #include "transport/transport.h"
 
-enum bolt_req_kind { BOLT_REQ_SEND = 1, BOLT_REQ_RECV = 2 };
+enum bolt_req_kind { BOLT_REQ_SEND = 1, BOLT_REQ_RECV = 2, BOLT_REQ_COLL = 3 };
+
+struct bolt_request;
+/* A request the runtime does not drive itself (a nonblocking collective): its
+ * owner frees its state and words its error. */
+struct bolt_req_hooks {
+    void (*release)(struct bolt_request *req);
+    int (*error)(struct bolt_request *req); /* sets the message, returns the code */
+};
 
 /* A frame the runtime sends, with a link back to its request (NULL for
  * control frames the runtime sends on its own). */
@@ -53,6 +61,9 @@ struct bolt_request {
     struct bolt_request *next, *prev;
     /* self-send waiting for its receive (unexpected entry) */
     struct bolt_unexp *self_entry;
+    /* BOLT_REQ_COLL */
+    const struct bolt_req_hooks *hooks;
+    void *hook_state;
 };
 
 struct bolt_request *bolt_req_new(enum bolt_req_kind kind);

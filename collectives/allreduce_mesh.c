@@ -1,0 +1,74 @@
+/*
+ * allreduce_mesh.c — direct reduce-scatter + all-gather for a full mesh:
+ * chunk j of every rank's vector goes straight to rank j, which reduces the
+ * n copies in rank order and sends the result straight to every rank. Two
+ * latencies, each rank moving 2(n-1)/n of the vector; each chunk is reduced
+ * by one rank, in rank order (non-commutative ops are fine).
+ */
+#include "collectives/coll.h"
+
+int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out,
+                               const size_t *counts, const size_t *displs, bolt_datatype_t dt,
+                               bolt_op_t op)
+{
+    struct bolt_comm *c = coll_sched_comm(s);
+    int n = c->size, r = c->rank;
+    size_t esize = bolt_type_size(dt), mine = counts[r] * esize;
+    const char *buf = vbuf;
+    char *tmp = n > 1 ? coll_sched_tmp(s, mine * (size_t)(n - 1)) : NULL;
+    char **part = coll_sched_tmp(s, (size_t)n * sizeof *part); /* rank i's copy of our chunk */
+    if (!part)
+        return coll_sched_error(s);
+    for (int i = 0; i < n; i++)
+        part[i] = i == r ? (char *)buf + displs[r] * esize
+                         : tmp ? tmp + (size_t)(i < r ? i : i - 1) * mine : NULL;
+    for (int k = 1; k < n; k++) {
+        int to = (r + k) % n, from = (r + n - k) % n;
+        coll_sched_send(s, buf + displs[to] * esize, counts[to] * esize, to);
+        coll_sched_recv(s, part[from], mine, from);
+    }
+    coll_sched_round(s);
+    /* x0 op x1 op ...: each step writes into the later operand. This rank's
+     * own copy is only read (it may be the caller's send buffer): its step
+     * folds into out instead. */
+    const char *acc = part[0];
+    for (int i = 1; i < n; i++) {
+        char *dst = part[i];
+        if (i == r) {
+            coll_sched_copy(s, out, part[r], mine);
+            dst = out;
+        }
+        coll_sched_reduce(s, acc, dst, counts[r], dt, op);
+        acc = dst;
+    }
+    coll_sched_copy(s, out, acc, mine);
+    return coll_sched_error(s);
+}
+
+int coll_allreduce_mesh(struct coll_sched *s, void *vbuf, size_t count, bolt_datatype_t dt,
+                        bolt_op_t op)
+{
+    struct bolt_comm *c = coll_sched_comm(s);
+    int n = c->size, r = c->rank;
+    size_t esize = bolt_type_size(dt);
+    char *buf = vbuf;
+    if (n == 1)
+        return coll_sched_error(s);
+    size_t *counts = coll_sched_tmp(s, 2 * (size_t)n * sizeof *counts);
+    if (!counts)
+        return coll_sched_error(s);
+    size_t *displs = counts + n;
+    for (int i = 0; i < n; i++) {
+        displs[i] = coll_part_start(count, n, i);
+        counts[i] = coll_part_start(count, n, i + 1) - displs[i];
+    }
+    coll_reduce_scatter_direct(s, buf, buf + displs[r] * esize, counts, displs, dt, op);
+    coll_sched_round(s);
+    for (int k = 1; k < n; k++) {
+        int to = (r + k) % n, from = (r + n - k) % n;
+        coll_sched_send(s, buf + displs[r] * esize, counts[r] * esize, to);
+        coll_sched_recv(s, buf + displs[from] * esize, counts[from] * esize, from);
+    }
+    coll_sched_round(s);
+    return coll_sched_error(s);
+}

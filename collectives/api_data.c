@@ -1,0 +1,331 @@
+/* api_data.c — public collectives that move data without reducing it:
+ * barrier, bcast, gather(v), scatter(v), allgather(v), alltoall(v). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "runtime/errors.h"
+
+/* Communicator, datatype and request checks; *bytes = count elements. */
+static int check(bolt_comm_t comm, size_t count, bolt_datatype_t dt, bolt_request_t *req,
+                 size_t *bytes, const char *fn)
+{
+    int rc;
+    if (req)
+        *req = BOLT_REQUEST_NULL;
+    if ((rc = bolt_comm_check(comm, fn)) || (rc = coll_type_check(dt, fn)) ||
+        (rc = coll_bytes(count, dt, bytes, fn)))
+        return rc;
+    return BOLT_OK;
+}
+
+static int need_req(bolt_request_t *req, const char *fn)
+{
+    return req ? BOLT_OK : bolt_err_set(BOLT_ERR_ARG, "%s: request pointer is NULL", fn);
+}
+
+static int barrier(bolt_comm_t comm, bolt_request_t *req, const char *fn)
+{
+    int rc = bolt_comm_check(comm, fn);
+    if (rc)
+        return rc;
+    if (req)
+        *req = BOLT_REQUEST_NULL;
+    int algo = coll_select(COLL_BARRIER, 0, comm->size, 1);
+    if (algo < 0)
+        return algo;
+    struct coll_sched *s = coll_sched_new(comm, fn, coll_algo_name(COLL_BARRIER, algo));
+    if (s)
+        coll_barrier_dissemination(s);
+    return coll_launch(s, req, fn);
+}
+
+int bolt_barrier(bolt_comm_t comm)
+{
+    return barrier(comm, NULL, "bolt_barrier");
+}
+
+int bolt_ibarrier(bolt_comm_t comm, bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_ibarrier");
+    return rc ? rc : barrier(comm, req, "bolt_ibarrier");
+}
+
+static int bcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_comm_t comm,
+                 bolt_request_t *req, const char *fn)
+{
+    size_t bytes;
+    int rc = check(comm, count, dt, req, &bytes, fn);
+    if (rc || (rc = coll_check_root(comm, root, fn)) || (rc = coll_check_buf(buf, bytes, fn, "buf")))
+        return rc;
+    int algo = coll_select(COLL_BCAST, bytes, comm->size, 1);
+    if (algo < 0)
+        return algo;
+    struct coll_sched *s = coll_sched_new(comm, fn, coll_algo_name(COLL_BCAST, algo));
+    if (s && comm->size > 1)
+        coll_bcast_algo(algo)(s, buf, bytes, root);
+    return coll_launch(s, req, fn);
+}
+
+int bolt_bcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_comm_t comm)
+{
+    return bcast(buf, count, dt, root, comm, NULL, "bolt_bcast");
+}
+
+int bolt_ibcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_comm_t comm,
+                bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_ibcast");
+    return rc ? rc : bcast(buf, count, dt, root, comm, req, "bolt_ibcast");
+}
+
+int bolt_gather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                bolt_comm_t comm)
+{
+    const char *fn = "bolt_gather";
+    size_t bytes;
+    int rc = check(comm, count, dt, NULL, &bytes, fn);
+    if (rc || (rc = coll_check_root(comm, root, fn)))
+        return rc;
+    int at_root = comm->rank == root;
+    if (sendbuf == BOLT_IN_PLACE && !at_root)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: BOLT_IN_PLACE is for the root (%d) only", fn, root);
+    if (at_root && (rc = coll_check_buf(recvbuf, bytes * (size_t)comm->size, fn, "recvbuf")))
+        return rc;
+    const void *in = sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + (size_t)root * bytes : sendbuf;
+    if ((rc = coll_check_buf(in, bytes, fn, "sendbuf")))
+        return rc;
+    struct coll_sched *s = coll_sched_new(comm, fn, "binomial");
+    if (s)
+        coll_gather_binomial(s, in, recvbuf, bytes, root);
+    return coll_launch(s, NULL, fn);
+}
+
+int bolt_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t *recvcounts,
+                 const size_t *displs, bolt_datatype_t dt, int root, bolt_comm_t comm)
+{
+    const char *fn = "bolt_gatherv";
+    size_t bytes, *b = NULL;
+    int rc = check(comm, sendcount, dt, NULL, &bytes, fn);
+    if (rc || (rc = coll_check_root(comm, root, fn)))
+        return rc;
+    int at_root = comm->rank == root, n = comm->size;
+    if (sendbuf == BOLT_IN_PLACE && !at_root)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: BOLT_IN_PLACE is for the root (%d) only", fn, root);
+    if (at_root && (rc = coll_v_bytes(recvcounts, displs, n, bolt_type_size(dt), &b, fn)))
+        return rc;
+    const void *in = sendbuf;
+    if (at_root && sendbuf == BOLT_IN_PLACE) {
+        in = (char *)recvbuf + b[n + root];
+        bytes = b[root];
+    }
+    if (at_root && bytes != b[root])
+        rc = bolt_err_set(BOLT_ERR_ARG, "%s: the root sends %zu elements but expects %zu from itself",
+                          fn, sendcount, recvcounts[root]);
+    if (!rc && !(rc = coll_check_buf(in, bytes, fn, "sendbuf")) &&
+        !(at_root && (rc = coll_check_buf(recvbuf, 1, fn, "recvbuf")))) {
+        struct coll_sched *s = coll_sched_new(comm, fn, "linear");
+        if (s)
+            coll_gatherv_linear(s, in, bytes, recvbuf, b, b ? b + n : NULL, root);
+        rc = coll_launch(s, NULL, fn);
+    }
+    free(b);
+    return rc;
+}
+
+int bolt_scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                 bolt_comm_t comm)
+{
+    const char *fn = "bolt_scatter";
+    size_t bytes;
+    int rc = check(comm, count, dt, NULL, &bytes, fn);
+    if (rc || (rc = coll_check_root(comm, root, fn)))
+        return rc;
+    int at_root = comm->rank == root;
+    if (recvbuf == BOLT_IN_PLACE && !at_root)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: BOLT_IN_PLACE is for the root (%d) only", fn, root);
+    if (at_root && (rc = coll_check_buf(sendbuf, bytes * (size_t)comm->size, fn, "sendbuf")))
+        return rc;
+    void *out = recvbuf == BOLT_IN_PLACE ? (char *)sendbuf + (size_t)root * bytes : recvbuf;
+    if ((rc = coll_check_buf(out, bytes, fn, "recvbuf")))
+        return rc;
+    struct coll_sched *s = coll_sched_new(comm, fn, "binomial");
+    if (s)
+        coll_scatter_binomial(s, sendbuf, out, bytes, root);
+    return coll_launch(s, NULL, fn);
+}
+
+int bolt_scatterv(const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+                  void *recvbuf, size_t recvcount, bolt_datatype_t dt, int root, bolt_comm_t comm)
+{
+    const char *fn = "bolt_scatterv";
+    size_t bytes, *b = NULL;
+    int rc = check(comm, recvcount, dt, NULL, &bytes, fn);
+    if (rc || (rc = coll_check_root(comm, root, fn)))
+        return rc;
+    int at_root = comm->rank == root, n = comm->size;
+    if (recvbuf == BOLT_IN_PLACE && !at_root)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: BOLT_IN_PLACE is for the root (%d) only", fn, root);
+    if (at_root && (rc = coll_v_bytes(sendcounts, displs, n, bolt_type_size(dt), &b, fn)))
+        return rc;
+    void *out = recvbuf;
+    if (at_root && recvbuf == BOLT_IN_PLACE) {
+        out = (char *)sendbuf + b[n + root];
+        bytes = b[root];
+    }
+    if (at_root && bytes != b[root])
+        rc = bolt_err_set(BOLT_ERR_ARG, "%s: the root receives %zu elements but sends itself %zu",
+                          fn, recvcount, sendcounts[root]);
+    if (!rc && !(rc = coll_check_buf(out, bytes, fn, "recvbuf")) &&
+        !(at_root && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
+        struct coll_sched *s = coll_sched_new(comm, fn, "linear");
+        if (s)
+            coll_scatterv_linear(s, sendbuf, b, b ? b + n : NULL, out, bytes, root);
+        rc = coll_launch(s, NULL, fn);
+    }
+    free(b);
+    return rc;
+}
+
+static int allgather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                     bolt_comm_t comm, bolt_request_t *req, const char *fn)
+{
+    size_t bytes;
+    int rc = check(comm, count, dt, req, &bytes, fn);
+    if (rc || (rc = coll_check_buf(recvbuf, bytes * (size_t)comm->size, fn, "recvbuf")) ||
+        (sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, bytes, fn, "sendbuf"))))
+        return rc;
+    if (bytes > SIZE_MAX / (size_t)comm->size)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: the result does not fit in memory", fn);
+    int algo = coll_select(COLL_ALLGATHER, bytes, comm->size, 1);
+    if (algo < 0)
+        return algo;
+    struct coll_sched *s = coll_sched_new(comm, fn, coll_algo_name(COLL_ALLGATHER, algo));
+    char *mine = (char *)recvbuf + (size_t)comm->rank * bytes;
+    if (s && sendbuf != BOLT_IN_PLACE)
+        coll_sched_copy(s, mine, sendbuf, bytes);
+    if (s && comm->size > 1)
+        coll_allgather_algo(algo)(s, recvbuf, bytes);
+    return coll_launch(s, req, fn);
+}
+
+int bolt_allgather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                   bolt_comm_t comm)
+{
+    return allgather(sendbuf, recvbuf, count, dt, comm, NULL, "bolt_allgather");
+}
+
+int bolt_iallgather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                    bolt_comm_t comm, bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_iallgather");
+    return rc ? rc : allgather(sendbuf, recvbuf, count, dt, comm, req, "bolt_iallgather");
+}
+
+int bolt_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                    const size_t *recvcounts, const size_t *displs, bolt_datatype_t dt,
+                    bolt_comm_t comm)
+{
+    const char *fn = "bolt_allgatherv";
+    size_t bytes, *b = NULL;
+    int rc = check(comm, sendcount, dt, NULL, &bytes, fn);
+    if (rc || (rc = coll_v_bytes(recvcounts, displs, comm->size, bolt_type_size(dt), &b, fn)))
+        return rc;
+    int r = comm->rank, n = comm->size;
+    if (sendbuf != BOLT_IN_PLACE && bytes != b[r])
+        rc = bolt_err_set(BOLT_ERR_ARG, "%s: rank %d sends %zu elements but recvcounts[%d] is %zu",
+                          fn, r, sendcount, r, recvcounts[r]);
+    if (!rc && !(rc = coll_check_buf(recvbuf, 1, fn, "recvbuf")) &&
+        !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, bytes, fn, "sendbuf")))) {
+        struct coll_sched *s = coll_sched_new(comm, fn, "ring");
+        if (s && sendbuf != BOLT_IN_PLACE)
+            coll_sched_copy(s, (char *)recvbuf + b[n + r], sendbuf, b[r]);
+        if (s)
+            coll_allgatherv_ring(s, recvbuf, b, b + n);
+        rc = coll_launch(s, NULL, fn);
+    }
+    free(b);
+    return rc;
+}
+
+/* In place, the send data is the receive buffer: copy it to scratch first. */
+static int alltoallv(const void *sendbuf, const size_t *sc, const size_t *sd, void *recvbuf,
+                     const size_t *rc_, const size_t *rd, bolt_datatype_t dt, bolt_comm_t comm,
+                     bolt_request_t *req, const char *fn)
+{
+    size_t bytes, *sb = NULL, *rb = NULL, extent = 0;
+    int rc = check(comm, 0, dt, req, &bytes, fn), n = 0;
+    if (rc)
+        return rc;
+    n = comm->size;
+    size_t esize = bolt_type_size(dt);
+    if (sendbuf == BOLT_IN_PLACE) {
+        sc = rc_;
+        sd = rd;
+    }
+    if ((rc = coll_v_bytes(sc, sd, n, esize, &sb, fn)) ||
+        (rc = coll_v_bytes(rc_, rd, n, esize, &rb, fn))) {
+        free(sb);
+        return rc;
+    }
+    for (int i = 0; i < n; i++)
+        if (rb[n + i] + rb[i] > extent)
+            extent = rb[n + i] + rb[i];
+    if (!(rc = coll_check_buf(recvbuf, extent, fn, "recvbuf")) &&
+        !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
+        struct coll_sched *s = coll_sched_new(comm, fn, "pairwise");
+        const void *in = sendbuf;
+        if (s && sendbuf == BOLT_IN_PLACE) {
+            void *copy = coll_sched_tmp(s, extent);
+            coll_sched_copy(s, copy, recvbuf, extent);
+            in = copy;
+        }
+        if (s)
+            coll_alltoallv_pairwise(s, in, sb, sb + n, recvbuf, rb, rb + n);
+        rc = coll_launch(s, req, fn);
+    }
+    free(sb);
+    free(rb);
+    return rc;
+}
+
+static int alltoall(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                    bolt_comm_t comm, bolt_request_t *req, const char *fn)
+{
+    size_t bytes;
+    int rc = check(comm, count, dt, req, &bytes, fn);
+    if (rc)
+        return rc;
+    int n = comm->size;
+    size_t *cd = malloc(2 * (size_t)n * sizeof *cd);
+    if (!cd)
+        return bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    for (int i = 0; i < n; i++) {
+        cd[i] = count;
+        cd[n + i] = (size_t)i * count;
+    }
+    rc = alltoallv(sendbuf, cd, cd + n, recvbuf, cd, cd + n, dt, comm, req, fn);
+    free(cd);
+    return rc;
+}
+
+int bolt_alltoall(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                  bolt_comm_t comm)
+{
+    return alltoall(sendbuf, recvbuf, count, dt, comm, NULL, "bolt_alltoall");
+}
+
+int bolt_ialltoall(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                   bolt_comm_t comm, bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_ialltoall");
+    return rc ? rc : alltoall(sendbuf, recvbuf, count, dt, comm, req, "bolt_ialltoall");
+}
+
+int bolt_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
+                   void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
+                   bolt_datatype_t dt, bolt_comm_t comm)
+{
+    return alltoallv(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt, comm, NULL,
+                     "bolt_alltoallv");
+}

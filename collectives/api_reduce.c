@@ -1,0 +1,169 @@
+/* api_reduce.c — public reducing collectives: allreduce, reduce,
+ * reduce-scatter, scan, exscan (blocking and nonblocking). */
+#include <stdlib.h>
+
+#include "collectives/coll.h"
+#include "runtime/errors.h"
+
+/* Checks shared by every reducing call. */
+static int check(bolt_comm_t comm, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                 bolt_request_t *req, size_t *bytes, const char *fn)
+{
+    int rc;
+    if (req)
+        *req = BOLT_REQUEST_NULL;
+    if ((rc = bolt_comm_check(comm, fn)) || (rc = coll_op_check(op, dt, fn)) ||
+        (rc = coll_bytes(count, dt, bytes, fn)))
+        return rc;
+    return BOLT_OK;
+}
+
+static int allreduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                     bolt_comm_t comm, bolt_request_t *req, const char *fn)
+{
+    size_t bytes;
+    int rc = check(comm, count, dt, op, req, &bytes, fn);
+    if (rc || (rc = coll_check_buf(rbuf, bytes, fn, "recvbuf")) ||
+        (sbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sbuf, bytes, fn, "sendbuf"))))
+        return rc;
+    int algo = coll_select(COLL_ALLREDUCE, bytes, comm->size, coll_op_commutative(op));
+    if (algo < 0)
+        return algo;
+    struct coll_sched *s = coll_sched_new(comm, fn, coll_algo_name(COLL_ALLREDUCE, algo));
+    if (s) {
+        if (sbuf != BOLT_IN_PLACE)
+            coll_sched_copy(s, rbuf, sbuf, bytes);
+        coll_allreduce_algo(algo)(s, rbuf, count, dt, op);
+    }
+    return coll_launch(s, req, fn);
+}
+
+int bolt_allreduce(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                   bolt_op_t op, bolt_comm_t comm)
+{
+    return allreduce(sendbuf, recvbuf, count, dt, op, comm, NULL, "bolt_allreduce");
+}
+
+int bolt_iallreduce(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                    bolt_op_t op, bolt_comm_t comm, bolt_request_t *req)
+{
+    if (!req)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_iallreduce: request pointer is NULL");
+    return allreduce(sendbuf, recvbuf, count, dt, op, comm, req, "bolt_iallreduce");
+}
+
+static int reduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                  int root, bolt_comm_t comm, bolt_request_t *req, const char *fn)
+{
+    size_t bytes;
+    int rc = check(comm, count, dt, op, req, &bytes, fn);
+    if (rc || (rc = coll_check_root(comm, root, fn)))
+        return rc;
+    int at_root = comm->rank == root;
+    if (sbuf == BOLT_IN_PLACE && !at_root)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: BOLT_IN_PLACE is for the root (%d) only", fn, root);
+    const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
+    if ((rc = coll_check_buf(in, bytes, fn, "sendbuf")) ||
+        (at_root && (rc = coll_check_buf(rbuf, bytes, fn, "recvbuf"))))
+        return rc;
+    struct coll_sched *s = coll_sched_new(comm, fn, "binomial");
+    if (s)
+        coll_reduce_binomial(s, in, rbuf, count, dt, op, root);
+    return coll_launch(s, req, fn);
+}
+
+int bolt_reduce(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                int root, bolt_comm_t comm)
+{
+    return reduce(sendbuf, recvbuf, count, dt, op, root, comm, NULL, "bolt_reduce");
+}
+
+int bolt_ireduce(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                 bolt_op_t op, int root, bolt_comm_t comm, bolt_request_t *req)
+{
+    if (!req)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_ireduce: request pointer is NULL");
+    return reduce(sendbuf, recvbuf, count, dt, op, root, comm, req, "bolt_ireduce");
+}
+
+static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, size_t block,
+                          bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm, const char *fn)
+{
+    size_t esize, total = 0, bytes;
+    int rc = check(comm, 0, dt, op, NULL, &bytes, fn);
+    if (rc)
+        return rc;
+    int n = comm->size;
+    esize = bolt_type_size(dt);
+    if (!counts && block == SIZE_MAX)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: recvcounts is NULL", fn);
+    size_t *cd = malloc(2 * (size_t)n * sizeof *cd); /* element counts, then displacements */
+    if (!cd)
+        return bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    for (int i = 0; i < n && !rc; i++) {
+        cd[i] = counts ? counts[i] : block;
+        cd[n + i] = total;
+        if (cd[i] > SIZE_MAX / esize / 2 - total)
+            rc = bolt_err_set(BOLT_ERR_ARG, "%s: the counts add up to more than memory", fn);
+        total += cd[i];
+    }
+    const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
+    if (!rc && !(rc = coll_check_buf(in, total * esize, fn, "sendbuf")) &&
+        !(rc = coll_check_buf(rbuf, cd[comm->rank] * esize, fn, "recvbuf"))) {
+        struct coll_sched *s = coll_sched_new(comm, fn, "direct");
+        if (s)
+            coll_reduce_scatter_direct(s, in, rbuf, cd, cd + n, dt, op);
+        rc = coll_launch(s, NULL, fn);
+    }
+    free(cd);
+    return rc;
+}
+
+int bolt_reduce_scatter(const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+                        bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm)
+{
+    return reduce_scatter(sendbuf, recvbuf, recvcounts, SIZE_MAX, dt, op, comm,
+                          "bolt_reduce_scatter");
+}
+
+int bolt_reduce_scatter_block(const void *sendbuf, void *recvbuf, size_t recvcount,
+                              bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm)
+{
+    if (recvcount == SIZE_MAX)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_reduce_scatter_block: count too large");
+    return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, dt, op, comm,
+                          "bolt_reduce_scatter_block");
+}
+
+static int scan(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                bolt_comm_t comm, int exclusive, const char *fn)
+{
+    size_t bytes;
+    int rc = check(comm, count, dt, op, NULL, &bytes, fn);
+    if (rc || (rc = coll_check_buf(rbuf, bytes, fn, "recvbuf")) ||
+        (sbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sbuf, bytes, fn, "sendbuf"))))
+        return rc;
+    const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
+    struct coll_sched *s = coll_sched_new(comm, fn, "rd");
+    if (s && exclusive) {
+        void *partial = coll_sched_tmp(s, bytes);
+        coll_sched_copy(s, partial, in, bytes);
+        coll_scan_rd(s, partial, count, dt, op, 1, rbuf);
+    } else if (s) {
+        coll_sched_copy(s, rbuf, in, bytes);
+        coll_scan_rd(s, rbuf, count, dt, op, 0, rbuf);
+    }
+    return coll_launch(s, NULL, fn);
+}
+
+int bolt_scan(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+              bolt_comm_t comm)
+{
+    return scan(sendbuf, recvbuf, count, dt, op, comm, 0, "bolt_scan");
+}
+
+int bolt_exscan(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                bolt_op_t op, bolt_comm_t comm)
+{
+    return scan(sendbuf, recvbuf, count, dt, op, comm, 1, "bolt_exscan");
+}

@@ -1,0 +1,162 @@
+/*
+ * coll.h — inside the collectives layer.
+ *
+ * Every collective is built as a schedule (sched.c): rounds of sends and
+ * receives on the communicator's internal context, with local steps (reduce,
+ * copy) between them. A blocking call runs its schedule to the end; a
+ * nonblocking one hands it to the progress engine behind a request (nbc.c).
+ * Algorithms only add steps to a schedule, so each one serves both.
+ */
+#ifndef BOLT_COLL_INTERNAL_H
+#define BOLT_COLL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bolt.h"
+#include "runtime/comm.h"
+
+/* ---- datatypes and operations (datatype.c, op.c, reduce_kernels.c) ---- */
+
+/* Datatype handles: builtins are small numbers; bolt_type_bytes(n) is
+ * n << 8 | COLL_DT_BYTES. */
+#define COLL_DT_BYTES 0xffu
+#define COLL_DT_NBUILTIN 24
+
+int coll_type_valid(bolt_datatype_t dt);
+/* Checks dt for a call that moves data; sets the message. */
+int coll_type_check(bolt_datatype_t dt, const char *fn);
+/* Checks that op may reduce dt; sets the message. */
+int coll_op_check(bolt_op_t op, bolt_datatype_t dt, const char *fn);
+int coll_op_commutative(bolt_op_t op);
+/* inout[i] = in[i] op inout[i]; arguments already checked; in != inout. */
+void coll_reduce(const void *in, void *inout, size_t count, bolt_datatype_t dt, bolt_op_t op);
+
+typedef void coll_kernel_fn(const void *restrict in, void *restrict inout, size_t n);
+/* Kernel of a builtin op on a builtin type, or NULL when they do not mix. */
+coll_kernel_fn *coll_kernel(bolt_op_t op, bolt_datatype_t dt);
+
+/* ---- schedules (sched.c) ---- */
+
+struct coll_sched;
+
+/* A schedule for one collective on comm: takes the communicator's next
+ * collective sequence number (every rank starts collectives in the same
+ * order, so the numbers agree) and tags its messages with it. */
+struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo);
+void coll_sched_free(struct coll_sched *s);
+/* Builders: errors are sticky (checked once by coll_sched_error). Steps of a
+ * round run in order when the round starts; sends and receives are posted,
+ * local steps run at once, so a local step may use only data of earlier
+ * rounds. coll_sched_round ends a round: the next starts when all of its
+ * sends and receives completed. */
+void coll_sched_send(struct coll_sched *s, const void *buf, size_t bytes, int peer);
+void coll_sched_recv(struct coll_sched *s, void *buf, size_t bytes, int peer);
+void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t count,
+                       bolt_datatype_t dt, bolt_op_t op);
+void coll_sched_copy(struct coll_sched *s, void *dst, const void *src, size_t bytes);
+void coll_sched_round(struct coll_sched *s);
+/* Scratch memory owned by the schedule (NULL and a sticky error when out of memory). */
+void *coll_sched_tmp(struct coll_sched *s, size_t bytes);
+int coll_sched_error(const struct coll_sched *s);
+struct bolt_comm *coll_sched_comm(const struct coll_sched *s);
+
+/* Execution: start posts the first round; advance moves on while rounds
+ * complete and returns 1 when the schedule ended (then *err is its result,
+ * with the message in the schedule). */
+int coll_sched_start(struct coll_sched *s);
+int coll_sched_advance(struct coll_sched *s, int *err);
+/* Sets the thread's error message to the schedule's failure. */
+int coll_sched_raise(struct coll_sched *s, int err);
+/* Blocking: start, run to the end, free. */
+int coll_sched_run(struct coll_sched *s);
+/* Nonblocking: start and return a request that owns the schedule (nbc.c). */
+int coll_sched_request(struct coll_sched *s, bolt_request_t *req);
+
+/* ---- algorithms: each adds its steps to s ---- */
+
+/* All-reduce of count elements in buf (each rank's input is already there). */
+typedef int coll_allreduce_fn(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t dt,
+                              bolt_op_t op);
+coll_allreduce_fn coll_allreduce_rd, coll_allreduce_ring, coll_allreduce_rabenseifner,
+    coll_allreduce_oneshot, coll_allreduce_mesh;
+
+typedef int coll_bcast_fn(struct coll_sched *s, void *buf, size_t bytes, int root);
+coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgather;
+
+int coll_barrier_dissemination(struct coll_sched *s);
+
+/* All-gather of blocks: rank i's block is counts[i] bytes at buf + displs[i]
+ * (already in place on rank i). */
+typedef int coll_allgatherv_fn(struct coll_sched *s, void *buf, const size_t *counts,
+                               const size_t *displs);
+coll_allgatherv_fn coll_allgatherv_ring;
+/* Equal blocks of `bytes` bytes, rank i's at buf + i * bytes. */
+typedef int coll_allgather_fn(struct coll_sched *s, void *buf, size_t bytes);
+coll_allgather_fn coll_allgather_ring, coll_allgather_rd, coll_allgather_bruck;
+
+/* Reduce-scatter by direct exchange: rank j gets counts[j] elements at
+ * offset displs[j] of the reduction of every rank's buf, reduced in rank
+ * order into out (count = sum of counts). */
+int coll_reduce_scatter_direct(struct coll_sched *s, const void *buf, void *out,
+                               const size_t *counts, const size_t *displs, bolt_datatype_t dt,
+                               bolt_op_t op);
+/* Binomial reduce of buf (count elements) to root's out (root only). */
+int coll_reduce_binomial(struct coll_sched *s, const void *in, void *out, size_t count,
+                         bolt_datatype_t dt, bolt_op_t op, int root);
+int coll_gather_binomial(struct coll_sched *s, const void *in, void *out, size_t bytes, int root);
+int coll_gatherv_linear(struct coll_sched *s, const void *in, size_t bytes, void *out,
+                        const size_t *counts, const size_t *displs, int root);
+int coll_scatter_binomial(struct coll_sched *s, const void *in, void *out, size_t bytes, int root);
+int coll_scatterv_linear(struct coll_sched *s, const void *in, const size_t *counts,
+                         const size_t *displs, void *out, size_t bytes, int root);
+int coll_alltoallv_pairwise(struct coll_sched *s, const void *in, const size_t *scounts,
+                            const size_t *sdispls, void *out, const size_t *rcounts,
+                            const size_t *rdispls);
+int coll_scan_rd(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                 int exclusive, void *out);
+
+/* ---- public entry points (api_*.c) ---- */
+
+/* Runs s to the end (req NULL) or starts it behind *req; NULL s: out of memory. */
+int coll_launch(struct coll_sched *s, bolt_request_t *req, const char *fn);
+/* Argument checks shared by the entry points; each sets the message. */
+int coll_check_root(struct bolt_comm *c, int root, const char *fn);
+int coll_check_buf(const void *buf, size_t bytes, const char *fn, const char *which);
+/* count elements of dt in bytes, or an error when that overflows. */
+int coll_bytes(size_t count, bolt_datatype_t dt, size_t *bytes, const char *fn);
+/* Element counts/displacements to bytes (malloc'd: counts then displs, n each). */
+int coll_v_bytes(const size_t *counts, const size_t *displs, int n, size_t esize, size_t **out,
+                 const char *fn);
+
+/* ---- selection (select.c) ---- */
+
+enum coll_op_kind { COLL_ALLREDUCE, COLL_BCAST, COLL_ALLGATHER, COLL_BARRIER, COLL_NKINDS };
+/* The algorithm for kind on `bytes` bytes per rank: the BOLT_<OP>_ALGO
+ * setting, else the cheapest by the cost model; commutative = 0 excludes
+ * algorithms that reorder operands. Returns its index in the kind's table
+ * (see select.c), or a negative error code for a bad setting. */
+int coll_select(enum coll_op_kind kind, size_t bytes, int size, int commutative);
+const char *coll_algo_name(enum coll_op_kind kind, int algo);
+coll_allreduce_fn *coll_allreduce_algo(int algo);
+coll_bcast_fn *coll_bcast_algo(int algo);
+coll_allgather_fn *coll_allgather_algo(int algo);
+size_t coll_segment_bytes(void);
+
+/* Splits count elements into n near-equal parts: part i starts at
+ * coll_part_start(count, n, i). */
+static inline size_t coll_part_start(size_t count, int n, int i)
+{
+    size_t q = count / (size_t)n, r = count % (size_t)n;
+    return q * (size_t)i + ((size_t)i < r ? (size_t)i : r);
+}
+
+static inline int coll_pof2_floor(int n)
+{
+    int p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * reduce_kernels.c — inout[i] = in[i] op inout[i] for every builtin op and type.
+ *
+ * Plain loops over restrict pointers, so the compiler vectorizes them. GCC
+ * vectorizes at -O2 only loops without an epilogue, so this file asks for its
+ * dynamic cost model; on x86-64 Linux each kernel is also cloned for AVX2 and
+ * picked at load time, so the default build uses AVX2 where the CPU has it
+ * without requiring -march.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
+#include <stdint.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&     \
+    !defined(__SANITIZE_ADDRESS__)
+#define KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define KERNEL
+#endif
+
+/* Signed integers are added and multiplied in unsigned arithmetic: overflow
+ * wraps (as every MPI does) instead of being undefined. UW is at least int. */
+#define KBIN(NAME, T, EXPR)                                                                     \
+    KERNEL static void NAME(const void *restrict vin, void *restrict vio, size_t n)             \
+    {                                                                                           \
+        const T *restrict a = vin;                                                              \
+        T *restrict b = vio;                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            T x = a[i], y = b[i];                                                               \
+            b[i] = (T)(EXPR);                                                                   \
+        }                                                                                       \
+    }
+
+#define KINT(S, T, UW)                                                                          \
+    KBIN(sum_##S, T, (UW)x + (UW)y)                                                             \
+    KBIN(prod_##S, T, (UW)x *(UW)y)                                                             \
+    KBIN(min_##S, T, x < y ? x : y)                                                             \
+    KBIN(max_##S, T, x > y ? x : y)                                                             \
+    KBIN(land_##S, T, (x != 0) & (y != 0))                                                      \
+    KBIN(lor_##S, T, (x != 0) | (y != 0))                                                       \
+    KBIN(lxor_##S, T, (x != 0) ^ (y != 0))                                                      \
+    KBIN(band_##S, T, x &y)                                                                     \
+    KBIN(bor_##S, T, x | y)                                                                     \
+    KBIN(bxor_##S, T, x ^ y)
+
+KINT(i8, int8_t, unsigned)
+KINT(i16, int16_t, unsigned)
+KINT(i32, int32_t, unsigned)
+KINT(i64, int64_t, uint64_t)
+KINT(u8, uint8_t, unsigned)
+KINT(u16, uint16_t, unsigned)
+KINT(u32, uint32_t, unsigned)
+KINT(u64, uint64_t, uint64_t)
+
+#define KFLT(S, T)                                                                              \
+    KBIN(sum_##S, T, x + y)                                                                     \
+    KBIN(prod_##S, T, x *y)                                                                     \
+    KBIN(min_##S, T, x < y ? x : y)                                                             \
+    KBIN(max_##S, T, x > y ? x : y)
+
+KFLT(f32, float)
+KFLT(f64, double)
+KFLT(ld, long double)
+
+KBIN(land_b, _Bool, x &&y)
+KBIN(lor_b, _Bool, x || y)
+KBIN(lxor_b, _Bool, x != y)
+
+/* Complex numbers as pairs of reals; the product written out keeps it
+ * vectorizable and free of the library's inf/NaN recovery. */
+#define KCPLX(S, T)                                                                             \
+    KERNEL static void sum_##S(const void *restrict vin, void *restrict vio, size_t n)          \
+    {                                                                                           \
+        const T *restrict a = vin;                                                              \
+        T *restrict b = vio;                                                                    \
+        for (size_t i = 0; i < 2 * n; i++)                                                      \
+            b[i] = a[i] + b[i];                                                                 \
+    }                                                                                           \
+    KERNEL static void prod_##S(const void *restrict vin, void *restrict vio, size_t n)         \
+    {                                                                                           \
+        const T *restrict a = vin;                                                              \
+        T *restrict b = vio;                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            T xr = a[2 * i], xi = a[2 * i + 1], yr = b[2 * i], yi = b[2 * i + 1];               \
+            b[2 * i] = xr * yr - xi * yi;                                                       \
+            b[2 * i + 1] = xr * yi + xi * yr;                                                   \
+        }                                                                                       \
+    }
+KCPLX(cf, float)
+KCPLX(cd, double)
+
+/* ---- 16-bit floats: widened to float32, reduced, rounded to nearest even ---- */
+
+static inline float f16_to_f32(uint16_t h)
+{
+    uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, b;
+    if (e == 0 && m == 0) {
+        b = s;
+    } else if (e == 0) { /* subnormal: normalize */
+        e = 127 - 15 + 1;
+        while (!(m & 0x400u)) {
+            m <<= 1;
+            e--;
+        }
+        b = s | (e << 23) | ((m & 0x3ffu) << 13);
+    } else if (e == 31) {
+        b = s | 0x7f800000u | (m << 13);
+    } else {
+        b = s | ((e + 127 - 15) << 23) | (m << 13);
+    }
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static inline uint16_t f32_to_f16(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    uint32_t s = (b >> 16) & 0x8000u, m = b & 0x7fffffu, E = (b >> 23) & 0xffu;
+    int e = (int)E - 127 + 15;
+    if (E == 0xff)
+        return (uint16_t)(s | 0x7c00u | (m ? 0x200u | (m >> 13) : 0));
+    if (e >= 31)
+        return (uint16_t)(s | 0x7c00u);
+    if (e <= 0) {
+        if (e < -10)
+            return (uint16_t)s;
+        m |= 0x800000u;
+        unsigned shift = (unsigned)(14 - e);
+        uint32_t hm = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (hm & 1)))
+            hm++;
+        return (uint16_t)(s | hm);
+    }
+    uint32_t r = s | ((uint32_t)e << 10) | (m >> 13), rem = m & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (r & 1)))
+        r++; /* a carry into the exponent is the right rounding, up to inf */
+    return (uint16_t)r;
+}
+
+static inline float bf16_to_f32(uint16_t h)
+{
+    uint32_t b = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static inline uint16_t f32_to_bf16(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x7fffffu))
+        return (uint16_t)((b >> 16) | 0x40u); /* NaN stays a (quiet) NaN */
+    return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+
+#define KHALF(S, TO, FROM)                                                                      \
+    KBIN(sum_##S, uint16_t, FROM(TO(x) + TO(y)))                                                \
+    KBIN(prod_##S, uint16_t, FROM(TO(x) * TO(y)))                                               \
+    KBIN(min_##S, uint16_t, TO(x) < TO(y) ? x : y)                                              \
+    KBIN(max_##S, uint16_t, TO(x) > TO(y) ? x : y)
+KHALF(f16, f16_to_f32, f32_to_f16)
+KHALF(bf16, bf16_to_f32, f32_to_bf16)
+
+/* ---- MAXLOC / MINLOC on value-index pairs (MPI: ties take the lower index) ---- */
+
+#define KLOC(S, T)                                                                              \
+    struct pair_##S {                                                                           \
+        T v;                                                                                    \
+        int i;                                                                                  \
+    };                                                                                          \
+    static void maxloc_##S(const void *restrict vin, void *restrict vio, size_t n)              \
+    {                                                                                           \
+        const struct pair_##S *restrict a = vin;                                                \
+        struct pair_##S *restrict b = vio;                                                      \
+        for (size_t k = 0; k < n; k++) {                                                        \
+            if (a[k].v > b[k].v)                                                                \
+                b[k] = a[k];                                                                    \
+            else if (a[k].v == b[k].v && a[k].i < b[k].i)                                       \
+                b[k].i = a[k].i;                                                                \
+        }                                                                                       \
+    }                                                                                           \
+    static void minloc_##S(const void *restrict vin, void *restrict vio, size_t n)              \
+    {                                                                                           \
+        const struct pair_##S *restrict a = vin;                                                \
+        struct pair_##S *restrict b = vio;                                                      \
+        for (size_t k = 0; k < n; k++) {                                                        \
+            if (a[k].v < b[k].v)                                                                \
+                b[k] = a[k];                                                                    \
+            else if (a[k].v == b[k].v && a[k].i < b[k].i)                                       \
+                b[k].i = a[k].i;                                                                \
+        }                                                                                       \
+    }
+KLOC(float, float)
+KLOC(double, double)
+KLOC(long, long)
+KLOC(int, int)
+KLOC(short, short)
+KLOC(ldouble, long double)
+
+/* ---- the table: [op][type], NULL where MPI does not define the pair ---- */
+
+#define INTROW(OP)                                                                              \
+    [2] = OP##_i8, [3] = OP##_i16, [4] = OP##_i32, [5] = OP##_i64, [6] = OP##_u8,               \
+    [7] = OP##_u16, [8] = OP##_u32, [9] = OP##_u64
+#define ARITH(OP)                                                                               \
+    INTROW(OP), [10] = OP##_f32, [11] = OP##_f64, [12] = OP##_f16, [13] = OP##_bf16,            \
+                [14] = OP##_ld
+#define LOGIC(OP) INTROW(OP), [17] = OP##_b
+#define BITS(OP) INTROW(OP), [1] = OP##_u8
+#define LOCS(OP)                                                                                \
+    [18] = OP##_float, [19] = OP##_double, [20] = OP##_long, [21] = OP##_int,                   \
+    [22] = OP##_short, [23] = OP##_ldouble
+
+static coll_kernel_fn *const kernels[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
+    [BOLT_SUM] = {ARITH(sum), [15] = sum_cf, [16] = sum_cd},
+    [BOLT_PROD] = {ARITH(prod), [15] = prod_cf, [16] = prod_cd},
+    [BOLT_MIN] = {ARITH(min)},
+    [BOLT_MAX] = {ARITH(max)},
+    [BOLT_LAND] = {LOGIC(land)},
+    [BOLT_LOR] = {LOGIC(lor)},
+    [BOLT_LXOR] = {LOGIC(lxor)},
+    [BOLT_BAND] = {BITS(band)},
+    [BOLT_BOR] = {BITS(bor)},
+    [BOLT_BXOR] = {BITS(bxor)},
+    [BOLT_MAXLOC] = {LOCS(maxloc)},
+    [BOLT_MINLOC] = {LOCS(minloc)},
+};
+
+coll_kernel_fn *coll_kernel(bolt_op_t op, bolt_datatype_t dt)
+{
+    if (op < BOLT_SUM || op > BOLT_MINLOC || dt == 0 || dt >= COLL_DT_NBUILTIN)
+        return NULL;
+    return kernels[op][dt];
+}

@@ -1,0 +1,359 @@
+/*
+ * sched.c — collective schedules: rounds of point-to-point messages on the
+ * communicator's internal context (ctx + 1) and local steps between them.
+ *
+ * Tags: every collective on a communicator takes the next sequence number,
+ * so the messages of two collectives in flight at once (nonblocking ones, or
+ * a blocking one while a nonblocking one runs) never match each other's
+ * receives. Tags below COLL_TAG_BASE belong to split/dup.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "runtime/errors.h"
+#include "runtime/progress.h"
+#include "runtime/proto.h"
+
+#define COLL_TAG_BASE 16
+#define COLL_TAG_SPAN 0x3fffff00u
+
+enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY, STEP_ROUND };
+
+struct step {
+    enum step_kind kind;
+    const void *src; /* send, reduce (in), copy */
+    void *dst;       /* recv, reduce (inout), copy */
+    size_t n;        /* bytes (send, recv, copy) or elements (reduce) */
+    int peer;
+    bolt_datatype_t dt;
+    bolt_op_t op;
+};
+
+struct coll_sched {
+    struct bolt_comm *comm;
+    char what[80]; /* "bolt_allreduce (ring)" */
+    int tag;
+    int err; /* sticky build error */
+    struct step *steps;
+    int nsteps, cap;
+    void **tmp;
+    int ntmp;
+    /* execution */
+    int pos;                   /* first step of the next round */
+    struct bolt_request **reqs; /* in flight in the current round */
+    int *req_step;
+    int nreqs, maxreqs;
+    int leak_tmp; /* requests abandoned after a failure may still touch tmp */
+    char msg[512];
+};
+
+struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo)
+{
+    struct coll_sched *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->comm = comm;
+    snprintf(s->what, sizeof s->what, algo ? "%s (%s)" : "%s", fn, algo);
+    s->tag = COLL_TAG_BASE + (int)(comm->coll_seq++ % COLL_TAG_SPAN);
+    return s;
+}
+
+void coll_sched_free(struct coll_sched *s)
+{
+    if (!s)
+        return;
+    if (!s->leak_tmp)
+        for (int i = 0; i < s->ntmp; i++)
+            free(s->tmp[i]);
+    free(s->tmp);
+    free(s->steps);
+    free(s->reqs);
+    free(s->req_step);
+    free(s);
+}
+
+int coll_sched_error(const struct coll_sched *s)
+{
+    return s->err;
+}
+
+struct bolt_comm *coll_sched_comm(const struct coll_sched *s)
+{
+    return s->comm;
+}
+
+static struct step *add(struct coll_sched *s, enum step_kind kind)
+{
+    if (s->err)
+        return NULL;
+    if (s->nsteps == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 32;
+        struct step *t = realloc(s->steps, (size_t)cap * sizeof *t);
+        if (!t) {
+            s->err = BOLT_ERR_NOMEM;
+            return NULL;
+        }
+        s->steps = t;
+        s->cap = cap;
+    }
+    struct step *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    return st;
+}
+
+void coll_sched_send(struct coll_sched *s, const void *buf, size_t bytes, int peer)
+{
+    struct step *st = add(s, STEP_SEND);
+    if (st) {
+        st->src = buf;
+        st->n = bytes;
+        st->peer = peer;
+    }
+}
+
+void coll_sched_recv(struct coll_sched *s, void *buf, size_t bytes, int peer)
+{
+    struct step *st = add(s, STEP_RECV);
+    if (st) {
+        st->dst = buf;
+        st->n = bytes;
+        st->peer = peer;
+    }
+}
+
+void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t count,
+                       bolt_datatype_t dt, bolt_op_t op)
+{
+    struct step *st = count ? add(s, STEP_REDUCE) : NULL;
+    if (st) {
+        st->src = in;
+        st->dst = inout;
+        st->n = count;
+        st->dt = dt;
+        st->op = op;
+    }
+}
+
+void coll_sched_copy(struct coll_sched *s, void *dst, const void *src, size_t bytes)
+{
+    struct step *st = bytes && dst != src ? add(s, STEP_COPY) : NULL;
+    if (st) {
+        st->dst = dst;
+        st->src = src;
+        st->n = bytes;
+    }
+}
+
+void coll_sched_round(struct coll_sched *s)
+{
+    if (s->nsteps && s->steps[s->nsteps - 1].kind != STEP_ROUND)
+        add(s, STEP_ROUND);
+}
+
+void *coll_sched_tmp(struct coll_sched *s, size_t bytes)
+{
+    if (s->err)
+        return NULL;
+    void **t = realloc(s->tmp, (size_t)(s->ntmp + 1) * sizeof *t);
+    void *p = malloc(bytes ? bytes : 1);
+    if (!t || !p) {
+        free(p);
+        if (t)
+            s->tmp = t;
+        s->err = BOLT_ERR_NOMEM;
+        return NULL;
+    }
+    s->tmp = t;
+    s->tmp[s->ntmp++] = p;
+    return p;
+}
+
+/* ---- execution ---------------------------------------------------------- */
+
+/* The message without the "rank R on host: " identity bolt_err_set adds. */
+static const char *detail_of(const char *msg)
+{
+    const char *p = strstr(msg, ": ");
+    return strncmp(msg, "rank ", 5) == 0 && p ? p + 2 : msg;
+}
+
+/* Records the failure in the schedule (a nonblocking one reports it later). */
+static int fail(struct coll_sched *s, int err, const char *detail)
+{
+    bolt_err_set(err, "%s: %s", s->what, detail);
+    snprintf(s->msg, sizeof s->msg, "%s", detail_of(bolt_error_message()));
+    return err;
+}
+
+/* Posts the steps of the next round. */
+static int post_round(struct coll_sched *s)
+{
+    int rc = BOLT_OK;
+    s->nreqs = 0;
+    for (; s->pos < s->nsteps && !rc; s->pos++) {
+        struct step *st = &s->steps[s->pos];
+        struct bolt_request *r = NULL;
+        if (st->kind == STEP_ROUND) {
+            if (s->nreqs) {
+                s->pos++;
+                break;
+            }
+            continue; /* nothing in flight: go on with the next round at once */
+        }
+        if (st->kind == STEP_REDUCE) {
+            coll_reduce(st->src, st->dst, st->n, st->dt, st->op);
+            continue;
+        }
+        if (st->kind == STEP_COPY) {
+            memmove(st->dst, st->src, st->n);
+            continue;
+        }
+        if (s->nreqs == s->maxreqs) {
+            int m = s->maxreqs ? s->maxreqs * 2 : 8;
+            struct bolt_request **t = realloc(s->reqs, (size_t)m * sizeof *t);
+            int *ts = t ? realloc(s->req_step, (size_t)m * sizeof *ts) : NULL;
+            if (t)
+                s->reqs = t;
+            if (!ts) {
+                rc = fail(s, BOLT_ERR_NOMEM, "out of memory");
+                break;
+            }
+            s->req_step = ts;
+            s->maxreqs = m;
+        }
+        if (st->kind == STEP_SEND)
+            rc = bolt_proto_isend(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, 0,
+                                  &r);
+        else
+            rc = bolt_proto_irecv(st->dst, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, &r);
+        if (rc) {
+            char d[400];
+            snprintf(d, sizeof d, "%s", detail_of(bolt_error_message()));
+            rc = fail(s, rc, d);
+            break;
+        }
+        s->reqs[s->nreqs] = r;
+        s->req_step[s->nreqs++] = s->pos;
+    }
+    return rc;
+}
+
+/* After a failure: receives nobody matched are cancelled; requests still
+ * in flight are abandoned (freed when they complete), and the scratch memory
+ * they may still touch is never freed. */
+static void abandon(struct coll_sched *s)
+{
+    for (int i = 0; i < s->nreqs; i++) {
+        struct bolt_request *r = s->reqs[i];
+        if (!r)
+            continue;
+        if (!r->done)
+            bolt_proto_cancel(r);
+        if (r->done) {
+            bolt_req_release(r);
+        } else {
+            r->user_freed = 1;
+            s->leak_tmp = 1;
+        }
+        s->reqs[i] = NULL;
+    }
+    s->nreqs = 0;
+}
+
+/* Checks a completed request of the round; frees it. */
+static int reap(struct coll_sched *s, int i)
+{
+    struct bolt_request *r = s->reqs[i];
+    struct step *st = &s->steps[s->req_step[i]];
+    bolt_status_t status;
+    s->reqs[i] = NULL;
+    int rc = bolt_wait(&r, &status); /* done already: sets the message on failure */
+    if (rc == BOLT_ERR_TRUNCATE || (!rc && st->kind == STEP_RECV && status.bytes != st->n)) {
+        char d[300];
+        snprintf(d, sizeof d,
+                 "rank %d sent %s bytes than this rank expects (%zu): the ranks passed "
+                 "different counts or datatypes",
+                 st->peer, rc ? "more" : "fewer", st->n);
+        return fail(s, BOLT_ERR_ARG, d);
+    }
+    if (rc) {
+        char d[400];
+        snprintf(d, sizeof d, "%s", detail_of(bolt_error_message()));
+        return fail(s, rc, d);
+    }
+    return BOLT_OK;
+}
+
+int coll_sched_start(struct coll_sched *s)
+{
+    if (s->err)
+        return fail(s, s->err, s->err == BOLT_ERR_NOMEM ? "out of memory" : "bad schedule");
+    int rc = post_round(s);
+    if (rc)
+        abandon(s);
+    return rc;
+}
+
+int coll_sched_advance(struct coll_sched *s, int *err)
+{
+    *err = BOLT_OK;
+    for (;;) {
+        for (int i = 0; i < s->nreqs; i++)
+            if (s->reqs[i] && !s->reqs[i]->done)
+                return 0;
+        int rc = BOLT_OK;
+        for (int i = 0; i < s->nreqs; i++)
+            if (s->reqs[i]) {
+                int r = reap(s, i);
+                if (r && !rc)
+                    rc = r;
+            }
+        s->nreqs = 0;
+        if (!rc && s->pos < s->nsteps)
+            rc = post_round(s);
+        if (rc) {
+            abandon(s);
+            *err = rc;
+            return 1;
+        }
+        if (s->pos >= s->nsteps && s->nreqs == 0)
+            return 1;
+    }
+}
+
+int coll_sched_raise(struct coll_sched *s, int err)
+{
+    if (!s->msg[0])
+        return bolt_err_set(err, "%s: %s", s->what, bolt_strerror(err));
+    return bolt_err_set(err, "%s", s->msg);
+}
+
+struct run_arg {
+    struct coll_sched *s;
+    int done, err;
+};
+
+static int run_done(void *arg)
+{
+    struct run_arg *a = arg;
+    if (!a->done)
+        a->done = coll_sched_advance(a->s, &a->err);
+    return a->done;
+}
+
+int coll_sched_run(struct coll_sched *s)
+{
+    struct run_arg a = {s, 0, BOLT_OK};
+    int rc = coll_sched_start(s);
+    if (!rc) {
+        bolt_progress_until(run_done, &a, 0);
+        rc = a.err;
+    }
+    if (rc)
+        coll_sched_raise(s, rc);
+    coll_sched_free(s);
+    return rc;
+}

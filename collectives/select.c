@@ -1,0 +1,220 @@
+/*
+ * select.c — choosing an algorithm: the BOLT_<OP>_ALGO setting, else the
+ * cheapest by a cost model
+ *
+ *     time = alpha * steps + msg * extra messages per step
+ *            + beta * bytes moved per rank + gamma * bytes reduced per rank
+ *
+ * with alpha, msg, beta, gamma from BOLT_COLL_*. Only the operation, the
+ * byte count, the communicator size and the settings enter, which are the
+ * same on every rank, so every rank picks the same algorithm.
+ */
+#include <string.h>
+
+#include "collectives/coll.h"
+#include "runtime/config.h"
+#include "runtime/errors.h"
+
+static const char *const allreduce_names[] = {"rd", "ring", "rabenseifner", "oneshot", "mesh"};
+static coll_allreduce_fn *const allreduce_fns[] = {coll_allreduce_rd, coll_allreduce_ring,
+                                                   coll_allreduce_rabenseifner,
+                                                   coll_allreduce_oneshot, coll_allreduce_mesh};
+enum { AR_RD, AR_RING, AR_RAB, AR_ONESHOT, AR_MESH, AR_N };
+
+static const char *const bcast_names[] = {"binomial", "chain", "scatter_allgather"};
+static coll_bcast_fn *const bcast_fns[] = {coll_bcast_binomial, coll_bcast_chain,
+                                           coll_bcast_scatter_allgather};
+enum { BC_BINOMIAL, BC_CHAIN, BC_SAG, BC_N };
+
+static const char *const allgather_names[] = {"ring", "rd", "bruck"};
+static coll_allgather_fn *const allgather_fns[] = {coll_allgather_ring, coll_allgather_rd,
+                                                   coll_allgather_bruck};
+enum { AG_RING, AG_RD, AG_BRUCK, AG_N };
+
+static const char *const barrier_names[] = {"dissemination"};
+
+static const struct {
+    const char *op;
+    const char *const *names;
+    int n;
+    enum bolt_param_id param;
+} kinds[COLL_NKINDS] = {
+    [COLL_ALLREDUCE] = {"allreduce", allreduce_names, AR_N, BOLT_P_ALLREDUCE_ALGO},
+    [COLL_BCAST] = {"bcast", bcast_names, BC_N, BOLT_P_BCAST_ALGO},
+    [COLL_ALLGATHER] = {"allgather", allgather_names, AG_N, BOLT_P_ALLGATHER_ALGO},
+    [COLL_BARRIER] = {"barrier", barrier_names, 1, BOLT_P_BARRIER_ALGO},
+};
+
+size_t coll_segment_bytes(void)
+{
+    long long seg = bolt_param_int(BOLT_P_COLL_SEGMENT);
+    return seg >= 1024 ? (size_t)seg : 1024;
+}
+
+struct model {
+    double a, o, b, g; /* seconds per step, per extra message, per byte, per byte reduced */
+};
+
+static struct model model_get(void)
+{
+    struct model m = {bolt_param_double(BOLT_P_COLL_ALPHA_US) * 1e-6,
+                      bolt_param_double(BOLT_P_COLL_MSG_US) * 1e-6,
+                      bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) * 1e-9 / 1024,
+                      bolt_param_double(BOLT_P_COLL_GAMMA_NS_PER_KB) * 1e-9 / 1024};
+    return m;
+}
+
+/* ceil for the non-negative values here (no libm) */
+static double ceil_pos(double x)
+{
+    double t = (double)(unsigned long long)x;
+    return t < x ? t + 1 : t;
+}
+
+static double log2i(int n)
+{
+    double l = 0;
+    while ((1 << (int)l) < n)
+        l++;
+    return l;
+}
+
+static double allreduce_cost(int algo, double S, int n, struct model m)
+{
+    int p = coll_pof2_floor(n);
+    double lp = log2i(p), fold = n == p ? 0 : 2 * (m.a + S * m.b) + S * m.g;
+    double part = (double)(n - 1) / n, segs = ceil_pos(S / n / (double)coll_segment_bytes());
+    switch (algo) {
+    case AR_RD:
+        return lp * (m.a + S * (m.b + m.g)) + fold;
+    case AR_RING:
+        return 2 * (n - 1) * (segs < 1 ? 1 : segs) * m.a + part * S * (2 * m.b + m.g);
+    case AR_RAB:
+        return 2 * lp * m.a + (double)(p - 1) / p * S * (2 * m.b + m.g) + fold;
+    case AR_ONESHOT:
+        return m.a + (n - 2) * m.o + (n - 1) * S * (m.b + m.g);
+    default: /* AR_MESH */
+        return 2 * (m.a + (n - 2) * m.o) + part * S * (2 * m.b + m.g);
+    }
+}
+
+static double bcast_cost(int algo, double S, int n, struct model m)
+{
+    double seg = (double)coll_segment_bytes(), L = log2i(n);
+    switch (algo) {
+    case BC_BINOMIAL:
+        return L * (m.a + S * m.b);
+    case BC_CHAIN: {
+        double segs = ceil_pos(S / seg) < 1 ? 1 : ceil_pos(S / seg), s = S < seg ? S : seg;
+        return (segs + n - 2) * (m.a + s * m.b);
+    }
+    default: /* BC_SAG */
+        return (L + n - 1) * m.a + 2.0 * (n - 1) / n * S * m.b;
+    }
+}
+
+static double allgather_cost(int algo, double S, int n, struct model m)
+{
+    int p = coll_pof2_floor(n);
+    switch (algo) {
+    case AG_RING:
+        return (n - 1) * (m.a + S * m.b);
+    case AG_RD:
+        return log2i(p) * m.a + (n - 1) * S * m.b + (n == p ? 0 : 2 * m.a + (n + 1) * S * m.b);
+    default: /* AG_BRUCK: plus one local rotation of the result */
+        return log2i(n) * m.a + (n - 1) * S * m.b + n * S * m.b / 4;
+    }
+}
+
+static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutative)
+{
+    struct model m = model_get();
+    double S = (double)bytes, best = 1e300;
+    int pick = 0;
+    if (kind == COLL_BARRIER || n == 1)
+        return 0;
+    for (int i = 0; i < kinds[kind].n; i++) {
+        double t;
+        if (kind == COLL_ALLREDUCE) {
+            if (i == AR_RING && !commutative)
+                continue;
+            t = allreduce_cost(i, S, n, m);
+        } else if (kind == COLL_BCAST) {
+            t = bcast_cost(i, S, n, m);
+        } else {
+            t = allgather_cost(i, S, n, m);
+        }
+        if (t < best) { /* ties keep the earlier, simpler algorithm */
+            best = t;
+            pick = i;
+        }
+    }
+    return pick;
+}
+
+int coll_select(enum coll_op_kind kind, size_t bytes, int size, int commutative)
+{
+    const char *want = bolt_param_string(kinds[kind].param);
+    if (!want || !*want || strcmp(want, "auto") == 0)
+        return select_auto(kind, bytes, size, commutative);
+    for (int i = 0; i < kinds[kind].n; i++) {
+        if (strcmp(want, kinds[kind].names[i]) != 0)
+            continue;
+        /* The ring combines out of rank order: a non-commutative op takes
+         * recursive doubling instead (same choice on every rank). */
+        if (kind == COLL_ALLREDUCE && i == AR_RING && !commutative)
+            return AR_RD;
+        return i;
+    }
+    char list[200] = "auto";
+    for (int i = 0; i < kinds[kind].n; i++) {
+        strcat(list, ", ");
+        strcat(list, kinds[kind].names[i]);
+    }
+    return bolt_err_set(BOLT_ERR_CONFIG, "%s=%s is not an algorithm of %s: use one of %s",
+                        bolt_param_info(kinds[kind].param)->env, want, kinds[kind].op, list);
+}
+
+const char *coll_algo_name(enum coll_op_kind kind, int algo)
+{
+    return kinds[kind].names[algo];
+}
+
+coll_allreduce_fn *coll_allreduce_algo(int algo)
+{
+    return allreduce_fns[algo];
+}
+
+coll_bcast_fn *coll_bcast_algo(int algo)
+{
+    return bcast_fns[algo];
+}
+
+coll_allgather_fn *coll_allgather_algo(int algo)
+{
+    return allgather_fns[algo];
+}
+
+const char *bolt_coll_algorithm(const char *op, size_t bytes, bolt_comm_t comm)
+{
+    static const char *const fixed[][2] = {
+        {"reduce", "binomial"},       {"gather", "binomial"},
+        {"gatherv", "linear"},        {"scatter", "binomial"},
+        {"scatterv", "linear"},       {"allgatherv", "ring"},
+        {"alltoall", "pairwise"},     {"alltoallv", "pairwise"},
+        {"reduce_scatter", "direct"}, {"reduce_scatter_block", "direct"},
+        {"scan", "rd"},               {"exscan", "rd"},
+    };
+    if (!op || bolt_comm_check(comm, "bolt_coll_algorithm"))
+        return NULL;
+    for (int k = 0; k < COLL_NKINDS; k++) {
+        if (strcmp(op, kinds[k].op) != 0)
+            continue;
+        int algo = coll_select((enum coll_op_kind)k, bytes, comm->size, 1);
+        return algo < 0 ? NULL : kinds[k].names[algo];
+    }
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(op, fixed[i][0]) == 0)
+            return fixed[i][1];
+    return NULL;
+}

@@ -1,4 +1,11 @@
-# bench/: benchmarks (not tests). bolt_pingpong measures point-to-point.
-noinst_PROGRAMS += bench/bolt_pingpong
+# bench/: benchmarks (not tests). mpi_pingpong measures point-to-point on the
+# MPI API (bench/compare also builds it with Open MPI and MPICH);
+# bolt_pingpong makes the same measurement on the native API, so the cost of
+# the MPI face shows.
+noinst_PROGRAMS += bench/bolt_pingpong bench/mpi_pingpong
 bench_bolt_pingpong_SOURCES = bench/bolt_pingpong.c bench/bench_stats.h
 bench_bolt_pingpong_LDADD = libbolt.la
+bench_mpi_pingpong_SOURCES = bench/mpi_pingpong.c bench/bench_stats.h
+bench_mpi_pingpong_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+bench_mpi_pingpong_LDADD = libmpi.la libbolt.la
+EXTRA_DIST += bench/compare bench/compare-tcp

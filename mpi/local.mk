@@ -5,6 +5,7 @@ libmpi_la_SOURCES = \
 	mpi/env.c mpi/errors.c mpi/comm.c \
 	mpi/dtype.c mpi/dtype_create.c mpi/pack.c \
 	mpi/p2p.c mpi/request.c mpi/bsend.c \
+	mpi/coll.h mpi/op.c mpi/coll.c mpi/coll_reduce.c \
 	mpi/profile.c
 libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libmpi_la_LIBADD = libbolt.la

@@ -4,7 +4,7 @@
 # mpicc and run under its mpirun (a test is only trusted if it passes there).
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 M="$TOP_BUILDDIR/tests/mpi"
-PROGS="${BOLT_MPI_TESTS:-mpi_env mpi_p2p mpi_dtype mpi_comm}"
+PROGS="${BOLT_MPI_TESTS:-mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll}"
 for p in $PROGS; do
     for np in 1 2 3 4; do run "$np" "$M/$p"; done
 done

@@ -2,7 +2,8 @@
 # against libmpi and run under boltrun; compat.sh also builds the same source
 # with Open MPI's mpicc and runs it under mpirun, so a test is trusted only
 # once it passes on Open MPI too.
-MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/mpi/mpi_comm
+MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/mpi/mpi_comm \
+	tests/mpi/mpi_coll
 check_PROGRAMS += $(MPI_TEST_PROGS)
 MPI_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 MPI_TEST_LDADD = libmpi.la libbolt.la
@@ -14,6 +15,8 @@ tests_mpi_mpi_dtype_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_dtype_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_comm_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_comm_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_coll_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_coll_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h
 
 MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh

@@ -1,0 +1,457 @@
+/* coll.c — MPI collectives that move data (barrier, bcast, gather, scatter,
+ * allgather, alltoall and their v-variants) over the native collectives.
+ *
+ * The native calls move bytes (BOLT_BYTE). Contiguous datatypes are passed
+ * straight through; other types are packed into (or unpacked from) a
+ * temporary buffer around the native call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/coll.h"
+
+/* A buffer as the native call sees it. */
+struct view {
+    char *p;     /* what the native call gets */
+    void *tmp;   /* packed copy, when the type is not contiguous */
+};
+
+static int comm_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *fn,
+                     struct face_comm **c, struct face_type **t)
+{
+    int rc = face_comm_check(comm, fn, c);
+    if (rc)
+        return rc;
+    if (count < 0)
+        return face_error(comm, fn, MPI_ERR_COUNT, "count %d is negative", count);
+    return face_type_check(comm, dt, fn, t);
+}
+
+static int check_root(MPI_Comm comm, struct face_comm *c, int root, const char *fn)
+{
+    if (root >= 0 && root < c->size)
+        return MPI_SUCCESS;
+    return face_error(comm, fn, MPI_ERR_ROOT, "root %d is out of range: the communicator has %d rank%s",
+                      root, c->size, c->size == 1 ? "" : "s");
+}
+
+/* Readable view of count elements; packs when needed. */
+static int view_in(MPI_Comm comm, const void *buf, size_t count, struct face_type *t,
+                   const char *fn, struct view *v)
+{
+    v->tmp = NULL;
+    if (t->contig || count * t->size == 0) {
+        v->p = (char *)buf + t->true_lb;
+        return MPI_SUCCESS;
+    }
+    if (!(v->tmp = malloc(count * t->size)))
+        return face_error(comm, fn, MPI_ERR_NO_MEM, "cannot allocate %zu bytes", count * t->size);
+    face_pack(t, buf, count, v->tmp);
+    v->p = v->tmp;
+    return MPI_SUCCESS;
+}
+
+/* Writable view of count elements; view_out_done unpacks it. */
+static int view_out(MPI_Comm comm, void *buf, size_t count, struct face_type *t, const char *fn,
+                    struct view *v)
+{
+    v->tmp = NULL;
+    if (t->contig || count * t->size == 0) {
+        v->p = (char *)buf + t->true_lb;
+        return MPI_SUCCESS;
+    }
+    if (!(v->tmp = calloc(1, count * t->size)))
+        return face_error(comm, fn, MPI_ERR_NO_MEM, "cannot allocate %zu bytes", count * t->size);
+    v->p = v->tmp;
+    return MPI_SUCCESS;
+}
+
+static void view_out_done(struct view *v, void *buf, size_t count, struct face_type *t, int ok)
+{
+    if (v->tmp && ok)
+        face_unpack(t, v->tmp, count, buf);
+    free(v->tmp);
+    v->tmp = NULL;
+}
+
+static int native_rc(MPI_Comm comm, const char *fn, int rc)
+{
+    return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
+}
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Barrier", &c);
+    return rc ? rc : native_rc(comm, "MPI_Barrier", bolt_barrier(c->native));
+}
+
+int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    const char *fn = "MPI_Bcast";
+    struct face_comm *c = NULL;
+    struct face_type *t = NULL;
+    struct view v;
+    int rc = comm_type(comm, dt, count, fn, &c, &t);
+    if (rc || (rc = check_root(comm, c, root, fn)))
+        return rc;
+    size_t n = (size_t)count;
+    rc = c->rank == root ? view_in(comm, buf, n, t, fn, &v) : view_out(comm, buf, n, t, fn, &v);
+    if (rc)
+        return rc;
+    int nrc = bolt_bcast(v.p, n * t->size, BOLT_BYTE, root, c->native);
+    if (c->rank == root) {
+        free(v.tmp);
+    } else {
+        view_out_done(&v, buf, n, t, nrc == 0);
+    }
+    return native_rc(comm, fn, nrc);
+}
+
+/* The bytes one rank contributes must equal the bytes each receives. */
+static int check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes)
+{
+    if (sbytes == rbytes)
+        return MPI_SUCCESS;
+    return face_error(comm, fn, MPI_ERR_TRUNCATE,
+                      "this rank sends %zu bytes per rank but receives %zu: the type signatures "
+                      "of the send and receive arguments must match", sbytes, rbytes);
+}
+
+int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    const char *fn = "MPI_Gather";
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct view sv = {0}, rv = {0};
+    int rc = face_comm_check(comm, fn, &c), in_place = sbuf == MPI_IN_PLACE;
+    if (rc || (rc = check_root(comm, c, root, fn)))
+        return rc;
+    int is_root = c->rank == root;
+    if (is_root && (rc = comm_type(comm, rdt, rcount, fn, &c, &rt)))
+        return rc;
+    if (!(is_root && in_place) && (rc = comm_type(comm, sdt, scount, fn, &c, &st)))
+        return rc;
+    size_t each = is_root ? (size_t)rcount * rt->size : (size_t)scount * st->size;
+    if (is_root && !in_place && (rc = check_match(comm, fn, (size_t)scount * st->size, each)))
+        return rc;
+    if (!(is_root && in_place) && (rc = view_in(comm, sbuf, (size_t)scount, st, fn, &sv)))
+        return rc;
+    if (is_root) {
+        size_t all = (size_t)rcount * (size_t)c->size;
+        if ((rc = view_out(comm, rbuf, all, rt, fn, &rv))) {
+            free(sv.tmp);
+            return rc;
+        }
+        if (in_place && rv.tmp) /* my own block is already in rbuf */
+            face_pack(rt, (char *)rbuf + (MPI_Aint)root * rcount * face_type_extent(rt),
+                      (size_t)rcount, rv.p + (size_t)root * each);
+    }
+    int nrc = bolt_gather(in_place && is_root ? BOLT_IN_PLACE : sv.p, is_root ? rv.p : NULL, each,
+                          BOLT_BYTE, root, c->native);
+    free(sv.tmp);
+    if (is_root)
+        view_out_done(&rv, rbuf, (size_t)rcount * (size_t)c->size, rt, nrc == 0);
+    return native_rc(comm, fn, nrc);
+}
+
+int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                 MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    const char *fn = "MPI_Scatter";
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct view sv = {0}, rv = {0};
+    int rc = face_comm_check(comm, fn, &c), in_place = rbuf == MPI_IN_PLACE;
+    if (rc || (rc = check_root(comm, c, root, fn)))
+        return rc;
+    int is_root = c->rank == root;
+    if (is_root && (rc = comm_type(comm, sdt, scount, fn, &c, &st)))
+        return rc;
+    if (!(is_root && in_place) && (rc = comm_type(comm, rdt, rcount, fn, &c, &rt)))
+        return rc;
+    size_t each = is_root ? (size_t)scount * st->size : (size_t)rcount * rt->size;
+    if (is_root && !in_place && (rc = check_match(comm, fn, each, (size_t)rcount * rt->size)))
+        return rc;
+    if (is_root && (rc = view_in(comm, sbuf, (size_t)scount * (size_t)c->size, st, fn, &sv)))
+        return rc;
+    if (!(is_root && in_place) && (rc = view_out(comm, rbuf, (size_t)rcount, rt, fn, &rv))) {
+        free(sv.tmp);
+        return rc;
+    }
+    int nrc = bolt_scatter(is_root ? sv.p : NULL, in_place && is_root ? BOLT_IN_PLACE : rv.p, each,
+                           BOLT_BYTE, root, c->native);
+    free(sv.tmp);
+    if (!(is_root && in_place))
+        view_out_done(&rv, rbuf, (size_t)rcount, rt, nrc == 0);
+    return native_rc(comm, fn, nrc);
+}
+
+int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                   MPI_Datatype rdt, MPI_Comm comm)
+{
+    const char *fn = "MPI_Allgather";
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct view sv = {0}, rv = {0};
+    int in_place = sbuf == MPI_IN_PLACE;
+    int rc = comm_type(comm, rdt, rcount, fn, &c, &rt);
+    if (rc || (!in_place && (rc = comm_type(comm, sdt, scount, fn, &c, &st))))
+        return rc;
+    size_t each = (size_t)rcount * rt->size, all = (size_t)rcount * (size_t)c->size;
+    if (!in_place && ((rc = check_match(comm, fn, (size_t)scount * st->size, each)) ||
+                      (rc = view_in(comm, sbuf, (size_t)scount, st, fn, &sv))))
+        return rc;
+    if ((rc = view_out(comm, rbuf, all, rt, fn, &rv))) {
+        free(sv.tmp);
+        return rc;
+    }
+    if (in_place && rv.tmp)
+        face_pack(rt, (char *)rbuf + (MPI_Aint)c->rank * rcount * face_type_extent(rt),
+                  (size_t)rcount, rv.p + (size_t)c->rank * each);
+    int nrc = bolt_allgather(in_place ? BOLT_IN_PLACE : sv.p, rv.p, each, BOLT_BYTE, c->native);
+    free(sv.tmp);
+    view_out_done(&rv, rbuf, all, rt, nrc == 0);
+    return native_rc(comm, fn, nrc);
+}
+
+int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                  MPI_Datatype rdt, MPI_Comm comm)
+{
+    const char *fn = "MPI_Alltoall";
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct view sv = {0}, rv = {0};
+    int in_place = sbuf == MPI_IN_PLACE;
+    int rc = comm_type(comm, rdt, rcount, fn, &c, &rt);
+    if (rc || (!in_place && (rc = comm_type(comm, sdt, scount, fn, &c, &st))))
+        return rc;
+    size_t each = (size_t)rcount * rt->size, all = (size_t)rcount * (size_t)c->size;
+    if (!in_place && ((rc = check_match(comm, fn, (size_t)scount * st->size, each)) ||
+                      (rc = view_in(comm, sbuf, (size_t)scount * (size_t)c->size, st, fn, &sv))))
+        return rc;
+    if ((rc = view_out(comm, rbuf, all, rt, fn, &rv))) {
+        free(sv.tmp);
+        return rc;
+    }
+    if (in_place && rv.tmp)
+        face_pack(rt, rbuf, all, rv.p);
+    int nrc = bolt_alltoall(in_place ? BOLT_IN_PLACE : sv.p, rv.p, each, BOLT_BYTE, c->native);
+    free(sv.tmp);
+    view_out_done(&rv, rbuf, all, rt, nrc == 0);
+    return native_rc(comm, fn, nrc);
+}
+
+/* ---- v-variants: counts and displacements per rank ------------------------------------ */
+
+/* Byte counts and displacements for the native call. With a contiguous type
+ * the user's layout is used as is; otherwise blocks are packed end to end. */
+static int v_layout(MPI_Comm comm, const char *fn, int n, const int *counts, const int *displs,
+                    struct face_type *t, size_t *bc, size_t *bd, size_t *total)
+{
+    size_t off = 0;
+    if (!counts || !displs)
+        return face_error(comm, fn, MPI_ERR_ARG, "a counts or displacements array is NULL");
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0)
+            return face_error(comm, fn, MPI_ERR_COUNT, "count %d for rank %d is negative", counts[i], i);
+        bc[i] = (size_t)counts[i] * t->size;
+        if (t->contig) {
+            if (displs[i] < 0)
+                return face_error(comm, fn, MPI_ERR_ARG,
+                                  "displacement %d for rank %d is negative", displs[i], i);
+            bd[i] = (size_t)displs[i] * t->size;
+            if (bd[i] + bc[i] > off)
+                off = bd[i] + bc[i];
+        } else {
+            bd[i] = off;
+            off += bc[i];
+        }
+    }
+    *total = off;
+    return MPI_SUCCESS;
+}
+
+struct vbuf {
+    size_t *bc, *bd;
+    char *p;
+    void *tmp;
+};
+
+static void vbuf_free(struct vbuf *v)
+{
+    free(v->bc);
+    free(v->tmp);
+    v->bc = NULL;
+    v->tmp = NULL;
+}
+
+static int vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, const int *counts,
+                     const int *displs, struct face_type *t, int pack_in, struct vbuf *v)
+{
+    size_t total = 0;
+    int rc;
+    v->tmp = NULL;
+    if (!(v->bc = malloc(2 * (size_t)n * sizeof(size_t))))
+        return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+    v->bd = v->bc + n;
+    if ((rc = v_layout(comm, fn, n, counts, displs, t, v->bc, v->bd, &total))) {
+        vbuf_free(v);
+        return rc;
+    }
+    if (t->contig) {
+        v->p = (char *)buf + t->true_lb;
+        return MPI_SUCCESS;
+    }
+    if (!(v->tmp = calloc(1, total ? total : 1))) {
+        vbuf_free(v);
+        return face_error(comm, fn, MPI_ERR_NO_MEM, "cannot allocate %zu bytes", total);
+    }
+    v->p = v->tmp;
+    MPI_Aint ext = face_type_extent(t);
+    if (pack_in)
+        for (int i = 0; i < n; i++)
+            face_pack(t, (const char *)buf + (MPI_Aint)displs[i] * ext, (size_t)counts[i],
+                      v->p + v->bd[i]);
+    return MPI_SUCCESS;
+}
+
+static void vbuf_unpack(struct vbuf *v, int n, void *buf, const int *counts, const int *displs,
+                        struct face_type *t)
+{
+    if (!v->tmp)
+        return;
+    MPI_Aint ext = face_type_extent(t);
+    for (int i = 0; i < n; i++)
+        face_unpack(t, v->p + v->bd[i], (size_t)counts[i], (char *)buf + (MPI_Aint)displs[i] * ext);
+}
+
+int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
+                 const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    const char *fn = "MPI_Gatherv";
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct view sv = {0};
+    struct vbuf rv = {0};
+    int rc = face_comm_check(comm, fn, &c), in_place = sbuf == MPI_IN_PLACE;
+    if (rc || (rc = check_root(comm, c, root, fn)))
+        return rc;
+    int is_root = c->rank == root;
+    if (is_root && ((rc = comm_type(comm, rdt, 0, fn, &c, &rt)) ||
+                    (rc = vbuf_make(comm, fn, c->size, rbuf, rcounts, displs, rt, in_place, &rv))))
+        return rc;
+    size_t sbytes = 0;
+    if (!(is_root && in_place)) {
+        if ((rc = comm_type(comm, sdt, scount, fn, &c, &st)) ||
+            (rc = view_in(comm, sbuf, (size_t)scount, st, fn, &sv))) {
+            vbuf_free(&rv);
+            return rc;
+        }
+        sbytes = (size_t)scount * st->size;
+    }
+    if (is_root && !in_place && (rc = check_match(comm, fn, sbytes, rv.bc[root]))) {
+        free(sv.tmp);
+        vbuf_free(&rv);
+        return rc;
+    }
+    int nrc = bolt_gatherv(is_root && in_place ? BOLT_IN_PLACE : sv.p, sbytes, rv.p, rv.bc, rv.bd,
+                           BOLT_BYTE, root, c->native);
+    free(sv.tmp);
+    if (is_root && nrc == 0)
+        vbuf_unpack(&rv, c->size, rbuf, rcounts, displs, rt);
+    vbuf_free(&rv);
+    return native_rc(comm, fn, nrc);
+}
+
+int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt,
+                  void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    const char *fn = "MPI_Scatterv";
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct view rv = {0};
+    struct vbuf sv = {0};
+    int rc = face_comm_check(comm, fn, &c), in_place = rbuf == MPI_IN_PLACE;
+    if (rc || (rc = check_root(comm, c, root, fn)))
+        return rc;
+    int is_root = c->rank == root;
+    if (is_root && ((rc = comm_type(comm, sdt, 0, fn, &c, &st)) ||
+                    (rc = vbuf_make(comm, fn, c->size, sbuf, scounts, displs, st, 1, &sv))))
+        return rc;
+    size_t rbytes = 0;
+    if (!(is_root && in_place)) {
+        if ((rc = comm_type(comm, rdt, rcount, fn, &c, &rt)) ||
+            (rc = view_out(comm, rbuf, (size_t)rcount, rt, fn, &rv))) {
+            vbuf_free(&sv);
+            return rc;
+        }
+        rbytes = (size_t)rcount * rt->size;
+    }
+    if (is_root && !in_place && (rc = check_match(comm, fn, sv.bc[root], rbytes))) {
+        free(rv.tmp);
+        vbuf_free(&sv);
+        return rc;
+    }
+    int nrc = bolt_scatterv(sv.p, sv.bc, sv.bd, is_root && in_place ? BOLT_IN_PLACE : rv.p, rbytes,
+                            BOLT_BYTE, root, c->native);
+    vbuf_free(&sv);
+    if (!(is_root && in_place))
+        view_out_done(&rv, rbuf, (size_t)rcount, rt, nrc == 0);
+    return native_rc(comm, fn, nrc);
+}
+
+int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
+{
+    const char *fn = "MPI_Allgatherv";
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct view sv = {0};
+    struct vbuf rv = {0};
+    int in_place = sbuf == MPI_IN_PLACE;
+    int rc = comm_type(comm, rdt, 0, fn, &c, &rt);
+    if (rc || (rc = vbuf_make(comm, fn, c->size, rbuf, rcounts, displs, rt, in_place, &rv)))
+        return rc;
+    size_t sbytes = rv.bc[c->rank];
+    if (!in_place && ((rc = comm_type(comm, sdt, scount, fn, &c, &st)) ||
+                      (rc = check_match(comm, fn, (size_t)scount * st->size, rv.bc[c->rank])) ||
+                      (rc = view_in(comm, sbuf, (size_t)scount, st, fn, &sv)))) {
+        vbuf_free(&rv);
+        return rc;
+    }
+    int nrc = bolt_allgatherv(in_place ? BOLT_IN_PLACE : sv.p, sbytes, rv.p, rv.bc, rv.bd,
+                              BOLT_BYTE, c->native);
+    free(sv.tmp);
+    if (nrc == 0)
+        vbuf_unpack(&rv, c->size, rbuf, rcounts, displs, rt);
+    vbuf_free(&rv);
+    return native_rc(comm, fn, nrc);
+}
+
+int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype sdt,
+                   void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
+                   MPI_Comm comm)
+{
+    const char *fn = "MPI_Alltoallv";
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct vbuf sv = {0}, rv = {0};
+    int in_place = sbuf == MPI_IN_PLACE;
+    int rc = comm_type(comm, rdt, 0, fn, &c, &rt);
+    if (rc || (rc = vbuf_make(comm, fn, c->size, rbuf, rcounts, rdispls, rt, in_place, &rv)))
+        return rc;
+    if (!in_place && ((rc = comm_type(comm, sdt, 0, fn, &c, &st)) ||
+                      (rc = vbuf_make(comm, fn, c->size, sbuf, scounts, sdispls, st, 1, &sv)))) {
+        vbuf_free(&rv);
+        return rc;
+    }
+    int nrc = bolt_alltoallv(in_place ? BOLT_IN_PLACE : sv.p, in_place ? rv.bc : sv.bc,
+                             in_place ? rv.bd : sv.bd, rv.p, rv.bc, rv.bd, BOLT_BYTE, c->native);
+    vbuf_free(&sv);
+    if (nrc == 0)
+        vbuf_unpack(&rv, c->size, rbuf, rcounts, rdispls, rt);
+    vbuf_free(&rv);
+    return native_rc(comm, fn, nrc);
+}

@@ -1,0 +1,15 @@
+/* coll.h — what the MPI face's collectives share (op.c, coll.c, coll_reduce.c). */
+#ifndef BOLT_MPI_COLL_H
+#define BOLT_MPI_COLL_H
+
+#include "mpi/face.h"
+
+/* Bolt's datatype for a predefined MPI type, or BOLT_DATATYPE_NULL. */
+bolt_datatype_t face_native_basic(MPI_Datatype dt);
+/* Bolt's op for an MPI op; *is_user says it wraps an MPI_User_function. */
+int face_op_native(MPI_Comm comm, MPI_Op op, const char *fn, bolt_op_t *out, int *is_user);
+/* User functions called during the next collective see this datatype; their
+ * buffers are the native ones moved back by shift bytes (the type's lb). */
+void face_op_set_call_type(MPI_Datatype dt, MPI_Aint shift);
+
+#endif

@@ -1,0 +1,396 @@
+/* coll_reduce.c — MPI reductions (reduce, allreduce, reduce_scatter, scan,
+ * exscan, reduce_local) and the nonblocking collectives.
+ *
+ * A predefined op works on the one predefined type a datatype is made of:
+ * count elements of the datatype are count * (size / basic size) native
+ * elements, packed first when the datatype has holes. A user op sees whole
+ * elements: the native call moves them as opaque blocks of `extent` bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/coll.h"
+
+struct red {
+    struct face_type *t;
+    bolt_datatype_t ndt;
+    bolt_op_t nop;
+    size_t per;      /* native elements per MPI element */
+    int user;        /* user op: opaque extent-sized elements, no packing */
+    int packed;      /* predefined op on a type with holes: pack around the call */
+};
+
+static int red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MPI_Op op,
+                     struct face_comm **c, struct red *r)
+{
+    int rc = face_comm_check(comm, fn, c);
+    memset(r, 0, sizeof *r);
+    if (rc || (rc = face_type_check(comm, dt, fn, &r->t)))
+        return rc;
+    if (count < 0)
+        return face_error(comm, fn, MPI_ERR_COUNT, "count %d is negative", count);
+    if ((rc = face_op_native(comm, op, fn, &r->nop, &r->user)))
+        return rc;
+    if (r->user) {
+        MPI_Aint ext = face_type_extent(r->t);
+        if (ext <= 0)
+            return face_error(comm, fn, MPI_ERR_TYPE, "a user operation needs a datatype with a positive extent");
+        r->ndt = bolt_type_bytes((size_t)ext);
+        r->per = 1;
+        face_op_set_call_type(dt, r->t->lb);
+        return MPI_SUCCESS;
+    }
+    bolt_datatype_t b = face_native_basic(r->t->basic);
+    size_t bsize = b ? bolt_type_size(b) : 0;
+    if (r->t->basic >= MPI_FLOAT_INT && r->t->basic <= MPI_LONG_DOUBLE_INT && b) {
+        /* Value-index pairs keep their C layout (padding included) on the
+         * native side: the type must be an array of them. */
+        struct face_type *p = face_type_get(r->t->basic);
+        size_t k = r->t->size / p->size;
+        if (r->t->size % p->size || r->t->true_lb != 0 ||
+            face_type_extent(r->t) != (MPI_Aint)(k * bsize))
+            return face_error(comm, fn, MPI_ERR_TYPE,
+                              "MAXLOC/MINLOC pairs must be laid out as a C array of pairs");
+        r->ndt = b;
+        r->per = k;
+        return MPI_SUCCESS;
+    }
+    if (!b || bsize == 0 || r->t->size % bsize)
+        return face_error(comm, fn, MPI_ERR_OP,
+                          "predefined operations need a datatype made of one predefined type "
+                          "(datatype %d is not)", dt);
+    r->ndt = b;
+    r->per = r->t->size / bsize;
+    r->packed = !r->t->contig;
+    return MPI_SUCCESS;
+}
+
+/* Where the native call reads or writes count elements of buf. */
+static char *red_base(const struct red *r, const void *buf)
+{
+    return (char *)buf + (r->user ? r->t->lb : r->t->true_lb);
+}
+
+/* A packed copy of count elements (or NULL on failure). */
+static void *red_pack(const struct red *r, const void *buf, size_t count)
+{
+    size_t bytes = count * r->t->size;
+    void *p = malloc(bytes ? bytes : 1);
+    if (p)
+        face_pack(r->t, buf, count, p);
+    return p;
+}
+
+static int nomem(MPI_Comm comm, const char *fn)
+{
+    return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for packing a non-contiguous datatype");
+}
+
+typedef int (*red_fn)(const void *s, void *r, size_t n, bolt_datatype_t dt, bolt_op_t op,
+                      bolt_comm_t comm);
+
+/* Allreduce, scan and exscan share one shape: everyone sends, everyone receives. */
+static int red_all(const char *fn, red_fn f, const void *sbuf, void *rbuf, int count,
+                   MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    struct face_comm *c = NULL;
+    struct red r;
+    int rc = red_setup(comm, fn, dt, count, op, &c, &r), in_place = sbuf == MPI_IN_PLACE;
+    if (rc)
+        return rc;
+    size_t n = (size_t)count;
+    if (!r.packed) {
+        rc = f(in_place ? BOLT_IN_PLACE : red_base(&r, sbuf), red_base(&r, rbuf), n * r.per, r.ndt,
+               r.nop, c->native);
+        return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
+    }
+    void *s = in_place ? NULL : red_pack(&r, sbuf, n), *o = red_pack(&r, rbuf, n);
+    if ((!in_place && !s) || !o) {
+        free(s);
+        free(o);
+        return nomem(comm, fn);
+    }
+    rc = f(in_place ? BOLT_IN_PLACE : s, o, n * r.per, r.ndt, r.nop, c->native);
+    if (!rc)
+        face_unpack(r.t, o, n, rbuf);
+    free(s);
+    free(o);
+    return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
+}
+
+int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return red_all("MPI_Allreduce", bolt_allreduce, sbuf, rbuf, count, dt, op, comm);
+}
+
+int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return red_all("MPI_Scan", bolt_scan, sbuf, rbuf, count, dt, op, comm);
+}
+
+int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return red_all("MPI_Exscan", bolt_exscan, sbuf, rbuf, count, dt, op, comm);
+}
+
+int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                MPI_Comm comm)
+{
+    const char *fn = "MPI_Reduce";
+    struct face_comm *c = NULL;
+    struct red r;
+    int rc = red_setup(comm, fn, dt, count, op, &c, &r);
+    if (rc)
+        return rc;
+    if (root < 0 || root >= c->size)
+        return face_error(comm, fn, MPI_ERR_ROOT, "root %d is out of range: the communicator has %d ranks",
+                          root, c->size);
+    int is_root = c->rank == root, in_place = is_root && sbuf == MPI_IN_PLACE;
+    size_t n = (size_t)count;
+    if (!r.packed) {
+        rc = bolt_reduce(in_place ? BOLT_IN_PLACE : red_base(&r, sbuf),
+                         is_root ? red_base(&r, rbuf) : NULL, n * r.per, r.ndt, r.nop, root,
+                         c->native);
+        return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
+    }
+    void *s = in_place ? NULL : red_pack(&r, sbuf, n), *o = is_root ? red_pack(&r, rbuf, n) : NULL;
+    if ((!in_place && !s) || (is_root && !o)) {
+        free(s);
+        free(o);
+        return nomem(comm, fn);
+    }
+    rc = bolt_reduce(in_place ? BOLT_IN_PLACE : s, o, n * r.per, r.ndt, r.nop, root, c->native);
+    if (!rc && is_root)
+        face_unpack(r.t, o, n, rbuf);
+    free(s);
+    free(o);
+    return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
+}
+
+int PMPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op)
+{
+    const char *fn = "MPI_Reduce_local";
+    struct face_comm *c = NULL;
+    struct red r;
+    int rc = red_setup(MPI_COMM_SELF, fn, dt, count, op, &c, &r);
+    if (rc)
+        return rc;
+    size_t n = (size_t)count;
+    if (!r.packed) {
+        rc = bolt_reduce_local(red_base(&r, in), red_base(&r, inout), n * r.per, r.ndt, r.nop);
+        return rc ? face_native_error(MPI_COMM_SELF, fn, rc) : MPI_SUCCESS;
+    }
+    void *a = red_pack(&r, in, n), *b = red_pack(&r, inout, n);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return nomem(MPI_COMM_SELF, fn);
+    }
+    rc = bolt_reduce_local(a, b, n * r.per, r.ndt, r.nop);
+    if (!rc)
+        face_unpack(r.t, b, n, inout);
+    free(a);
+    free(b);
+    return rc ? face_native_error(MPI_COMM_SELF, fn, rc) : MPI_SUCCESS;
+}
+
+/* Reduce_scatter with per-rank counts; block variant passes equal counts. */
+static int red_scatter(const char *fn, const void *sbuf, void *rbuf, const int *rcounts, int block,
+                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    struct face_comm *c = NULL;
+    struct red r;
+    int rc = red_setup(comm, fn, dt, block >= 0 ? block : 0, op, &c, &r);
+    if (rc)
+        return rc;
+    if (block < 0 && !rcounts)
+        return face_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
+    size_t *nc = malloc((size_t)c->size * sizeof *nc), total = 0;
+    if (!nc)
+        return nomem(comm, fn);
+    for (int i = 0; i < c->size; i++) {
+        int k = block >= 0 ? block : rcounts[i];
+        if (k < 0) {
+            free(nc);
+            return face_error(comm, fn, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, k);
+        }
+        nc[i] = (size_t)k * r.per;
+        total += (size_t)k;
+    }
+    size_t mine = block >= 0 ? (size_t)block : (size_t)rcounts[c->rank];
+    int in_place = sbuf == MPI_IN_PLACE;
+    if (!r.packed) {
+        rc = bolt_reduce_scatter(in_place ? BOLT_IN_PLACE : red_base(&r, sbuf), red_base(&r, rbuf),
+                                 nc, r.ndt, r.nop, c->native);
+    } else {
+        /* In place, the whole input vector is in rbuf. */
+        void *s = red_pack(&r, in_place ? rbuf : sbuf, total), *o = malloc(total * r.t->size + 1);
+        if (!s || !o)
+            rc = BOLT_ERR_NOMEM;
+        else if (!(rc = bolt_reduce_scatter(s, o, nc, r.ndt, r.nop, c->native)))
+            face_unpack(r.t, o, mine, rbuf);
+        free(s);
+        free(o);
+    }
+    free(nc);
+    return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
+}
+
+int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
+                        MPI_Op op, MPI_Comm comm)
+{
+    return red_scatter("MPI_Reduce_scatter", sbuf, rbuf, rcounts, -1, dt, op, comm);
+}
+
+int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm)
+{
+    if (rcount < 0)
+        return face_error(comm, "MPI_Reduce_scatter_block", MPI_ERR_COUNT, "count %d is negative", rcount);
+    return red_scatter("MPI_Reduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op, comm);
+}
+
+/* ---- nonblocking collectives ------------------------------------------------------------- */
+/* They run on the user's buffers directly, so they take contiguous
+ * datatypes (every predefined type, and derived types without holes). */
+static int nb_request(MPI_Comm comm, const char *fn, MPI_Request *req, struct face_req **q)
+{
+    if (!req)
+        return face_error(comm, fn, MPI_ERR_REQUEST, "request pointer is NULL");
+    if (face_req_new(q, req))
+        return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for a request");
+    (*q)->comm = comm;
+    (*q)->kind = FACE_REQ_COLL;
+    (*q)->active = 1;
+    return MPI_SUCCESS;
+}
+
+static int nb_started(MPI_Comm comm, const char *fn, MPI_Request *req, int rc)
+{
+    if (!rc)
+        return MPI_SUCCESS;
+    face_req_release(*req);
+    *req = MPI_REQUEST_NULL;
+    return face_native_error(comm, fn, rc);
+}
+
+static int nb_contig(MPI_Comm comm, const char *fn, struct face_type *t)
+{
+    if (t->contig)
+        return MPI_SUCCESS;
+    return face_error(comm, fn, MPI_ERR_TYPE,
+                      "nonblocking collectives take contiguous datatypes in Bolt; this one has "
+                      "holes (use the blocking call, or pack the data first)");
+}
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    struct face_comm *c = NULL;
+    struct face_req *q = NULL;
+    int rc = face_comm_check(comm, "MPI_Ibarrier", &c);
+    if (rc || (rc = nb_request(comm, "MPI_Ibarrier", req, &q)))
+        return rc;
+    return nb_started(comm, "MPI_Ibarrier", req, bolt_ibarrier(c->native, &q->native));
+}
+
+int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    const char *fn = "MPI_Ibcast";
+    struct face_comm *c = NULL;
+    struct face_type *t = NULL;
+    struct face_req *q = NULL;
+    int rc = face_comm_check(comm, fn, &c);
+    if (rc || (rc = face_type_check(comm, dt, fn, &t)) || (rc = nb_contig(comm, fn, t)))
+        return rc;
+    if (count < 0 || root < 0 || root >= c->size)
+        return face_error(comm, fn, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ROOT,
+                          "count %d / root %d is invalid (the communicator has %d ranks)", count,
+                          root, c->size);
+    if ((rc = nb_request(comm, fn, req, &q)))
+        return rc;
+    return nb_started(comm, fn, req,
+                      bolt_ibcast((char *)buf + t->true_lb, (size_t)count * t->size, BOLT_BYTE,
+                                  root, c->native, &q->native));
+}
+
+static int nb_red(const char *fn, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
+{
+    struct face_comm *c = NULL;
+    struct face_req *q = NULL;
+    struct red r;
+    int rc = red_setup(comm, fn, dt, count, op, &c, &r);
+    if (rc || (r.packed && (rc = nb_contig(comm, fn, r.t))))
+        return rc;
+    if (r.user)
+        return face_error(comm, fn, MPI_ERR_OP,
+                          "nonblocking reductions with user operations are not supported by Bolt "
+                          "yet: use the blocking call");
+    if (root >= c->size)
+        return face_error(comm, fn, MPI_ERR_ROOT, "root %d is out of range", root);
+    if ((rc = nb_request(comm, fn, req, &q)))
+        return rc;
+    int in_place = sbuf == MPI_IN_PLACE;
+    const void *s = in_place ? BOLT_IN_PLACE : red_base(&r, sbuf);
+    size_t n = (size_t)count * r.per;
+    if (root < 0)
+        rc = bolt_iallreduce(s, red_base(&r, rbuf), n, r.ndt, r.nop, c->native, &q->native);
+    else
+        rc = bolt_ireduce(s, c->rank == root ? red_base(&r, rbuf) : NULL, n, r.ndt, r.nop, root,
+                          c->native, &q->native);
+    return nb_started(comm, fn, req, rc);
+}
+
+int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *req)
+{
+    return nb_red("MPI_Iallreduce", sbuf, rbuf, count, dt, op, -1, comm, req);
+}
+
+int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    if (root < 0)
+        return face_error(comm, "MPI_Ireduce", MPI_ERR_ROOT, "root %d is negative", root);
+    return nb_red("MPI_Ireduce", sbuf, rbuf, count, dt, op, root, comm, req);
+}
+
+typedef int (*nb_gather_fn)(const void *s, void *r, size_t n, bolt_datatype_t dt, bolt_comm_t c,
+                            bolt_request_t *req);
+
+static int nb_all(const char *fn, nb_gather_fn f, const void *sbuf, int scount, MPI_Datatype sdt,
+                  void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+    struct face_comm *c = NULL;
+    struct face_type *st = NULL, *rt = NULL;
+    struct face_req *q = NULL;
+    int in_place = sbuf == MPI_IN_PLACE;
+    int rc = face_comm_check(comm, fn, &c);
+    if (rc || (rc = face_type_check(comm, rdt, fn, &rt)) || (rc = nb_contig(comm, fn, rt)))
+        return rc;
+    if (!in_place && ((rc = face_type_check(comm, sdt, fn, &st)) || (rc = nb_contig(comm, fn, st))))
+        return rc;
+    if (rcount < 0 || (!in_place && scount < 0))
+        return face_error(comm, fn, MPI_ERR_COUNT, "a count is negative");
+    size_t each = (size_t)rcount * rt->size;
+    if (!in_place && (size_t)scount * st->size != each)
+        return face_error(comm, fn, MPI_ERR_TRUNCATE, "send and receive signatures differ (%zu and %zu bytes)",
+                          (size_t)scount * st->size, each);
+    if ((rc = nb_request(comm, fn, req, &q)))
+        return rc;
+    return nb_started(comm, fn, req,
+                      f(in_place ? BOLT_IN_PLACE : (const char *)sbuf + st->true_lb,
+                        (char *)rbuf + rt->true_lb, each, BOLT_BYTE, c->native, &q->native));
+}
+
+int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+    return nb_all("MPI_Iallgather", bolt_iallgather, sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
+}
+
+int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                   MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+    return nb_all("MPI_Ialltoall", bolt_ialltoall, sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
+}

@@ -9,3 +9,7 @@ bench_mpi_pingpong_SOURCES = bench/mpi_pingpong.c bench/bench_stats.h
 bench_mpi_pingpong_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 bench_mpi_pingpong_LDADD = libmpi.la libbolt.la
 EXTRA_DIST += bench/compare bench/compare-tcp
+noinst_PROGRAMS += bench/mpi_coll
+bench_mpi_coll_SOURCES = bench/mpi_coll.c bench/bench_stats.h
+bench_mpi_coll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+bench_mpi_coll_LDADD = libmpi.la libbolt.la

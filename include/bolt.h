@@ -89,6 +89,11 @@ int bolt_comm_dup(bolt_comm_t comm, bolt_comm_t *newcomm);
  * ordered by (key, rank in comm). color BOLT_UNDEFINED gives BOLT_COMM_NULL. */
 int bolt_comm_split(bolt_comm_t comm, int color, int key, bolt_comm_t *newcomm);
 int bolt_comm_free(bolt_comm_t *comm);
+/* Collective over the n ranks of comm listed in ranks (the caller among them),
+ * not over comm: a communicator of those ranks, in that order. Concurrent
+ * calls over overlapping lists must use different tags (0..BOLT_TAG_UB). */
+int bolt_comm_create_group(bolt_comm_t comm, int n, const int *ranks, int tag,
+                           bolt_comm_t *newcomm);
 
 /* Point-to-point. Sizes are in bytes. Message order between a pair of ranks on
  * one communicator and tag is kept. */
@@ -127,6 +132,18 @@ int bolt_request_free(bolt_request_t *req);
 /* Probes. */
 int bolt_probe(int source, int tag, bolt_comm_t comm, bolt_status_t *status);
 int bolt_iprobe(int source, int tag, bolt_comm_t comm, int *flag, bolt_status_t *status);
+
+/* Matched probes: the message found is taken out of matching at once, so no
+ * other receive or probe can get it; only bolt_mrecv/bolt_imrecv on the
+ * returned handle receive it (once; the handle is then BOLT_MESSAGE_NULL). */
+typedef struct bolt_message *bolt_message_t;
+#define BOLT_MESSAGE_NULL ((bolt_message_t)0)
+int bolt_improbe(int source, int tag, bolt_comm_t comm, int *flag, bolt_message_t *msg,
+                 bolt_status_t *status);
+int bolt_mprobe(int source, int tag, bolt_comm_t comm, bolt_message_t *msg,
+                bolt_status_t *status);
+int bolt_mrecv(void *buf, size_t bytes, bolt_message_t *msg, bolt_status_t *status);
+int bolt_imrecv(void *buf, size_t bytes, bolt_message_t *msg, bolt_request_t *req);
 
 /* Drive communication without waiting (for codes that compute while messages fly). */
 int bolt_progress(void);

@@ -90,6 +90,9 @@ int PMPI_Finalize(void)
     PMPI_Buffer_detach(&buf, &size); /* delivers buffered sends still in flight */
     face_comms_finalize();
     face_types_finalize();
+    face_groups_finalize();
+    face_infos_finalize();
+    face_messages_finalize();
     face_finalized = 1;
     rc = bolt_finalize();
     if (rc) {

@@ -56,6 +56,19 @@ void face_comms_finalize(void);
 /* Checks a rank of `c` as a peer: MPI_PROC_NULL and (if any_ok) MPI_ANY_SOURCE allowed. */
 int face_check_rank(MPI_Comm comm, struct face_comm *c, int rank, int any_ok, const char *fn);
 int face_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn);
+/* Comm_split's body; the new communicator inherits comm's error handler. */
+int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn);
+
+/* ---- groups ------------------------------------------------------------------------ */
+struct face_group {
+    int live;
+    int size;
+    int *world_ranks; /* rank i of the group is world rank world_ranks[i] */
+};
+
+/* Checks a group handle: MPI_ERR_GROUP when it is not a live group. */
+int face_group_check(MPI_Comm comm, MPI_Group g, const char *fn, struct face_group **out);
+void face_groups_finalize(void);
 
 /* ---- datatypes ----------------------------------------------------------------------- */
 struct face_block {
@@ -131,6 +144,9 @@ void face_status_empty(MPI_Status *st);
 int face_p2p_start(struct face_req *q, const char *fn);
 /* Completes an active request: unpacks, fills status, releases it unless persistent. */
 int face_req_finish(MPI_Request *r, MPI_Status *st, const char *fn);
+/* Ends an operation whose native request completed with status ns. */
+int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc, MPI_Status *st,
+                      const char *fn);
 /* Is the request done? (progress is made by the caller) */
 int face_req_done(struct face_req *q);
 
@@ -138,6 +154,10 @@ int face_req_done(struct face_req *q);
 int face_bsend_reserve(size_t bytes, void **block);
 void face_bsend_release(void *block);
 void face_bsend_progress(void);
+
+/* ---- info objects and messages ---------------------------------------------------- */
+void face_infos_finalize(void);
+void face_messages_finalize(void);
 
 #define STATUS_IGNORED(st) ((st) == MPI_STATUS_IGNORE || (st) == NULL)
 

@@ -6,6 +6,8 @@ libmpi_la_SOURCES = \
 	mpi/dtype.c mpi/dtype_create.c mpi/pack.c \
 	mpi/p2p.c mpi/request.c mpi/bsend.c \
 	mpi/coll.h mpi/op.c mpi/coll.c mpi/coll_reduce.c \
+	mpi/group.c mpi/comm_create.c mpi/cart.c mpi/info.c mpi/mprobe.c \
+	mpi/unsupported.c \
 	mpi/profile.c
 libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libmpi_la_LIBADD = libbolt.la
@@ -22,3 +24,16 @@ boltcc: $(top_srcdir)/mpi/boltcc.in Makefile
 	    $(top_srcdir)/mpi/boltcc.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 pkgconfig_DATA += bolt-mpi.pc
+
+# --enable-mpi-aliases: mpicc, mpirun and mpiexec as links to boltcc and
+# boltrun, for build systems that look for those names.
+if BOLT_MPI_ALIASES
+install-exec-hook: install-mpi-aliases
+uninstall-hook: uninstall-mpi-aliases
+endif
+install-mpi-aliases:
+	cd $(DESTDIR)$(bindir) && ln -sf boltcc mpicc && ln -sf boltrun mpirun && \
+	    ln -sf boltrun mpiexec
+uninstall-mpi-aliases:
+	rm -f $(DESTDIR)$(bindir)/mpicc $(DESTDIR)$(bindir)/mpirun $(DESTDIR)$(bindir)/mpiexec
+.PHONY: install-mpi-aliases uninstall-mpi-aliases

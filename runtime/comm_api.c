@@ -223,6 +223,90 @@ int bolt_comm_dup(bolt_comm_t comm, bolt_comm_t *newcomm)
     return rc ? rc : bolt_comm_split(comm, 0, comm->rank, newcomm);
 }
 
+/* Tags of bolt_comm_create_group on the parent's internal context: above
+ * every tag split (below 16) and the collectives (16..0x3fffff10) use. */
+#define TAG_GROUP_BASE 0x40000000
+
+/* Only the listed ranks take part, so the agreement is among them: the first
+ * gathers every member's next free context id, takes the largest (fresh for
+ * each member, as in split) and sends it back; 0 there means it failed. */
+int bolt_comm_create_group(bolt_comm_t comm, int n, const int *ranks, int tag,
+                           bolt_comm_t *newcomm)
+{
+    const char *fn = "bolt_comm_create_group";
+    int rc = bolt_comm_check(comm, fn), me = -1;
+    if (rc)
+        return rc;
+    if (!newcomm || !ranks || n < 1)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: %s", fn,
+                            !newcomm ? "newcomm pointer is NULL"
+                                     : "the rank list is empty (at least the caller must be in it)");
+    if (tag < 0 || tag > BOLT_TAG_UB)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: tag %d is invalid: tags run from 0 to %d", fn, tag,
+                            BOLT_TAG_UB);
+    *newcomm = BOLT_COMM_NULL;
+    int *wr = malloc((size_t)n * sizeof *wr);
+    if (!wr)
+        return bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= comm->size) {
+            free(wr);
+            return bolt_err_set(BOLT_ERR_ARG, "%s: ranks[%d] = %d is out of range 0..%d", fn, i,
+                                ranks[i], comm->size - 1);
+        }
+        for (int j = 0; j < i; j++)
+            if (ranks[j] == ranks[i]) {
+                free(wr);
+                return bolt_err_set(BOLT_ERR_ARG, "%s: rank %d is listed twice", fn, ranks[i]);
+            }
+        if (ranks[i] == comm->rank)
+            me = i;
+        wr[i] = comm->world_ranks[ranks[i]];
+    }
+    if (me < 0) {
+        free(wr);
+        return bolt_err_set(BOLT_ERR_ARG, "%s: the calling rank %d is not in the list", fn,
+                            comm->rank);
+    }
+    int t = TAG_GROUP_BASE | tag;
+    uint32_t ctx = bolt_rt.next_ctx;
+    if (me == 0) {
+        for (int i = 1; i < n && !rc; i++) {
+            uint32_t theirs;
+            rc = recv_internal(&theirs, sizeof theirs, ranks[i], t, comm);
+            if (!rc && theirs > ctx)
+                ctx = theirs;
+        }
+        uint32_t reply = rc ? 0 : ctx;
+        for (int i = 1; i < n; i++) {
+            int src = isend_internal(&reply, sizeof reply, ranks[i], t, comm);
+            if (src && !rc)
+                rc = src;
+        }
+    } else {
+        rc = isend_internal(&ctx, sizeof ctx, ranks[0], t, comm);
+        if (!rc)
+            rc = recv_internal(&ctx, sizeof ctx, ranks[0], t, comm);
+        if (!rc && ctx == 0) {
+            free(wr);
+            return bolt_err_set(BOLT_ERR_PEER,
+                                "%s: a member of the group failed, so no communicator was made",
+                                fn);
+        }
+    }
+    if (!rc) {
+        if (ctx + 2 > bolt_rt.next_ctx)
+            bolt_rt.next_ctx = ctx + 2;
+        *newcomm = bolt_comm_create(ctx, me, n, wr);
+        if (!*newcomm)
+            rc = bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    } else {
+        rc = bolt_err_within(rc, fn);
+    }
+    free(wr);
+    return rc;
+}
+
 int bolt_comm_free(bolt_comm_t *comm)
 {
     if (!comm || !*comm)

@@ -48,6 +48,7 @@ libbolt_la_SOURCES += \
 	runtime/progress.c runtime/progress.h \
 	runtime/init.c \
 	runtime/p2p.c \
+	runtime/mprobe.c \
 	runtime/comm_api.c \
 	transport/transport.h
 

@@ -52,7 +52,7 @@ void bolt_match_add_unexp(struct bolt_match *m, struct bolt_unexp *u)
 struct bolt_unexp *bolt_match_find_unexp(struct bolt_match *m, uint32_t ctx, int src, int tag)
 {
     for (struct bolt_unexp *u = m->unexp_head; u; u = u->next)
-        if (!u->claimed && u->ctx == ctx && bolt_match_hits(src, tag, u->src, u->tag))
+        if (!u->claimed && !u->reserved && u->ctx == ctx && bolt_match_hits(src, tag, u->src, u->tag))
             return u;
     return NULL;
 }

@@ -31,6 +31,7 @@ struct bolt_unexp {
     uint64_t sreq;      /* sender's request id (RTS, sync) */
     struct bolt_request *self_req;
     struct bolt_request *claimed; /* receive waiting for the payload to finish */
+    int reserved;       /* taken by a matched probe: only bolt_mrecv may receive it */
     struct bolt_unexp *next, *prev;
 };
 
@@ -51,7 +52,8 @@ struct bolt_request *bolt_match_take_posted(struct bolt_match *m, uint32_t ctx, 
 void bolt_match_remove_posted(struct bolt_match *m, struct bolt_request *req);
 
 void bolt_match_add_unexp(struct bolt_match *m, struct bolt_unexp *u);
-/* First unexpected message matching (ctx, src, tag) that no receive claimed yet. */
+/* First unexpected message matching (ctx, src, tag) that no receive claimed
+ * and no matched probe reserved yet. */
 struct bolt_unexp *bolt_match_find_unexp(struct bolt_match *m, uint32_t ctx, int src, int tag);
 void bolt_match_remove_unexp(struct bolt_match *m, struct bolt_unexp *u);
 void bolt_match_free_all(struct bolt_match *m);

@@ -364,6 +364,26 @@ int bolt_proto_iprobe(int source, int tag, struct bolt_comm *comm, uint32_t ctx,
     return BOLT_OK;
 }
 
+int bolt_proto_imrecv(void *buf, size_t bytes, struct bolt_comm *comm, struct bolt_unexp *u,
+                      struct bolt_request **out)
+{
+    struct bolt_request *req = bolt_req_new(BOLT_REQ_RECV);
+    if (!req)
+        return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a receive request");
+    req->comm = comm;
+    bolt_comm_hold(comm);
+    req->ctx = u->ctx;
+    req->peer = u->src;
+    req->world_peer = u->world_src;
+    req->tag = u->tag;
+    req->buf = buf;
+    req->bytes = bytes;
+    *out = req;
+    u->reserved = 0; /* it leaves the queue here: a rendezvous sends its CTS now */
+    recv_take_unexp(req, u);
+    return BOLT_OK;
+}
+
 int bolt_proto_cancel(struct bolt_request *req)
 {
     if (req->kind != BOLT_REQ_RECV || req->done)

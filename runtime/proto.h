@@ -20,6 +20,11 @@ int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_c
 /* Looks for a matching message without receiving it. */
 int bolt_proto_iprobe(int source, int tag, struct bolt_comm *comm, uint32_t ctx, int *flag,
                       bolt_status_t *status);
+/* Receives the unexpected message u that a matched probe reserved (it must
+ * have fully arrived if eager); u is consumed. */
+struct bolt_unexp;
+int bolt_proto_imrecv(void *buf, size_t bytes, struct bolt_comm *comm, struct bolt_unexp *u,
+                      struct bolt_request **out);
 /* Cancels a posted receive that has not matched (1 when cancelled). */
 int bolt_proto_cancel(struct bolt_request *req);
 /* 1 when a pending receive can never be matched while this rank waits: every

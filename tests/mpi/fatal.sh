@@ -22,6 +22,7 @@ expect_fatal() { # NP MODE PATTERN
 expect_fatal 3 rank "rank 2 on .*MPI_Send: rank 6 is out of range.*MPI_ERR_RANK"
 expect_fatal 2 comm "rank 1 on .*MPI_Send: the communicator is MPI_COMM_NULL"
 expect_fatal 2 type "rank 1 on .*MPI_Send: datatype handle 12345 is not a live datatype"
+expect_fatal 2 unsupported "rank 1 on .*MPI_Win_create: one-sided communication is not supported by Bolt (see README: MPI support)"
 
 out=$("$P" before-init 2>&1)
 if [ $? -eq 0 ] && printf '%s\n' "$out" | grep -q "MPI_Send: called before MPI_Init"; then

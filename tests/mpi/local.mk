@@ -3,8 +3,12 @@
 # with Open MPI's mpicc and runs it under mpirun, so a test is trusted only
 # once it passes on Open MPI too.
 MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/mpi/mpi_comm \
-	tests/mpi/mpi_coll
-check_PROGRAMS += $(MPI_TEST_PROGS)
+	tests/mpi/mpi_coll tests/mpi/mpi_group tests/mpi/mpi_topo tests/mpi/mpi_info \
+	tests/mpi/mpi_mprobe tests/mpi/mpi_halo tests/mpi/mpi_master_worker \
+	tests/mpi/mpi_panel_bcast tests/mpi/mpi_cg
+# Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
+MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
+check_PROGRAMS += $(MPI_TEST_PROGS) $(MPI_BOLT_ONLY_PROGS)
 MPI_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 MPI_TEST_LDADD = libmpi.la libbolt.la
 tests_mpi_mpi_env_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
@@ -17,6 +21,24 @@ tests_mpi_mpi_comm_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_comm_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_coll_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_coll_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_group_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_group_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_topo_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_topo_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_info_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_info_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_mprobe_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_mprobe_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_halo_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_halo_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_master_worker_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_master_worker_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_panel_bcast_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_panel_bcast_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_cg_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_cg_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h
 
 MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh

@@ -1,6 +1,6 @@
 /* mpi_fatal.c MODE — makes one invalid call under the default handler
  * (MPI_ERRORS_ARE_FATAL): the job must end with a message naming the call,
- * the rank and the cause. MODE: rank | comm | type | before-init. */
+ * the rank and the cause. MODE: rank | comm | type | unsupported | before-init. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +24,10 @@ int main(int argc, char **argv)
             MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_NULL);
         else if (!strcmp(mode, "type"))
             MPI_Send(&x, 1, (MPI_Datatype)12345, 0, 0, MPI_COMM_WORLD);
+        else if (!strcmp(mode, "unsupported")) {
+            MPI_Win win;
+            MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, MPI_COMM_SELF, &win);
+        }
         printf("mpi_fatal: survived an invalid call\n");
     } else {
         /* The others wait for a message that never comes: the job must end anyway. */

@@ -1,0 +1,321 @@
+/* unsupported.c — what Bolt's MPI face does not do: one-sided communication,
+ * dynamic processes, MPI-IO and intercommunicators. Each function exists with
+ * its standard signature (codes link) and raises MPI_ERR_UNSUPPORTED_OPERATION
+ * through the error handler, so with MPI_ERRORS_ARE_FATAL the job ends with a
+ * message naming the call instead of misbehaving later. Output handles are
+ * set to their NULL value first. The list is in README.md, "MPI support". */
+#include "mpi/face.h"
+
+static const char *const ONE_SIDED = "one-sided communication";
+static const char *const DYNAMIC = "dynamic process management";
+static const char *const PORTS = "connecting jobs through ports and names";
+static const char *const FILE_IO = "MPI-IO (parallel file access)";
+static const char *const INTER = "intercommunicators";
+
+static int unsupported(MPI_Comm comm, const char *fn, const char *what)
+{
+    int rc = face_check_init(fn);
+    if (rc)
+        return rc;
+    return face_error(face_comm_get(comm) ? comm : MPI_COMM_NULL, fn,
+                      MPI_ERR_UNSUPPORTED_OPERATION,
+                      "%s is not supported by Bolt (see README: MPI support)", what);
+}
+
+#define SET(p, v) \
+    do {          \
+        if (p)    \
+            *(p) = (v); \
+    } while (0)
+
+/* ---- one-sided ------------------------------------------------------------------ */
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                    MPI_Win *win)
+{
+    (void)base, (void)size, (void)disp_unit, (void)info;
+    SET(win, MPI_WIN_NULL);
+    return unsupported(comm, "MPI_Win_create", ONE_SIDED);
+}
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                      MPI_Win *win)
+{
+    (void)size, (void)disp_unit, (void)info, (void)baseptr;
+    SET(win, MPI_WIN_NULL);
+    return unsupported(comm, "MPI_Win_allocate", ONE_SIDED);
+}
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                             void *baseptr, MPI_Win *win)
+{
+    (void)size, (void)disp_unit, (void)info, (void)baseptr;
+    SET(win, MPI_WIN_NULL);
+    return unsupported(comm, "MPI_Win_allocate_shared", ONE_SIDED);
+}
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    (void)info;
+    SET(win, MPI_WIN_NULL);
+    return unsupported(comm, "MPI_Win_create_dynamic", ONE_SIDED);
+}
+
+#define WIN_ONLY(name, params, ...)                                    \
+    int PMPI_##name params                                             \
+    {                                                                  \
+        (void)0, __VA_ARGS__;                                          \
+        return unsupported(MPI_COMM_NULL, "MPI_" #name, ONE_SIDED);    \
+    }
+WIN_ONLY(Win_free, (MPI_Win *win), (void)win)
+WIN_ONLY(Win_fence, (int assert, MPI_Win win), (void)assert, (void)win)
+WIN_ONLY(Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (void)lock_type, (void)rank,
+         (void)assert, (void)win)
+WIN_ONLY(Win_unlock, (int rank, MPI_Win win), (void)rank, (void)win)
+WIN_ONLY(Win_lock_all, (int assert, MPI_Win win), (void)assert, (void)win)
+WIN_ONLY(Win_unlock_all, (MPI_Win win), (void)win)
+WIN_ONLY(Win_flush, (int rank, MPI_Win win), (void)rank, (void)win)
+WIN_ONLY(Win_sync, (MPI_Win win), (void)win)
+WIN_ONLY(Win_post, (MPI_Group group, int assert, MPI_Win win), (void)group, (void)assert, (void)win)
+WIN_ONLY(Win_start, (MPI_Group group, int assert, MPI_Win win), (void)group, (void)assert,
+         (void)win)
+WIN_ONLY(Win_complete, (MPI_Win win), (void)win)
+WIN_ONLY(Win_wait, (MPI_Win win), (void)win)
+WIN_ONLY(Put, (const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
+               MPI_Datatype tdt, MPI_Win win),
+         (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)win)
+WIN_ONLY(Get, (void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc, MPI_Datatype tdt,
+               MPI_Win win),
+         (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)win)
+WIN_ONLY(Accumulate, (const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
+                      MPI_Datatype tdt, MPI_Op op, MPI_Win win),
+         (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)op,
+         (void)win)
+WIN_ONLY(Get_accumulate, (const void *oa, int oc, MPI_Datatype odt, void *ra, int rc,
+                          MPI_Datatype rdt, int tr, MPI_Aint td, int tc, MPI_Datatype tdt,
+                          MPI_Op op, MPI_Win win),
+         (void)oa, (void)oc, (void)odt, (void)ra, (void)rc, (void)rdt, (void)tr, (void)td,
+         (void)tc, (void)tdt, (void)op, (void)win)
+WIN_ONLY(Fetch_and_op, (const void *oa, void *ra, MPI_Datatype dt, int tr, MPI_Aint td, MPI_Op op,
+                        MPI_Win win),
+         (void)oa, (void)ra, (void)dt, (void)tr, (void)td, (void)op, (void)win)
+WIN_ONLY(Compare_and_swap, (const void *oa, const void *ca, void *ra, MPI_Datatype dt, int tr,
+                            MPI_Aint td, MPI_Win win),
+         (void)oa, (void)ca, (void)ra, (void)dt, (void)tr, (void)td, (void)win)
+
+int PMPI_Rput(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
+              MPI_Datatype tdt, MPI_Win win, MPI_Request *request)
+{
+    (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)win;
+    SET(request, MPI_REQUEST_NULL);
+    return unsupported(MPI_COMM_NULL, "MPI_Rput", ONE_SIDED);
+}
+
+int PMPI_Rget(void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc, MPI_Datatype tdt,
+              MPI_Win win, MPI_Request *request)
+{
+    (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)win;
+    SET(request, MPI_REQUEST_NULL);
+    return unsupported(MPI_COMM_NULL, "MPI_Rget", ONE_SIDED);
+}
+
+/* ---- dynamic processes ---------------------------------------------------------------- */
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                    MPI_Comm comm, MPI_Comm *intercomm, int errcodes[])
+{
+    (void)command, (void)argv, (void)maxprocs, (void)info, (void)root, (void)errcodes;
+    SET(intercomm, MPI_COMM_NULL);
+    return unsupported(comm, "MPI_Comm_spawn", DYNAMIC);
+}
+
+int PMPI_Comm_spawn_multiple(int count, char *commands[], char **argvs[], const int maxprocs[],
+                             const MPI_Info infos[], int root, MPI_Comm comm, MPI_Comm *intercomm,
+                             int errcodes[])
+{
+    (void)count, (void)commands, (void)argvs, (void)maxprocs, (void)infos, (void)root,
+        (void)errcodes;
+    SET(intercomm, MPI_COMM_NULL);
+    return unsupported(comm, "MPI_Comm_spawn_multiple", DYNAMIC);
+}
+
+/* No process of a Bolt job was spawned, so there is no parent: a valid answer. */
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    int rc = face_check_init("MPI_Comm_get_parent");
+    if (rc)
+        return rc;
+    if (!parent)
+        return face_error(MPI_COMM_NULL, "MPI_Comm_get_parent", MPI_ERR_ARG, "parent pointer is NULL");
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Open_port(MPI_Info info, char *port_name)
+{
+    (void)info, (void)port_name;
+    return unsupported(MPI_COMM_NULL, "MPI_Open_port", PORTS);
+}
+
+int PMPI_Close_port(const char *port_name)
+{
+    (void)port_name;
+    return unsupported(MPI_COMM_NULL, "MPI_Close_port", PORTS);
+}
+
+int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm)
+{
+    (void)port_name, (void)info, (void)root;
+    SET(newcomm, MPI_COMM_NULL);
+    return unsupported(comm, "MPI_Comm_accept", PORTS);
+}
+
+int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                      MPI_Comm *newcomm)
+{
+    (void)port_name, (void)info, (void)root;
+    SET(newcomm, MPI_COMM_NULL);
+    return unsupported(comm, "MPI_Comm_connect", PORTS);
+}
+
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    return unsupported(comm ? *comm : MPI_COMM_NULL, "MPI_Comm_disconnect", PORTS);
+}
+
+int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+{
+    (void)fd;
+    SET(intercomm, MPI_COMM_NULL);
+    return unsupported(MPI_COMM_NULL, "MPI_Comm_join", PORTS);
+}
+
+int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    (void)service_name, (void)info, (void)port_name;
+    return unsupported(MPI_COMM_NULL, "MPI_Publish_name", PORTS);
+}
+
+int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+{
+    (void)service_name, (void)info, (void)port_name;
+    return unsupported(MPI_COMM_NULL, "MPI_Unpublish_name", PORTS);
+}
+
+int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+{
+    (void)service_name, (void)info, (void)port_name;
+    return unsupported(MPI_COMM_NULL, "MPI_Lookup_name", PORTS);
+}
+
+/* ---- MPI-IO -------------------------------------------------------------------------------- */
+int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
+{
+    (void)filename, (void)amode, (void)info;
+    SET(fh, MPI_FILE_NULL);
+    return unsupported(comm, "MPI_File_open", FILE_IO);
+}
+
+int PMPI_File_close(MPI_File *fh)
+{
+    (void)fh;
+    return unsupported(MPI_COMM_NULL, "MPI_File_close", FILE_IO);
+}
+
+int PMPI_File_delete(const char *filename, MPI_Info info)
+{
+    (void)filename, (void)info;
+    return unsupported(MPI_COMM_NULL, "MPI_File_delete", FILE_IO);
+}
+
+#define FILE_RW(name, cbuf)                                                              \
+    int PMPI_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype dt,  \
+                    MPI_Status *status)                                                   \
+    {                                                                                     \
+        (void)fh, (void)buf, (void)count, (void)dt, (void)status;                         \
+        return unsupported(MPI_COMM_NULL, "MPI_" #name, FILE_IO);                          \
+    }
+FILE_RW(File_read, )
+FILE_RW(File_read_all, )
+FILE_RW(File_write, const)
+FILE_RW(File_write_all, const)
+#undef FILE_RW
+
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt,
+                      MPI_Status *status)
+{
+    (void)fh, (void)offset, (void)buf, (void)count, (void)dt, (void)status;
+    return unsupported(MPI_COMM_NULL, "MPI_File_read_at", FILE_IO);
+}
+
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                       MPI_Datatype dt, MPI_Status *status)
+{
+    (void)fh, (void)offset, (void)buf, (void)count, (void)dt, (void)status;
+    return unsupported(MPI_COMM_NULL, "MPI_File_write_at", FILE_IO);
+}
+
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
+{
+    (void)fh, (void)offset, (void)whence;
+    return unsupported(MPI_COMM_NULL, "MPI_File_seek", FILE_IO);
+}
+
+int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
+{
+    (void)fh, (void)size;
+    return unsupported(MPI_COMM_NULL, "MPI_File_get_size", FILE_IO);
+}
+
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                       const char *datarep, MPI_Info info)
+{
+    (void)fh, (void)disp, (void)etype, (void)filetype, (void)datarep, (void)info;
+    return unsupported(MPI_COMM_NULL, "MPI_File_set_view", FILE_IO);
+}
+
+int PMPI_File_sync(MPI_File fh)
+{
+    (void)fh;
+    return unsupported(MPI_COMM_NULL, "MPI_File_sync", FILE_IO);
+}
+
+/* ---- intercommunicators ----------------------------------------------------------------- */
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                          int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    (void)local_leader, (void)peer_comm, (void)remote_leader, (void)tag;
+    SET(newintercomm, MPI_COMM_NULL);
+    return unsupported(local_comm, "MPI_Intercomm_create", INTER);
+}
+
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    (void)high;
+    SET(newintracomm, MPI_COMM_NULL);
+    return unsupported(intercomm, "MPI_Intercomm_merge", INTER);
+}
+
+/* Every Bolt communicator is an intracommunicator: a valid answer. */
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    struct face_comm *c = NULL;
+    int rc = face_comm_check(comm, "MPI_Comm_test_inter", &c);
+    if (rc)
+        return rc;
+    if (!flag)
+        return face_error(comm, "MPI_Comm_test_inter", MPI_ERR_ARG, "flag pointer is NULL");
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    (void)size;
+    return unsupported(comm, "MPI_Comm_remote_size", INTER);
+}
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    SET(group, MPI_GROUP_NULL);
+    return unsupported(comm, "MPI_Comm_remote_group", INTER);
+}

@@ -1,0 +1,114 @@
+/* mpi_unsupported.c — what Bolt does not support says so: with
+ * MPI_ERRORS_RETURN every such call returns MPI_ERR_UNSUPPORTED_OPERATION
+ * (Open MPI supports them, so this program runs on Bolt only), while
+ * MPI_Comm_get_parent and MPI_Comm_test_inter answer successfully. */
+#include "mtest.h"
+
+#define UNSUPPORTED(call)                                                                 \
+    do {                                                                                  \
+        int rc_ = (call), cls_ = -1;                                                      \
+        MPI_Error_class(rc_, &cls_);                                                      \
+        CHECK(cls_ == MPI_ERR_UNSUPPORTED_OPERATION, "%s returned class %d", #call, cls_); \
+        n_calls++;                                                                        \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "mpi_unsupported");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int n_calls = 0, buf[4] = {0}, res[4], flag = -1, size;
+    void *base = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    MPI_File fh = MPI_FILE_NULL;
+    MPI_Comm c = MPI_COMM_WORLD;
+    MPI_Group g;
+    MPI_Request r;
+    MPI_Offset off;
+    char port[MPI_MAX_PORT_NAME] = "port";
+
+    /* one-sided */
+    UNSUPPORTED(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK(win == MPI_WIN_NULL, "Win_create left win = %d", win);
+    UNSUPPORTED(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    UNSUPPORTED(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    UNSUPPORTED(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    UNSUPPORTED(MPI_Win_fence(0, win));
+    UNSUPPORTED(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, win));
+    UNSUPPORTED(MPI_Win_unlock(0, win));
+    UNSUPPORTED(MPI_Win_lock_all(0, win));
+    UNSUPPORTED(MPI_Win_unlock_all(win));
+    UNSUPPORTED(MPI_Win_flush(0, win));
+    UNSUPPORTED(MPI_Win_sync(win));
+    UNSUPPORTED(MPI_Win_post(MPI_GROUP_EMPTY, 0, win));
+    UNSUPPORTED(MPI_Win_start(MPI_GROUP_EMPTY, 0, win));
+    UNSUPPORTED(MPI_Win_complete(win));
+    UNSUPPORTED(MPI_Win_wait(win));
+    UNSUPPORTED(MPI_Put(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    UNSUPPORTED(MPI_Get(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
+    UNSUPPORTED(MPI_Accumulate(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win));
+    UNSUPPORTED(MPI_Get_accumulate(buf, 1, MPI_INT, res, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win));
+    UNSUPPORTED(MPI_Fetch_and_op(buf, res, MPI_INT, 0, 0, MPI_SUM, win));
+    UNSUPPORTED(MPI_Compare_and_swap(buf, buf + 1, res, MPI_INT, 0, 0, win));
+    UNSUPPORTED(MPI_Rput(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win, &r));
+    CHECK(r == MPI_REQUEST_NULL, "Rput left a request");
+    UNSUPPORTED(MPI_Rget(buf, 1, MPI_INT, 0, 0, 1, MPI_INT, win, &r));
+    UNSUPPORTED(MPI_Win_free(&win));
+
+    /* dynamic processes */
+    UNSUPPORTED(MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c,
+                               MPI_ERRCODES_IGNORE));
+    CHECK(c == MPI_COMM_NULL, "Comm_spawn left intercomm = %d", c);
+    char *cmds[1] = {"true"};
+    int maxprocs[1] = {1};
+    MPI_Info infos[1] = {MPI_INFO_NULL};
+    UNSUPPORTED(MPI_Comm_spawn_multiple(1, cmds, MPI_ARGVS_NULL, maxprocs, infos, 0, MPI_COMM_SELF,
+                                        &c, MPI_ERRCODES_IGNORE));
+    UNSUPPORTED(MPI_Open_port(MPI_INFO_NULL, port));
+    UNSUPPORTED(MPI_Close_port(port));
+    UNSUPPORTED(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c));
+    UNSUPPORTED(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c));
+    c = MPI_COMM_SELF;
+    UNSUPPORTED(MPI_Comm_disconnect(&c));
+    UNSUPPORTED(MPI_Comm_join(-1, &c));
+    UNSUPPORTED(MPI_Publish_name("svc", MPI_INFO_NULL, port));
+    UNSUPPORTED(MPI_Unpublish_name("svc", MPI_INFO_NULL, port));
+    UNSUPPORTED(MPI_Lookup_name("svc", MPI_INFO_NULL, port));
+    c = MPI_COMM_WORLD;
+    CHECK_MPI(MPI_Comm_get_parent(&c));
+    CHECK(c == MPI_COMM_NULL, "a Bolt job has no parent, got %d", c);
+
+    /* MPI-IO */
+    UNSUPPORTED(MPI_File_open(MPI_COMM_SELF, "/tmp/bolt-unsupported", MPI_MODE_RDWR | MPI_MODE_CREATE,
+                              MPI_INFO_NULL, &fh));
+    CHECK(fh == MPI_FILE_NULL, "File_open left fh = %d", fh);
+    UNSUPPORTED(MPI_File_read(fh, buf, 1, MPI_INT, MPI_STATUS_IGNORE));
+    UNSUPPORTED(MPI_File_read_at(fh, 0, buf, 1, MPI_INT, MPI_STATUS_IGNORE));
+    UNSUPPORTED(MPI_File_read_all(fh, buf, 1, MPI_INT, MPI_STATUS_IGNORE));
+    UNSUPPORTED(MPI_File_write(fh, buf, 1, MPI_INT, MPI_STATUS_IGNORE));
+    UNSUPPORTED(MPI_File_write_at(fh, 0, buf, 1, MPI_INT, MPI_STATUS_IGNORE));
+    UNSUPPORTED(MPI_File_write_all(fh, buf, 1, MPI_INT, MPI_STATUS_IGNORE));
+    UNSUPPORTED(MPI_File_seek(fh, 0, MPI_SEEK_SET));
+    UNSUPPORTED(MPI_File_get_size(fh, &off));
+    UNSUPPORTED(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    UNSUPPORTED(MPI_File_sync(fh));
+    UNSUPPORTED(MPI_File_close(&fh));
+    UNSUPPORTED(MPI_File_delete("/tmp/bolt-unsupported", MPI_INFO_NULL));
+
+    /* intercommunicators */
+    UNSUPPORTED(MPI_Intercomm_create(MPI_COMM_SELF, 0, MPI_COMM_WORLD, 0, 9, &c));
+    UNSUPPORTED(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &c));
+    UNSUPPORTED(MPI_Comm_remote_size(MPI_COMM_WORLD, &size));
+    UNSUPPORTED(MPI_Comm_remote_group(MPI_COMM_WORLD, &g));
+    CHECK_MPI(MPI_Comm_test_inter(MPI_COMM_WORLD, &flag));
+    CHECK(flag == 0, "MPI_COMM_WORLD is an intercommunicator? flag %d", flag);
+
+    CHECK(n_calls == 52, "%d unsupported calls checked", n_calls);
+    /* The error string names the class. */
+    char text[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(MPI_ERR_UNSUPPORTED_OPERATION, text, &len);
+    CHECK(strstr(text, "not supported") != NULL, "error string '%s'", text);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    return mt_finish();
+}

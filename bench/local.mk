@@ -5,6 +5,9 @@
 noinst_PROGRAMS += bench/bolt_pingpong bench/mpi_pingpong
 bench_bolt_pingpong_SOURCES = bench/bolt_pingpong.c bench/bench_stats.h
 bench_bolt_pingpong_LDADD = libbolt.la
+# bolt_allreduce times the all-reduce algorithms (BOLT_ALLREDUCE_ALGO).
+noinst_PROGRAMS += bench/bolt_allreduce
+bench_bolt_allreduce_SOURCES = bench/bolt_allreduce.c bench/bench_stats.h
 bench_mpi_pingpong_SOURCES = bench/mpi_pingpong.c bench/bench_stats.h
 bench_mpi_pingpong_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 bench_mpi_pingpong_LDADD = libmpi.la libbolt.la

@@ -42,6 +42,8 @@ int coll_allreduce_ring(struct coll_sched *s, void *buf, size_t count, bolt_data
         g.seg = 1;
     size_t maxchunk = (count + (size_t)n - 1) / (size_t)n;
     size_t m = maxchunk ? (maxchunk + g.seg - 1) / g.seg : 1;
+    if (g.seg > maxchunk && maxchunk)
+        g.seg = maxchunk; /* scratch no larger than a chunk */
     char *tmp[2] = {coll_sched_tmp(s, g.seg * esize), coll_sched_tmp(s, g.seg * esize)};
     /* Reduce-scatter: unit u = step j, segment k; at step j this rank sends
      * chunk r - j and receives chunk r - j - 1, reduced into its own copy. */
@@ -49,23 +51,19 @@ int coll_allreduce_ring(struct coll_sched *s, void *buf, size_t count, bolt_data
     for (size_t u = 0; u <= units; u++) {
         int j = (int)(u / m);
         size_t k = u % m;
+        /* With one segment per chunk the send waits for the previous reduce;
+         * with more, that reduce overlaps this round's transfers. */
+        if (u > 0 && m == 1)
+            coll_sched_reduce(s, tmp[(u - 1) % 2], g.buf + poff * esize, plen, dt, op);
         if (u < units) {
+            size_t so, sl;
+            seg_range(&g, (r - j + n) % n, k, &so, &sl);
+            coll_sched_send(s, g.buf + so * esize, sl * esize, right);
             seg_range(&g, (r - j - 1 + 2 * n) % n, k, &off, &len);
             coll_sched_recv(s, tmp[u % 2], len * esize, left);
         }
-        /* With one segment per chunk the send waits for the previous reduce. */
-        if (u < units && m > 1) {
-            size_t so, sl;
-            seg_range(&g, (r - j + n) % n, k, &so, &sl);
-            coll_sched_send(s, g.buf + so * esize, sl * esize, right);
-        }
-        if (u > 0)
+        if (u > 0 && m > 1)
             coll_sched_reduce(s, tmp[(u - 1) % 2], g.buf + poff * esize, plen, dt, op);
-        if (u < units && m == 1) {
-            size_t so, sl;
-            seg_range(&g, (r - j + n) % n, k, &so, &sl);
-            coll_sched_send(s, g.buf + so * esize, sl * esize, right);
-        }
         if (u < units) {
             poff = off;
             plen = len;
@@ -79,8 +77,8 @@ int coll_allreduce_ring(struct coll_sched *s, void *buf, size_t count, bolt_data
         size_t k = u % m, so, sl;
         seg_range(&g, (r - j + n) % n, k, &off, &len);
         seg_range(&g, (r + 1 - j + n) % n, k, &so, &sl);
-        coll_sched_recv(s, g.buf + off * esize, len * esize, left);
         coll_sched_send(s, g.buf + so * esize, sl * esize, right);
+        coll_sched_recv(s, g.buf + off * esize, len * esize, left);
         coll_sched_round(s);
     }
     return coll_sched_error(s);

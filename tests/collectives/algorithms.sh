@@ -1,0 +1,24 @@
+#!/bin/sh
+# Each algorithm, forced by its setting, on 1..8 ranks: all-reduce (sizes 0,
+# 1, 7, 1 KiB, in place, non-commutative op, bitwise identity across ranks
+# and runs) and data movement (bcast, gather(v), scatter(v), allgather(v),
+# alltoall(v)); 1 MiB + 3 elements on 2 and 3 ranks. Each line pairs an
+# all-reduce, a broadcast and an all-gather algorithm.
+. "$(dirname "$0")/lib.sh"
+for v in "auto auto auto" "rd binomial ring" "ring chain rd" \
+         "rabenseifner scatter_allgather bruck" "oneshot binomial bruck" "mesh chain ring"; do
+    set -- $v
+    env="-x BOLT_ALLREDUCE_ALGO=$1 -x BOLT_BCAST_ALGO=$2 -x BOLT_ALLGATHER_ALGO=$3"
+    for np in $NPS; do
+        # one rank runs no algorithm at all: once is enough
+        [ "$np" -eq 1 ] && [ "$1" != auto ] && continue
+        big=; [ "$np" -le 3 ] && big=--large
+        run "$np" $env "$T/coll_check" allreduce,data $big
+    done
+    run_tcp 4 $env "$T/coll_check" allreduce,data
+done
+# nonblocking ones on the pipelined algorithms, large
+run 3 -x BOLT_ALLREDUCE_ALGO=ring -x BOLT_BCAST_ALGO=chain "$T/coll_check" nonblocking --large
+run 4 -x BOLT_ALLREDUCE_ALGO=rabenseifner -x BOLT_BCAST_ALGO=scatter_allgather \
+    "$T/coll_check" nonblocking --large
+finish

@@ -1,0 +1,27 @@
+#!/bin/sh
+# A rank that leaves without bolt_finalize in the middle of a job: every
+# survivor's next collective returns BOLT_ERR_PEER (never a hang), for
+# several all-reduce algorithms, blocking and nonblocking.
+. "$(dirname "$0")/lib.sh"
+cases_main='"2 rd" "3 ring" "4 rd" "4 mesh" "5 rabenseifner --large" "4 oneshot --large"'
+cases_tcp='"4 rd" "3 ring --large"'
+for tl in $TL_MAIN tcp; do
+    [ $tl = tcp ] && [ $TL_MAIN != tcp ] && cases=$cases_tcp || cases=$cases_main
+    eval "set -- $cases"
+    for case in "$@"; do
+        set -- $case
+        np=$1 algo=$2 nb=${3:-}
+        out=$(BOLT_TRANSPORTS=$tl "$BOLTRUN" --timeout 120 -np "$np" -x BOLT_ALLREDUCE_ALGO=$algo \
+            "$T/coll_check" peer_exit $nb 2>&1); rc=$?
+        seen=$(printf '%s\n' "$out" | grep -c 'saw: ')
+        if [ $rc -eq 0 ] && [ "$seen" -eq $((np - 1)) ]; then
+            echo "pass: BOLT_TRANSPORTS=$tl -np $np $algo $nb: $seen survivors got an error"
+            passes=$((passes + 1))
+        else
+            echo "FAIL: BOLT_TRANSPORTS=$tl -np $np $algo $nb (exit $rc, $seen survivors saw it)"
+            printf '%s\n' "$out" | tail -n 20
+            fails=$((fails + 1))
+        fi
+    done
+done
+finish

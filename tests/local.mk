@@ -5,4 +5,5 @@ include tests/launcher/local.mk
 include tests/integration/local.mk
 include tests/collectives/local.mk
 include tests/mpi/local.mk
+include tests/cluster/local.mk
 EXTRA_DIST += tests/check_run.h

@@ -1,0 +1,7 @@
+# tests/cluster/: multi-host tests on a cluster of network namespaces with
+# their own sshd, wired as a Thunderbolt full mesh (cluster.sh). They need
+# root and skip (exit 77) without it. BOLTRUN and TOP_BUILDDIR come from
+# tests/launcher/local.mk's AM_TESTS_ENVIRONMENT.
+CLUSTER_TESTS = tests/cluster/smoke.sh
+TESTS += $(CLUSTER_TESTS)
+dist_check_SCRIPTS += $(CLUSTER_TESTS) tests/cluster/cluster.sh tests/cluster/lib.sh

@@ -89,8 +89,8 @@ static double allreduce_cost(int algo, double S, int n, struct model m)
         return lp * (m.a + S * (m.b + m.g)) + fold;
     case AR_RING:
         return 2 * (n - 1) * (segs < 1 ? 1 : segs) * m.a + part * S * (2 * m.b + m.g);
-    case AR_RAB:
-        return 2 * lp * m.a + (double)(p - 1) / p * S * (2 * m.b + m.g) + fold;
+    case AR_RAB: /* half the ranks also copy what they reduced: about half a reduction */
+        return 2 * lp * m.a + (double)(p - 1) / p * S * (2 * m.b + 1.5 * m.g) + fold;
     case AR_ONESHOT:
         return m.a + (n - 2) * m.o + (n - 1) * S * (m.b + m.g);
     default: /* AR_MESH */
@@ -131,9 +131,12 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
     struct model m = model_get();
     double S = (double)bytes, best = 1e300;
     int pick = 0;
+    /* Ties go to the first in this order: fewer messages, then less state. */
+    static const int ar_order[] = {AR_RD, AR_ONESHOT, AR_MESH, AR_RAB, AR_RING};
     if (kind == COLL_BARRIER || n == 1)
         return 0;
-    for (int i = 0; i < kinds[kind].n; i++) {
+    for (int k = 0; k < kinds[kind].n; k++) {
+        int i = kind == COLL_ALLREDUCE ? ar_order[k] : k;
         double t;
         if (kind == COLL_ALLREDUCE) {
             if (i == AR_RING && !commutative)
@@ -144,7 +147,7 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
         } else {
             t = allgather_cost(i, S, n, m);
         }
-        if (t < best) { /* ties keep the earlier, simpler algorithm */
+        if (t < best) {
             best = t;
             pick = i;
         }

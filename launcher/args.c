@@ -13,10 +13,16 @@
 const char *boltrun_usage(void)
 {
     return "usage: boltrun [-np N] [-x VAR[=VALUE]]... [--tag-output] [--timeout SEC] [--stdin RANK|none]\n"
-           "               [--bind-to core|numa|none] [--map-by slot|core|numa] [--report-bindings] [--]\n"
+           "               [--bind-to core|numa|none] [--map-by slot|node|core|numa] [--report-bindings]\n"
+           "               [--host H1[:SLOTS],H2[:SLOTS]...] [--hostfile FILE] [--launch-agent CMD] [--]\n"
            "               PROGRAM [ARGS...]\n"
-           "Starts N ranks of PROGRAM on this host.\n"
-           "  -np N, -n N, --np N  number of ranks (default 1)\n"
+           "Starts N ranks of PROGRAM on this host, or on the hosts given.\n"
+           "  -np N, -n N, --np N  number of ranks (default 1; with hosts, one per slot)\n"
+           "  --host LIST, -H LIST hosts and their slots (no count: 1), e.g. h1:2,h2:2; each is\n"
+           "                       reached with the remote shell (BOLT_RSH, default ssh\n"
+           "                       -o BatchMode=yes), which starts bolt-hostd there\n"
+           "  --hostfile FILE      hosts from FILE, Open MPI's format: \"host slots=N\" per line\n"
+           "  --launch-agent CMD   the remote shell command (overrides BOLT_RSH)\n"
            "  -x VAR               pass boltrun's value of VAR to the ranks\n"
            "  -x VAR=VALUE         set VAR=VALUE in the ranks' environment\n"
            "  --tag-output         prefix each output line with \"[rank] \"\n"
@@ -26,8 +32,9 @@ const char *boltrun_usage(void)
            "  --stdin none         every rank reads /dev/null\n"
            "  --bind-to WHAT       bind each rank to a core, a NUMA node or nothing (default:\n"
            "                       core when the ranks do not outnumber the cores, else none)\n"
-           "  --map-by HOW         slot or core: consecutive ranks on consecutive cores (default);\n"
-           "                       numa: round-robin over NUMA nodes\n"
+           "  --map-by HOW         slot or core: consecutive ranks on consecutive cores (default)\n"
+           "                       and, across hosts, fill each host's slots in turn;\n"
+           "                       node: round-robin over the hosts; numa: round-robin over NUMA nodes\n"
            "  --report-bindings    print where each rank is bound, one line per rank on stderr\n"
            "  --version, --help\n"
            "Everything after PROGRAM is passed to it untouched.\n"
@@ -55,7 +62,7 @@ const char *bind_to_name(enum bind_to b)
 int map_by_parse(const char *text, enum map_by *out)
 {
     static const struct { const char *name; enum map_by v; } t[] = {
-        {"slot", MAP_BY_SLOT}, {"core", MAP_BY_CORE}, {"numa", MAP_BY_NUMA}};
+        {"slot", MAP_BY_SLOT}, {"core", MAP_BY_CORE}, {"numa", MAP_BY_NUMA}, {"node", MAP_BY_NODE}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(text, t[i].name) == 0) {
             *out = t[i].v;
@@ -167,6 +174,15 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
         } else if (match_opt(arg, "map-by", &val)) {
             name = "--map-by";
             which = 6;
+        } else if (match_opt(arg, "host", &val) || strcmp(arg, "-H") == 0) {
+            name = "--host";
+            which = 7;
+        } else if (match_opt(arg, "hostfile", &val) || match_opt(arg, "machinefile", &val)) {
+            name = "--hostfile";
+            which = 8;
+        } else if (match_opt(arg, "launch-agent", &val)) {
+            name = "--launch-agent";
+            which = 9;
         } else {
             return fail(err, errcap, "unknown option '%s' (see boltrun --help)", arg);
         }
@@ -185,6 +201,19 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
                 return fail(err, errcap, "-np %ld is more than boltrun can start on one host (at most %d)", v,
                             BOLTRUN_MAX_NP);
             a->np = (int)v;
+            a->np_given = 1;
+        } else if (which == 7) {
+            if (*val == '\0')
+                return fail(err, errcap, "--host expects HOST[:SLOTS][,HOST[:SLOTS]...], got an empty list");
+            a->host_spec = val;
+        } else if (which == 8) {
+            if (*val == '\0')
+                return fail(err, errcap, "--hostfile expects a file name");
+            a->hostfile = val;
+        } else if (which == 9) {
+            if (strspn(val, " \t") == strlen(val))
+                return fail(err, errcap, "--launch-agent expects a command (like 'ssh -o BatchMode=yes')");
+            a->launch_agent = val;
         } else if (which == 2) {
             const char *eq = strchr(val, '=');
             size_t n = eq ? (size_t)(eq - val) : strlen(val);
@@ -222,7 +251,7 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
     }
     if (i >= argc)
         return fail(err, errcap, "no program given (usage: boltrun -np N PROGRAM [ARGS...])");
-    if (a->stdin_rank >= a->np)
+    if (a->stdin_rank >= a->np && (a->np_given || (!a->host_spec && !a->hostfile)))
         return fail(err, errcap, "--stdin %s: the job has no such rank (-np %d: ranks 0 to %d)", stdin_text, a->np,
                     a->np - 1);
     a->prog_argv = argv + i;

@@ -11,7 +11,11 @@
 #define BOLTRUN_MAX_NP 100000
 
 struct boltrun_args {
-    int np;                 /* ranks to start (default 1) */
+    int np;                 /* ranks to start (default 1; with hosts, their slots) */
+    int np_given;           /* -np was on the command line */
+    const char *host_spec;  /* --host h1:2,h2:2 (NULL: none) */
+    const char *hostfile;   /* --hostfile FILE (NULL: none) */
+    const char *launch_agent; /* --launch-agent "CMD ARGS" (remote shell; NULL: BOLT_RSH) */
     int tag_output;         /* --tag-output */
     double timeout;         /* --timeout seconds; 0 = none */
     const char *timeout_text; /* as given, for messages */

@@ -15,11 +15,12 @@ enum bind_to {
 enum map_by {
     MAP_BY_SLOT = 0, /* consecutive ranks on consecutive cores (the default) */
     MAP_BY_CORE,     /* the same on one host */
-    MAP_BY_NUMA      /* round-robin over NUMA nodes */
+    MAP_BY_NUMA,     /* round-robin over NUMA nodes */
+    MAP_BY_NODE      /* multi-host: round-robin over hosts; on each host, as slot */
 };
 
 #define BIND_TO_VALUES "core, numa or none"
-#define MAP_BY_VALUES "slot, core or numa"
+#define MAP_BY_VALUES "slot, node, core or numa"
 
 /* Return 0, or -1 when text is not one of the accepted values. */
 int bind_to_parse(const char *text, enum bind_to *out);

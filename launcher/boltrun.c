@@ -12,6 +12,8 @@
 #include "bolt.h"
 #include "launcher/args.h"
 #include "launcher/bind_setup.h"
+#include "launcher/chan_wire.h"
+#include "launcher/hostlist.h"
 #include "launcher/job.h"
 #include "launcher/spawn.h"
 #include "runtime/config.h"
@@ -36,11 +38,97 @@ static void std_fds_open(void)
     }
 }
 
+extern char **environ;
+
+/* Variables a rank gets from its launcher, never from boltrun's environment. */
+static int launcher_set(const char *name, size_t n)
+{
+    static const char *const own[] = {"BOLT_RANK", "BOLT_SIZE", "BOLT_LOCAL_RANK", "BOLT_LOCAL_SIZE",
+                                      "BOLT_KVS_ADDR", "BOLT_JOB_SECRET", "BOLT_JOB_ID", "BOLT_LAUNCHER_HOST",
+                                      "BOLT_SHM_FD", "BOLT_SHM_BELLS", "BOLT_SHM_INDEX", "BOLT_LOCAL_CORES",
+                                      "BOLT_RSH", "BOLT_HOSTD"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strlen(own[i]) == n && memcmp(own[i], name, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The environment remote ranks get on top of their host's: the -x variables
+ * and boltrun's BOLT_* settings, as NUL-terminated "NAME=VALUE" strings. */
+static int remote_env(const struct boltrun_args *a, struct chan_buf *b, int *n)
+{
+    *n = 0;
+    for (int i = 0; i < a->nexports; i++) {
+        const char *x = a->exports[i];
+        if (strchr(x, '=') != NULL) {
+            chan_buf_raw(b, x, strlen(x) + 1);
+        } else {
+            const char *v = getenv(x);
+            if (v == NULL)
+                continue; /* warned about already */
+            chan_buf_raw(b, x, strlen(x));
+            chan_buf_raw(b, "=", 1);
+            chan_buf_raw(b, v, strlen(v) + 1);
+        }
+        (*n)++;
+    }
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, "BOLT_", 5) != 0 || eq == NULL || launcher_set(*e, (size_t)(eq - *e)))
+            continue;
+        chan_buf_raw(b, *e, strlen(*e) + 1);
+        (*n)++;
+    }
+    return b->failed ? -1 : 0;
+}
+
+/* The remote shell's words (split at blanks). */
+static char **split_words(const char *text)
+{
+    size_t len = strlen(text);
+    char *copy = malloc(len + 1);
+    char **w = calloc(len / 2 + 2, sizeof *w);
+    if (copy == NULL || w == NULL) {
+        free(copy);
+        free(w);
+        return NULL;
+    }
+    memcpy(copy, text, len + 1);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        w[n++] = t;
+    if (n == 0) {
+        free(copy);
+        free(w);
+        return NULL;
+    }
+    return w; /* w[0] is the start of copy: free(w[0]) and free(w) */
+}
+
+/* bolt-hostd is installed next to boltrun, at the same path on every host. */
+static int hostd_default(const char *argv0, char *out, size_t cap)
+{
+    char self[PATH_MAX], err[PATH_MAX + 64], real[PATH_MAX];
+    if (strchr(argv0, '/') != NULL)
+        snprintf(self, sizeof self, "%s", argv0);
+    else if (spawn_resolve(argv0, self, sizeof self, err, sizeof err) != 0)
+        return -1;
+    if (realpath(self, real) == NULL)
+        return -1;
+    char *slash = strrchr(real, '/');
+    if (slash == NULL)
+        return -1;
+    *slash = '\0';
+    int n = snprintf(out, cap, "%s/bolt-hostd", real);
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
     std_fds_open();
     struct boltrun_args a;
     char err[PATH_MAX + 256];
+    int rc;
     if (boltrun_parse_args(argc, argv, &a, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         boltrun_args_free(&a);
@@ -80,8 +168,90 @@ int main(int argc, char **argv)
         boltrun_args_free(&a);
         return 2;
     }
+    double grace0 = bolt_param_double(BOLT_P_KILL_GRACE);
+    double auth0 = bolt_param_double(BOLT_P_TIMEOUT);
+    if (a.host_spec || a.hostfile) {
+        struct hostlist hl;
+        hostlist_init(&hl);
+        enum map_by m = a.map_by;
+        const char *env_m = bolt_param_string(BOLT_P_MAP_BY);
+        int bad = 0;
+        if (!a.map_by_given && env_m && *env_m && map_by_parse(env_m, &m) != 0) {
+            snprintf(err, sizeof err, "BOLT_MAP_BY expects " MAP_BY_VALUES ", got '%s'", env_m);
+            bad = 2;
+        }
+        if (!bad && a.host_spec && hostlist_add_spec(&hl, a.host_spec, err, sizeof err) != 0)
+            bad = 2;
+        if (!bad && a.hostfile && hostlist_add_file(&hl, a.hostfile, err, sizeof err) != 0)
+            bad = 2;
+        if (!bad && hostlist_place(&hl, a.np_given ? a.np : 0, m == MAP_BY_NODE, err, sizeof err) != 0)
+            bad = 2;
+        if (!bad && a.stdin_rank >= hl.np) {
+            snprintf(err, sizeof err, "--stdin %d: the job has no such rank (ranks 0 to %d)", a.stdin_rank,
+                     hl.np - 1);
+            bad = 2;
+        }
+        char hostd[PATH_MAX];
+        const char *hp = bolt_param_string(BOLT_P_HOSTD);
+        if (!bad && hp && *hp)
+            snprintf(hostd, sizeof hostd, "%s", hp);
+        else if (!bad && hostd_default(argv[0], hostd, sizeof hostd) != 0) {
+            snprintf(err, sizeof err, "cannot tell where bolt-hostd is (boltrun's own path is unknown); set "
+                     "BOLT_HOSTD to its path on the hosts");
+            bad = 2;
+        }
+        const char *rsh = a.launch_agent ? a.launch_agent : bolt_param_string(BOLT_P_RSH);
+        char **rsh_argv = bad ? NULL : split_words(rsh && *rsh ? rsh : "ssh -o BatchMode=yes");
+        if (!bad && rsh_argv == NULL) {
+            snprintf(err, sizeof err, "out of memory");
+            bad = 1;
+        }
+        struct chan_buf env = {0};
+        int nenv = 0;
+        if (!bad && remote_env(&a, &env, &nenv) != 0) {
+            snprintf(err, sizeof err, "out of memory");
+            bad = 1;
+        }
+        if (bad) {
+            fprintf(stderr, "boltrun: %s\n", err);
+            hostlist_free(&hl);
+            chan_buf_free(&env);
+            boltrun_args_free(&a);
+            return bad;
+        }
+        double lt = bolt_param_double(BOLT_P_LAUNCH_TIMEOUT);
+        struct job_config cfg = {
+            .np = hl.np,
+            .tag_output = a.tag_output,
+            .timeout = a.timeout,
+            .timeout_text = a.timeout_text,
+            .stdin_rank = a.stdin_rank,
+            .kill_grace = grace0 >= 0 ? grace0 : 2.0,
+            .auth_timeout = auth0 > 0 ? auth0 : 60.0,
+            .path = a.prog_argv[0],
+            .argv = a.prog_argv,
+            .hosts = &hl,
+            .rsh_argv = rsh_argv,
+            .hostd_path = hostd,
+            .env_blob = (const char *)env.p,
+            .env_len = env.len,
+            .nenv = nenv,
+            .bind_to = a.bind_to,
+            .map_by = m,
+            .report_bindings = a.report_bindings,
+            .launch_timeout = lt > 0 ? lt : 30.0,
+        };
+        fflush(stdout);
+        rc = job_run(&cfg);
+        free(rsh_argv[0]);
+        free(rsh_argv);
+        chan_buf_free(&env);
+        hostlist_free(&hl);
+        boltrun_args_free(&a);
+        return rc;
+    }
     char path[PATH_MAX];
-    int rc = spawn_resolve(a.prog_argv[0], path, sizeof path, err, sizeof err);
+    rc = spawn_resolve(a.prog_argv[0], path, sizeof path, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "%s\n", err);
         boltrun_args_free(&a);

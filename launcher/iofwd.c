@@ -281,3 +281,19 @@ int iofwd_pump(struct iofwd_stream *s)
     sink_try(k);
     return ret;
 }
+
+void iofwd_feed(struct iofwd_stream *s, const void *data, size_t len)
+{
+    const char *d = data;
+    if (s->buf == NULL)
+        return;
+    while (len > 0) {
+        size_t room = IOFWD_MAX_LINE - s->len, n = len < room ? len : room;
+        memcpy(s->buf + s->len, d, n);
+        s->len += n;
+        flush_lines(s);
+        d += n;
+        len -= n;
+    }
+    sink_try(sink_of(s->outfd));
+}

@@ -39,6 +39,9 @@ int iofwd_init(struct iofwd_stream *s, int fd, int outfd, int rank, int tag);
 int iofwd_pump(struct iofwd_stream *s);
 /* Queues a partial line (with a newline) and closes the pipe. */
 void iofwd_close(struct iofwd_stream *s);
+/* Bytes of the stream that arrived some other way (a remote rank's output
+ * relayed by its host's daemon): cut into lines like pumped bytes. */
+void iofwd_feed(struct iofwd_stream *s, const void *data, size_t len);
 /* The descriptor to poll for input: s->fd, or -1 while its sink is too full. */
 int iofwd_poll_fd(const struct iofwd_stream *s);
 

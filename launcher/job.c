@@ -18,6 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launcher/chan_wire.h"
+#include "launcher/hostlink.h"
+#include "launcher/hostlist.h"
 #include "launcher/iofwd.h"
 #include "launcher/kvs_server.h"
 #include "launcher/shm_host.h"
@@ -40,6 +43,7 @@
 #define STALL_S 0.25
 
 struct rank {
+    int host;                 /* index in job.links; -1: a local rank */
     pid_t guard;
     int life;                 /* -1 once closed */
     uint8_t lbuf[SPAWN_STATUS_BYTES];
@@ -64,7 +68,16 @@ struct job {
     int stopping, killed;
     double kill_deadline, hard_deadline, drain_deadline, job_deadline;
     int sigs_seen;
+    struct hostlink *links;   /* multi-host: one per host */
+    int nlinks;
+    int stdin_relay;          /* read end of the stdin pipe of a remote rank; -1 */
+    int stdin_host;
 };
+
+static const char *rank_host(const struct job *j, int i)
+{
+    return j->r[i].host >= 0 ? j->links[j->r[i].host].name : j->host;
+}
 
 static int g_sigpipe[2] = {-1, -1};
 static sigset_t g_ignored; /* signals ignored when boltrun started: the ranks inherit that */
@@ -121,8 +134,11 @@ static int install_signals(void)
 static void signal_ranks(struct job *j, int sig)
 {
     for (int i = 0; i < j->nstarted; i++)
-        if (!j->r[i].done)
+        if (!j->r[i].done && j->r[i].host < 0 && j->r[i].guard > 0)
             (void)killpg(j->r[i].guard, sig);
+    for (int h = 0; h < j->nlinks; h++)
+        if (j->links[h].ndone < j->links[h].nranks)
+            hostlink_signal(&j->links[h], sig);
 }
 
 static void begin_stop(struct job *j, int sig, double now)
@@ -166,7 +182,7 @@ static void pump_rank_output(struct rank *r)
  * pid) cannot be reused while members remain. */
 static void kill_orphaned_group(struct rank *r)
 {
-    if (!r->reported && !r->pg_killed) {
+    if (!r->reported && !r->pg_killed && r->host < 0 && r->guard > 0) {
         r->pg_killed = 1;
         (void)killpg(r->guard, SIGKILL);
     }
@@ -180,24 +196,26 @@ static void rank_done(struct job *j, int i, int status, double now)
     r->done = 1;
     r->status = status;
     j->ndone++;
+    if (r->host >= 0)
+        hostlink_rank_done(&j->links[r->host]);
     if (i == j->cfg->stdin_rank)
         stdin_fwd_close(&j->in); /* nobody reads it any more */
     if (j->kvs)
-        kvs_server_rank_ended(j->kvs, i, j->host); /* a fence it missed fails now */
+        kvs_server_rank_ended(j->kvs, i, rank_host(j, i)); /* a fence it missed fails now */
     pump_rank_output(r); /* its last words come before boltrun's verdict */
     int failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     if (failed && !j->cause) {
         j->cause = 1;
         if (WIFSIGNALED(status)) {
             int sig = WTERMSIG(status);
-            iofwd_log("boltrun: rank %d on %s was killed by signal %d (%s)", i, j->host, sig,
+            iofwd_log("boltrun: rank %d on %s was killed by signal %d (%s)", i, rank_host(j, i), sig,
                     strsignal(sig));
             j->exit_code = 128 + sig;
         } else if (WIFEXITED(status)) {
-            iofwd_log("boltrun: rank %d on %s exited with status %d", i, j->host, WEXITSTATUS(status));
+            iofwd_log("boltrun: rank %d on %s exited with status %d", i, rank_host(j, i), WEXITSTATUS(status));
             j->exit_code = WEXITSTATUS(status);
         } else {
-            iofwd_log("boltrun: rank %d on %s ended abnormally (wait status 0x%x)", i, j->host,
+            iofwd_log("boltrun: rank %d on %s ended abnormally (wait status 0x%x)", i, rank_host(j, i),
                     (unsigned)status);
             j->exit_code = 1;
         }
@@ -213,7 +231,8 @@ static void on_abort(void *ctx, int rank, int code, const char *msg)
     if (j->cause)
         return;
     j->cause = 1;
-    iofwd_log("boltrun: rank %d on %s called bolt_abort (code %d): %s", rank, j->host, code, msg);
+    iofwd_log("boltrun: rank %d on %s called bolt_abort (code %d): %s", rank,
+              rank >= 0 && rank < j->cfg->np && j->r ? rank_host(j, rank) : j->host, code, msg);
     int ec = code & 0xff;
     if (ec == 0) /* an abort is a failure, whatever the code */
         ec = 1;
@@ -228,6 +247,8 @@ static void reap(struct job *j, double now)
         pid_t p = waitpid(-1, &st, WNOHANG);
         if (p <= 0)
             return;
+        for (int h = 0; h < j->nlinks; h++)
+            hostlink_reaped(&j->links[h], p, st);
         for (int i = 0; i < j->nstarted; i++) {
             struct rank *r = &j->r[i];
             if (r->guard == p) {
@@ -339,6 +360,151 @@ static double min_deadline(double a, double b)
 
 static int finish(struct job *j, double now);
 
+/* ---- remote hosts ---- */
+
+static void host_out(void *ctx, int rank, int fd, const uint8_t *data, size_t len)
+{
+    struct job *j = ctx;
+    if (rank >= 0 && rank < j->nstarted)
+        iofwd_feed(fd == 1 ? &j->r[rank].out : &j->r[rank].err, data, len);
+}
+
+static void host_exit(void *ctx, int rank, int status)
+{
+    struct job *j = ctx;
+    if (rank >= 0 && rank < j->nstarted && !j->r[rank].done)
+        rank_done(j, rank, status, bolt_kvs_now());
+}
+
+static void host_fail(void *ctx, struct hostlink *h, int code, const char *why)
+{
+    struct job *j = ctx;
+    double now = bolt_kvs_now();
+    iofwd_log("boltrun: %s", why);
+    if (!j->cause) {
+        j->cause = 1;
+        j->exit_code = code;
+    }
+    begin_stop(j, SIGTERM, now);
+    /* Its ranks will not be heard of again (its bolt-hostd stops them when
+     * its channel closes). */
+    for (int k = 0; k < h->nranks; k++)
+        if (!j->r[h->ranks[k]].done)
+            rank_done(j, h->ranks[k], code << 8, now);
+}
+
+/* Starts one bolt-hostd per host (in parallel: their READY comes to the
+ * event loop). */
+static void launch_hosts(struct job *j, const uint8_t *secret, const char *job_id)
+{
+    const struct job_config *cfg = j->cfg;
+    const struct hostlist *hl = cfg->hosts;
+    char err[512], cwd[4096];
+    j->links = calloc((size_t)hl->n, sizeof *j->links);
+    if (j->links == NULL) {
+        iofwd_log("boltrun: out of memory for %d hosts", hl->n);
+        j->cause = 1;
+        j->exit_code = 1;
+        return;
+    }
+    if (getcwd(cwd, sizeof cwd) == NULL)
+        cwd[0] = '\0';
+    for (int i = 0; i < cfg->np; i++) {
+        struct rank *r = &j->r[i];
+        r->host = hl->host_of[i];
+        r->life = -1;
+        r->reaped = r->reported = 1; /* no guard here: the host's daemon has it */
+        if (iofwd_init(&r->out, -1, 1, i, cfg->tag_output) != 0 || iofwd_init(&r->err, -1, 2, i, cfg->tag_output) != 0) {
+            iofwd_log("boltrun: out of memory for the output of rank %d", i);
+            j->cause = 1;
+            j->exit_code = 1;
+        }
+    }
+    j->nstarted = cfg->np;
+    j->nlinks = hl->n;
+    if (cfg->stdin_rank >= 0) {
+        int rank_in = -1;
+        if (stdin_fwd_open(&j->in, 0, cfg->stdin_rank, &rank_in) == 0) {
+            (void)fcntl(rank_in, F_SETFL, fcntl(rank_in, F_GETFL) | O_NONBLOCK);
+            j->stdin_relay = rank_in;
+            j->stdin_host = hl->host_of[cfg->stdin_rank];
+        }
+    }
+    struct hostlink_events ev = {.ctx = j, .on_out = host_out, .on_exit = host_exit, .on_fail = host_fail};
+    for (int h = 0; h < hl->n; h++) {
+        const struct hostlist_host *hh = &hl->h[h];
+        if (hh->nranks == 0) {
+            hostlink_unused(&j->links[h], hh->name);
+            continue;
+        }
+        uint8_t *ranks_be = malloc((size_t)hh->nranks * 4);
+        if (ranks_be == NULL) {
+            hostlink_unused(&j->links[h], hh->name);
+            host_fail(j, &j->links[h], 1, "out of memory");
+            continue;
+        }
+        for (int k = 0; k < hh->nranks; k++)
+            bolt_kvs_put_u32(ranks_be + 4 * k, (uint32_t)hh->ranks[k]);
+        struct chan_start st = {
+            .host = hh->name, .size = (uint32_t)cfg->np, .nlocal = (uint32_t)hh->nranks, .ranks_be = ranks_be,
+            .job_id = job_id, .cwd = cwd,
+            .stdin_rank = cfg->stdin_rank >= 0 ? (uint32_t)cfg->stdin_rank : UINT32_MAX,
+            .bind_to = (uint32_t)cfg->bind_to, .map_by = (uint32_t)cfg->map_by,
+            .report_bindings = (uint32_t)cfg->report_bindings,
+            .grace_ms = (uint32_t)(cfg->kill_grace * 1000), .timeout_ms = (uint32_t)(cfg->auth_timeout * 1000),
+            .argc = 0, .argv_blob = NULL, .argv_len = 0,
+            .nenv = (uint32_t)cfg->nenv, .env_blob = cfg->env_blob, .env_len = cfg->env_len};
+        memcpy(st.secret, secret, BOLT_SECRET_BYTES);
+        struct chan_buf argvb = {0};
+        for (char **a = cfg->argv; *a; a++) {
+            chan_buf_raw(&argvb, *a, strlen(*a) + 1);
+            st.argc++;
+        }
+        st.argv_blob = (const char *)argvb.p;
+        st.argv_len = argvb.len;
+        struct chan_buf b = {0};
+        chan_start_encode(&b, &st);
+        int rc = argvb.failed || b.failed ? -1
+                 : hostlink_start(&j->links[h], hh->name, cfg->rsh_argv, cfg->hostd_path, b.p, b.len, cfg->np,
+                                  hh->ranks, hh->nranks, j->kvs, &ev, cfg->launch_timeout, err, sizeof err);
+        if (argvb.failed || b.failed)
+            snprintf(err, sizeof err, "out of memory");
+        chan_buf_free(&b);
+        chan_buf_free(&argvb);
+        free(ranks_be);
+        if (rc != 0) {
+            hostlink_unused(&j->links[h], hh->name);
+            j->links[h].ranks = hh->ranks;
+            j->links[h].nranks = hh->nranks;
+            char why[1024];
+            snprintf(why, sizeof why, "cannot start bolt-hostd on %.255s: %.511s", hh->name, err);
+            host_fail(j, &j->links[h], 1, why);
+        }
+    }
+}
+
+/* boltrun's stdin, read from the pipe stdin_fwd fills, goes to the host of
+ * the stdin rank. */
+static void relay_stdin(struct job *j)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(j->stdin_relay, buf, sizeof buf);
+        if (n > 0) {
+            hostlink_stdin(&j->links[j->stdin_host], buf, (size_t)n);
+            return;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        hostlink_stdin(&j->links[j->stdin_host], "", 0);
+        close(j->stdin_relay);
+        j->stdin_relay = -1;
+        return;
+    }
+}
+
 static int job_run_inner(const struct job_config *cfg);
 
 int job_run(const struct job_config *cfg)
@@ -398,14 +564,19 @@ static int job_run_inner(const struct job_config *cfg)
 
     /* Made before the ranks, which inherit it; without it they use TCP. */
     struct shm_host shm;
-    int have_shm = cfg->np > 1 && shm_host_create(&shm, cfg->np, err, sizeof err) == 0;
-    if (cfg->np > 1 && !have_shm)
+    int have_shm = !cfg->hosts && cfg->np > 1 && shm_host_create(&shm, cfg->np, err, sizeof err) == 0;
+    if (!cfg->hosts && cfg->np > 1 && !have_shm)
         iofwd_log("boltrun: no shared memory for the ranks (%s); they talk over TCP", err);
 
     double now = bolt_kvs_now();
     j->job_deadline = cfg->timeout > 0 ? now + cfg->timeout : -1;
     j->drain_deadline = -1;
-    for (int i = 0; i < cfg->np; i++) {
+    j->stdin_relay = -1;
+    for (int i = 0; i < cfg->np; i++)
+        j->r[i].host = -1;
+    if (cfg->hosts)
+        launch_hosts(j, secret, job_id);
+    for (int i = 0; !cfg->hosts && i < cfg->np; i++) {
         int nclose = 0;
         closefds[nclose++] = g_sigpipe[0];
         closefds[nclose++] = g_sigpipe[1];
@@ -519,7 +690,8 @@ static int job_run_inner(const struct job_config *cfg)
                 }
         }
 
-        size_t need = 3 + STDIN_FWD_POLLFDS + (size_t)kvs_server_max_pollfds(j->kvs) + 3 * (size_t)j->nstarted;
+        size_t need = 4 + STDIN_FWD_POLLFDS + (size_t)kvs_server_max_pollfds(j->kvs) + 3 * (size_t)j->nstarted +
+                      HOSTLINK_POLLFDS * (size_t)j->nlinks;
         if (need > cap) {
             struct pollfd *n = realloc(pfd, need * 2 * sizeof *pfd);
             if (n == NULL) {
@@ -554,6 +726,15 @@ static int job_run_inner(const struct job_config *cfg)
             pfd[np++] = (struct pollfd){.fd = iofwd_poll_fd(&r->out), .events = POLLIN}; /* -1 when */
             pfd[np++] = (struct pollfd){.fd = iofwd_poll_fd(&r->err), .events = POLLIN}; /* held back */
         }
+        int link_first = np;
+        for (int h = 0; h < j->nlinks; h++) {
+            hostlink_fill(&j->links[h], pfd + np);
+            np += HOSTLINK_POLLFDS;
+        }
+        int relay_at = np;
+        pfd[np++] = (struct pollfd){.fd = j->stdin_relay >= 0 && hostlink_pending(&j->links[j->stdin_host]) < (1u << 20)
+                                              ? j->stdin_relay : -1, .events = POLLIN};
+
         double dl = j->job_deadline;
         if (j->stopping && !j->killed)
             dl = min_deadline(dl, j->kill_deadline);
@@ -564,6 +745,8 @@ static int job_run_inner(const struct job_config *cfg)
         if (all_done && j->stopping && queued)
             dl = min_deadline(dl, iofwd_last_progress() + STALL_S);
         dl = min_deadline(dl, kvs_server_deadline(j->kvs));
+        for (int h = 0; h < j->nlinks; h++)
+            dl = min_deadline(dl, hostlink_deadline(&j->links[h]));
         int ms = 1000; /* a backstop; nothing relies on it */
         if (dl >= 0) {
             double left = dl - now;
@@ -598,6 +781,10 @@ static int job_run_inner(const struct job_config *cfg)
                 read_lifeline(j, i, now);
         }
         kvs_server_handle(j->kvs, pfd + kvs_first, nkvs, now);
+        for (int h = 0; h < j->nlinks; h++)
+            hostlink_handle(&j->links[h], pfd + link_first + HOSTLINK_POLLFDS * h, now);
+        if (pfd[relay_at].revents)
+            relay_stdin(j);
         if (pr == 0)
             reap(j, now); /* in case a SIGCHLD wake-up was lost */
     }
@@ -617,6 +804,13 @@ static int finish(struct job *j, double now)
             close(j->r[i].life); /* a guard still waiting cleans up its group */
         j->r[i].life = -1;
     }
+    if (j->stdin_relay >= 0)
+        close(j->stdin_relay);
+    j->stdin_relay = -1;
+    if (j->nlinks > 0)
+        hostlink_close_all(j->links, j->nlinks, 3.0);
+    free(j->links);
+    j->links = NULL;
     kvs_server_destroy(j->kvs);
     /* Reap the guards: they exit right after reporting. Bounded. */
     double until = now + 1.0;

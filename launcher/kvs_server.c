@@ -38,6 +38,12 @@ struct conn {
     uint8_t *out;
     size_t outoff, outlen, outcap;
     int dead;                 /* to be closed */
+    unsigned id;
+    /* virtual (fd -1): relayed from a host's daemon */
+    void (*vsend)(void *ctx, unsigned tag, const uint8_t *data, size_t len);
+    void *vctx;
+    unsigned vtag;
+    int announced;            /* relay mode: on_open was called */
 };
 
 struct entry {
@@ -84,6 +90,8 @@ struct kvs_server {
     int max_pending;          /* unauthenticated connections kept at once */
     double paused_until;      /* listener not polled before (out of descriptors) */
     int logged_cap, logged_emfile, nrefusals;
+    unsigned next_id;
+    char name[128];
 };
 
 static unsigned hash(const char *k, size_t n)
@@ -128,6 +136,7 @@ int kvs_server_start(struct kvs_server **out, int size, const uint8_t secret[BOL
         return -1;
     }
     snprintf(s->host, sizeof s->host, "localhost");
+    snprintf(s->name, sizeof s->name, "boltrun");
     memcpy(s->secret, secret, BOLT_SECRET_BYTES);
     s->auth_timeout = auth_timeout < AUTH_WAIT_MAX_S ? auth_timeout : AUTH_WAIT_MAX_S;
     s->max_pending = 2 * size + 16;
@@ -204,16 +213,16 @@ static void refuse(struct conn *c, const char *why)
     if (s->quiet || s->nrefusals > MAX_REFUSALS_LOGGED)
         return;
     if (++s->nrefusals > MAX_REFUSALS_LOGGED)
-        iofwd_log("boltrun: (more bootstrap connections were refused; they are not logged)");
+        iofwd_log("%s: (more bootstrap connections were refused; they are not logged)", s->name);
     else
-        iofwd_log("boltrun: refused a bootstrap connection from %s: %s", c->peer, why);
+        iofwd_log("%s: refused a bootstrap connection from %s: %s", s->name, c->peer, why);
 }
 
 static void drop(struct conn *c, const char *why)
 {
     c->dead = 1;
     if (!c->srv->quiet)
-        iofwd_log("boltrun: dropped the bootstrap connection of rank %d (%s): %s", c->rank, c->peer,
+        iofwd_log("%s: dropped the bootstrap connection of rank %d (%s): %s", c->srv->name, c->rank, c->peer,
                 why);
 }
 
@@ -253,6 +262,12 @@ static int queue_msg(struct conn *c, const struct bolt_kvs_msg *m)
 
 static void flush_out(struct conn *c)
 {
+    if (c->fd < 0) {
+        if (!c->dead && c->vsend && c->outlen > c->outoff)
+            c->vsend(c->vctx, c->vtag, c->out + c->outoff, c->outlen - c->outoff);
+        c->outoff = c->outlen = 0;
+        return;
+    }
     while (!c->dead && c->outoff < c->outlen) {
         ssize_t w = bolt_kvs_send_some(c->fd, c->out + c->outoff, c->outlen - c->outoff);
         if (w == 0)
@@ -417,6 +432,10 @@ static void handle_auth(struct kvs_server *s, struct conn *c)
     }
     c->rank = (int)rank;
     c->state = C_READY;
+    if (s->ev.on_open) {
+        s->ev.on_open(s->ev.ctx, c->id, c->rank);
+        c->announced = 1;
+    }
     memmove(c->in, c->in + BOLT_KVS_AUTH_BYTES, c->inlen - BOLT_KVS_AUTH_BYTES);
     c->inlen -= BOLT_KVS_AUTH_BYTES;
     uint8_t ok = BOLT_KVS_AUTH_OK;
@@ -438,6 +457,17 @@ static void handle_frames(struct kvs_server *s, struct conn *c)
             snprintf(buf, sizeof buf, "malformed message (%s)", why ? why : "?");
             drop(c, buf);
             break;
+        }
+        if (s->ev.on_frame) {
+            if (m.op & 0x80) {
+                char buf[96];
+                snprintf(buf, sizeof buf, "sent %s, which only boltrun may send", bolt_kvs_op_name(m.op));
+                drop(c, buf);
+                break;
+            }
+            s->ev.on_frame(s->ev.ctx, c->id, c->in + off, framelen);
+            off += framelen;
+            continue;
         }
         switch (m.op) {
         case BOLT_KVS_PUT: do_put(s, c, &m); break;
@@ -562,6 +592,7 @@ static void accept_all(struct kvs_server *s, double now)
         }
         c->srv = s;
         c->fd = fd;
+        c->id = ++s->next_id;
         c->state = C_AUTH;
         c->deadline = now + s->auth_timeout;
         c->rank = -1;
@@ -591,7 +622,10 @@ static void free_conn(struct kvs_server *s, struct conn *c)
         s->fence_count--;
         s->check_ended = 1; /* its rank may be gone for good */
     }
-    close(c->fd);
+    if (c->announced && s->ev.on_close)
+        s->ev.on_close(s->ev.ctx, c->id);
+    if (c->fd >= 0)
+        close(c->fd);
     free(c->in);
     free(c->out);
     free(c);
@@ -634,6 +668,90 @@ void kvs_server_handle(struct kvs_server *s, const struct pollfd *p, int n, doub
         check_fence(s);
     for (int i = 0; i < s->nconns; i++)
         flush_out(s->conns[i]);
+}
+
+static struct conn *find_conn(struct kvs_server *s, unsigned id)
+{
+    for (int i = 0; i < s->nconns; i++)
+        if (s->conns[i]->id == id && !s->conns[i]->dead)
+            return s->conns[i];
+    return NULL;
+}
+
+void kvs_server_conn_send(struct kvs_server *s, unsigned id, const void *data, size_t len)
+{
+    struct conn *c = find_conn(s, id);
+    if (c == NULL)
+        return; /* closed meanwhile: its answers have no reader */
+    if (queue(c, data, len) != 0)
+        drop(c, "out of memory");
+    else
+        flush_out(c);
+}
+
+unsigned kvs_server_attach(struct kvs_server *s, int rank, const char *peer,
+                           void (*send)(void *ctx, unsigned tag, const uint8_t *data, size_t len), void *ctx,
+                           unsigned tag)
+{
+    if (rank < 0 || rank >= s->size)
+        return 0;
+    struct conn *c = calloc(1, sizeof *c);
+    if (c == NULL || (s->nconns == s->capconns &&
+                      !(s->conns = realloc(s->conns, (size_t)(s->capconns = s->capconns ? 2 * s->capconns : 16) *
+                                                         sizeof *s->conns)))) {
+        free(c);
+        return 0;
+    }
+    c->srv = s;
+    c->fd = -1;
+    c->id = ++s->next_id;
+    c->state = C_READY;
+    c->rank = rank;
+    c->vsend = send;
+    c->vctx = ctx;
+    c->vtag = tag;
+    snprintf(c->peer, sizeof c->peer, "%s", peer);
+    s->conns[s->nconns++] = c;
+    return c->id;
+}
+
+void kvs_server_feed(struct kvs_server *s, unsigned id, const uint8_t *data, size_t len)
+{
+    struct conn *c = find_conn(s, id);
+    if (c == NULL)
+        return;
+    if (c->inlen + len > c->incap) {
+        size_t cap = c->incap ? c->incap : 4096;
+        while (cap < c->inlen + len)
+            cap *= 2;
+        uint8_t *n = realloc(c->in, cap);
+        if (n == NULL) {
+            drop(c, "out of memory");
+            return;
+        }
+        c->in = n;
+        c->incap = cap;
+    }
+    memcpy(c->in + c->inlen, data, len);
+    c->inlen += len;
+    handle_frames(s, c);
+    if (s->check_ended)
+        check_fence(s);
+    for (int i = 0; i < s->nconns; i++)
+        if (s->conns[i]->fd < 0)
+            flush_out(s->conns[i]);
+}
+
+void kvs_server_detach(struct kvs_server *s, unsigned id)
+{
+    struct conn *c = find_conn(s, id);
+    if (c != NULL)
+        c->dead = 1; /* freed by the next kvs_server_handle */
+}
+
+void kvs_server_set_name(struct kvs_server *s, const char *name)
+{
+    snprintf(s->name, sizeof s->name, "%s", name);
 }
 
 void kvs_server_set_quiet(struct kvs_server *s)

@@ -22,7 +22,31 @@ struct kvs_events {
     void *ctx;
     /* A rank asked to end the job (bolt_abort). msg is NUL-terminated. */
     void (*on_abort)(void *ctx, int rank, int code, const char *msg);
+    /* Relay mode (bolt-hostd), when on_frame is set: the store is elsewhere.
+     * Authenticated connections are announced (on_open), their well-formed
+     * frames handed over whole, prefix included (on_frame), their end told
+     * (on_close); answers come back through kvs_server_conn_send. */
+    void (*on_open)(void *ctx, unsigned conn, int rank);
+    void (*on_frame)(void *ctx, unsigned conn, const uint8_t *frame, size_t len);
+    void (*on_close)(void *ctx, unsigned conn);
 };
+
+/* Sends `len` bytes (whole frames) to connection `conn` (relay mode). */
+void kvs_server_conn_send(struct kvs_server *s, unsigned conn, const void *data, size_t len);
+
+/* ---- Connections relayed from another host (boltrun's side). ---- */
+/* A virtual connection, already authenticated by the host's daemon, for
+ * `rank`: what the store answers goes to send(ctx, tag, bytes, len). `peer`
+ * names it in messages. Returns its id (> 0), or 0 when out of memory. */
+unsigned kvs_server_attach(struct kvs_server *s, int rank, const char *peer,
+                           void (*send)(void *ctx, unsigned tag, const uint8_t *data, size_t len), void *ctx,
+                           unsigned tag);
+/* Bytes the rank sent on it (any split into pieces). */
+void kvs_server_feed(struct kvs_server *s, unsigned id, const uint8_t *data, size_t len);
+/* It closed (its rank ended, or the host is gone). */
+void kvs_server_detach(struct kvs_server *s, unsigned id);
+/* Names this side in log lines ("boltrun" by default). */
+void kvs_server_set_name(struct kvs_server *s, const char *name);
 
 /* Starts listening. addr gets "127.0.0.1:PORT". Returns 0, or -1 with err. */
 int kvs_server_start(struct kvs_server **out, int size, const uint8_t secret[BOLT_SECRET_BYTES],

@@ -158,21 +158,25 @@ static void rank_exec(const struct spawn_opts *o, pid_t guard, int out_w, int er
         close(out_w);
     if (err_w > 2 && err_w != out_w)
         close(err_w);
+    int local = o->local_size > 0 ? o->local_rank : o->rank;
+    int nlocal = o->local_size > 0 ? o->local_size : o->size;
     if (o->bind != NULL)
-        bind_slot_apply(o->bind, o->rank, o->host); /* after dup2: its warnings reach the rank's stderr */
+        bind_slot_apply(o->bind, local, o->host); /* after dup2: its warnings reach the rank's stderr */
 
     char num[32];
     snprintf(num, sizeof num, "%d", o->rank);
     setenv("BOLT_RANK", num, 1);
+    snprintf(num, sizeof num, "%d", local);
     setenv("BOLT_LOCAL_RANK", num, 1);
     snprintf(num, sizeof num, "%d", o->size);
     setenv("BOLT_SIZE", num, 1);
+    snprintf(num, sizeof num, "%d", nlocal);
     setenv("BOLT_LOCAL_SIZE", num, 1);
     setenv("BOLT_KVS_ADDR", o->kvs_addr, 1);
     setenv("BOLT_JOB_SECRET", o->secret_hex, 1);
     setenv("BOLT_JOB_ID", o->job_id, 1);
     setenv("BOLT_LAUNCHER_HOST", o->host, 1);
-    shm_host_child_setup(o->shm, o->rank); /* one host: local index = rank */
+    shm_host_child_setup(o->shm, local);
 
     execv(o->path, o->argv);
     int e = errno;

@@ -22,13 +22,13 @@
 #define SPAWN_STATUS_BYTES 8
 
 struct bind_plan;
-
 struct shm_host;
 
 struct spawn_opts {
     const char *path;        /* resolved program */
     char **argv;             /* NULL-terminated */
     int rank, size;
+    int local_rank, local_size; /* on this host; local_size 0: the job is this host's alone */
     const char *kvs_addr, *secret_hex, *job_id, *host;
     double grace;            /* seconds from SIGTERM to SIGKILL when boltrun is gone */
     int stdin_fd;            /* the rank's stdin (the guard closes its copy); -1 = /dev/null */

@@ -21,11 +21,11 @@ bad() { # expected-line args...
 }
 bad "boltrun: --bind-to expects core, numa or none, got 'socket'" --bind-to socket true
 bad "boltrun: --bind-to expects core, numa or none, got ''" --bind-to= true
-bad "boltrun: --map-by expects slot, core or numa, got 'node'" --map-by node true
+bad "boltrun: --map-by expects slot, node, core or numa, got 'board'" --map-by board true
 bad "boltrun: --bind-to needs a value" --bind-to
 bad "boltrun: --report-bindings takes no value" --report-bindings=yes true
 BOLT_BIND_TO=socket bad "boltrun: BOLT_BIND_TO expects core, numa or none, got 'socket'" true
-BOLT_MAP_BY=node bad "boltrun: BOLT_MAP_BY expects slot, core or numa, got 'node'" true
+BOLT_MAP_BY=board bad "boltrun: BOLT_MAP_BY expects slot, node, core or numa, got 'board'" true
 
 # The rank prints "RANK CPULIST BOLT_LOCAL_CORES" (CPULIST empty off Linux).
 SHOW='echo "$BOLT_RANK $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status 2>/dev/null) $BOLT_LOCAL_CORES"'

@@ -5,12 +5,16 @@ AM_TESTS_ENVIRONMENT = BOLTRUN=$(abs_top_builddir)/boltrun; TOP_BUILDDIR=$(abs_t
 
 if HAVE_CHECK
 LAUNCHER_CHECKS = tests/launcher/check_args tests/launcher/check_kvs_wire tests/launcher/check_crypto \
-	tests/launcher/check_bind
+	tests/launcher/check_bind tests/launcher/check_hostlist
 check_PROGRAMS += $(LAUNCHER_CHECKS)
 TESTS += $(LAUNCHER_CHECKS)
 tests_launcher_check_args_SOURCES = tests/launcher/check_args.c launcher/args.c launcher/args.h
 tests_launcher_check_args_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_launcher_check_args_LDADD = $(CHECK_LIBS)
+tests_launcher_check_hostlist_SOURCES = tests/launcher/check_hostlist.c launcher/hostlist.c launcher/args.c \
+	launcher/chan_wire.c
+tests_launcher_check_hostlist_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(CHECK_CFLAGS)
+tests_launcher_check_hostlist_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)
 tests_launcher_check_kvs_wire_SOURCES = tests/launcher/check_kvs_wire.c
 tests_launcher_check_kvs_wire_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(CHECK_CFLAGS)
 tests_launcher_check_kvs_wire_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)

@@ -235,7 +235,10 @@ int bolt_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
     if (sendbuf != BOLT_IN_PLACE && bytes != b[r])
         rc = bolt_err_set(BOLT_ERR_ARG, "%s: rank %d sends %zu elements but recvcounts[%d] is %zu",
                           fn, r, sendcount, r, recvcounts[r]);
-    if (!rc && !(rc = coll_check_buf(recvbuf, 1, fn, "recvbuf")) &&
+    size_t total = 0;
+    for (int i = 0; i < n && b; i++)
+        total |= b[i];
+    if (!rc && !(rc = coll_check_buf(recvbuf, total, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, bytes, fn, "sendbuf")))) {
         struct coll_sched *s = coll_sched_new(comm, fn, "ring");
         if (s && sendbuf != BOLT_IN_PLACE)

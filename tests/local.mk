@@ -6,4 +6,5 @@ include tests/integration/local.mk
 include tests/collectives/local.mk
 include tests/mpi/local.mk
 include tests/cluster/local.mk
+include tests/fuzz/local.mk
 EXTRA_DIST += tests/check_run.h

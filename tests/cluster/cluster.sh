@@ -226,7 +226,7 @@ cluster_bytes() {
 cluster_procs_matching() {
     for i in $(seq 1 "$CL_K"); do
         for p in $(ip netns pids "$(cluster_ns "$i")" 2>/dev/null); do
-            tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$1" && echo "$p"
+            { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF -- "$1" && echo "$p"
         done
     done
     return 0

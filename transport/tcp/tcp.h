@@ -163,8 +163,9 @@ void tcp_conn_update_interest(struct tcp_conn *c);
 int tcp_sock_prepare(int fd, size_t bufsz);
 int tcp_wireup_listen(struct bolt_tl_ctx *ctx);
 int tcp_wireup_publish(struct bolt_tl_ctx *ctx);
-/* Reads `peer`'s published value (waiting for it) and picks its address. */
-int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa);
+/* Reads `peer`'s published value (waiting for it) and lists the addresses
+ * to try, best first (tcp_addr.c). Returns the count in *n (>= 1). */
+int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa, int *n);
 int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers);
 
 #endif

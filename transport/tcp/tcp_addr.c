@@ -1,8 +1,12 @@
 /*
  * tcp_addr.c — the listening socket, what a rank publishes about itself
  * (host identity, port, IPv4 addresses with their masks) and how a peer's
- * published value becomes the address to connect to: 127.0.0.1 on the same
- * host, else an address on a subnet we share, else its first address.
+ * published value becomes the addresses to try, in order: 127.0.0.1 on the
+ * same host; else the peer's addresses on a subnet we share (in a
+ * Thunderbolt mesh each cable is its own small subnet, so this is the cable
+ * to that peer), then its other addresses. BOLT_IF_INCLUDE limits what we
+ * publish and use to some interfaces (names or IPv4 subnets), as Open MPI's
+ * btl_tcp_if_include.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,6 +51,8 @@ int tcp_sock_prepare(int fd, size_t bufsz)
         return -1;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    double t = bolt_param_double(BOLT_P_TIMEOUT);
+    tcp_os_dead_link_after(fd, t > 0 ? t : 60);
     if (bufsz > 0) {
         int b = bufsz > (size_t)(1 << 30) ? (1 << 30) : (int)bufsz;
         /* Best effort: the kernel clamps to its limits. */
@@ -97,11 +103,55 @@ int tcp_wireup_listen(struct bolt_tl_ctx *ctx)
     return BOLT_OK;
 }
 
+/* One BOLT_IF_INCLUDE entry matches an interface: by name, or by subnet
+ * ("169.254.0.0/16"). Returns 1 on a match, 0 if not, -1 if malformed. */
+static int if_match(const char *entry, const char *ifname, struct in_addr addr)
+{
+    const char *slash = strchr(entry, '/');
+    if (slash == NULL)
+        return strcmp(entry, ifname) == 0;
+    char net[INET_ADDRSTRLEN];
+    size_t nl = (size_t)(slash - entry);
+    char *end;
+    long bits = strtol(slash + 1, &end, 10);
+    struct in_addr a;
+    if (nl >= sizeof net || *end != '\0' || slash[1] == '\0' || bits < 0 || bits > 32)
+        return -1;
+    memcpy(net, entry, nl);
+    net[nl] = '\0';
+    if (inet_pton(AF_INET, net, &a) != 1)
+        return -1;
+    uint32_t mask = bits == 0 ? 0 : htonl(0xffffffffu << (32 - bits));
+    return (addr.s_addr & mask) == (a.s_addr & mask);
+}
+
+/* Whether BOLT_IF_INCLUDE (comma-separated) lets interface `ifname` with
+ * `addr` be used; -1 with a message when an entry is malformed. */
+static int if_included(const char *list, const char *ifname, struct in_addr addr)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *e = strtok_r(buf, ", ", &save); e; e = strtok_r(NULL, ", ", &save)) {
+        int m = if_match(e, ifname, addr);
+        if (m < 0)
+            return bolt_err_set(BOLT_ERR_CONFIG,
+                                "BOLT_IF_INCLUDE: '%s' is neither an interface name nor an IPv4 subnet "
+                                "(like tb1 or 169.254.0.0/16)", e);
+        if (m)
+            return 1;
+    }
+    return 0;
+}
+
 /* This host's IPv4 addresses: BOLT_TCP_IF_ADDR alone if set, else every up
- * non-loopback interface (127.0.0.1 if there is none). */
-static void gather_addrs(struct bolt_tl_ctx *ctx)
+ * interface BOLT_IF_INCLUDE lets through (default: every one but loopback;
+ * 127.0.0.1 if there is none). */
+static int gather_addrs(struct bolt_tl_ctx *ctx)
 {
     struct ifaddrs *ifs = NULL;
+    const char *incl = bolt_param_string(BOLT_P_IF_INCLUDE);
+    int have_incl = incl && *incl;
     ctx->naddrs = 0;
     if (getifaddrs(&ifs) != 0)
         ifs = NULL;
@@ -115,15 +165,32 @@ static void gather_addrs(struct bolt_tl_ctx *ctx)
         ctx->naddrs = 1;
     } else {
         for (struct ifaddrs *i = ifs; i && ctx->naddrs < TCP_MAX_ADDRS; i = i->ifa_next) {
-            if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+            if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
                 continue;
-            if (!(i->ifa_flags & IFF_UP) || (i->ifa_flags & IFF_LOOPBACK))
+            struct in_addr a = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+            if (have_incl) {
+                int m = if_included(incl, i->ifa_name, a);
+                if (m < 0) {
+                    freeifaddrs(ifs);
+                    return m;
+                }
+                if (!m)
+                    continue;
+            } else if (i->ifa_flags & IFF_LOOPBACK) {
                 continue;
-            struct tcp_ifaddr *a = &ctx->addrs[ctx->naddrs++];
-            a->addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-            a->mask.s_addr = i->ifa_netmask
-                                 ? ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr
-                                 : htonl(0xffffffffu);
+            }
+            struct tcp_ifaddr *x = &ctx->addrs[ctx->naddrs++];
+            x->addr = a;
+            x->mask.s_addr = i->ifa_netmask ? ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr
+                                            : htonl(0xffffffffu);
+        }
+        if (ctx->naddrs == 0 && have_incl) {
+            if (ifs)
+                freeifaddrs(ifs);
+            return bolt_err_set(BOLT_ERR_CONFIG,
+                                "BOLT_IF_INCLUDE=%s matches no interface that is up on %s; list this host's "
+                                "with 'ip -4 addr' and name one of them (or a subnet they are on)",
+                                incl, ctx->host_id);
         }
         if (ctx->naddrs == 0) {
             ctx->addrs[0].addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -133,6 +200,7 @@ static void gather_addrs(struct bolt_tl_ctx *ctx)
     }
     if (ifs)
         freeifaddrs(ifs);
+    return BOLT_OK;
 }
 
 int tcp_wireup_publish(struct bolt_tl_ctx *ctx)
@@ -141,7 +209,9 @@ int tcp_wireup_publish(struct bolt_tl_ctx *ctx)
     for (char *p = ctx->host_id; *p; p++)
         if (*p == ' ' || *p == '\t' || *p == '\n')
             *p = '_';
-    gather_addrs(ctx);
+    int grc = gather_addrs(ctx);
+    if (grc != BOLT_OK)
+        return grc;
     char val[TCP_VALUE_MAX], a[INET_ADDRSTRLEN], m[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &ctx->bind_addr, a, sizeof a);
     int n = snprintf(val, sizeof val, "bolt-tcp/1 host=%s port=%u bind=%s addrs=", ctx->host_id,
@@ -217,30 +287,35 @@ static int parse_remote(const char *val, struct tcp_remote *r)
     return have_port && have_addrs ? 0 : -1;
 }
 
-/* 127.0.0.1 on the same host (unless the peer listens on one address only),
- * else a peer address on one of our subnets, else its first address. */
-static struct in_addr choose_addr(const struct bolt_tl_ctx *ctx, const struct tcp_remote *r)
+/* The addresses to try for peer r, best first (see the top of this file). */
+static int choose_addrs(const struct bolt_tl_ctx *ctx, const struct tcp_remote *r, struct in_addr *out)
 {
+    int n = 0;
     if (strcmp(r->host, ctx->host_id) == 0) {
-        if (r->bind_any) {
-            struct in_addr lo;
-            lo.s_addr = htonl(INADDR_LOOPBACK);
-            return lo;
+        if (!r->bind_any) {
+            out[n++] = r->bind;
+            return n;
         }
-        return r->bind;
+        out[n++].s_addr = htonl(INADDR_LOOPBACK);
     }
+    unsigned char used[TCP_MAX_ADDRS] = {0};
     for (int i = 0; i < r->naddrs; i++)
-        for (int j = 0; j < ctx->naddrs; j++) {
+        for (int j = 0; j < ctx->naddrs && !used[i] && n < TCP_MAX_ADDRS; j++) {
             uint32_t m = ctx->addrs[j].mask.s_addr;
-            if ((r->addrs[i].addr.s_addr & m) == (ctx->addrs[j].addr.s_addr & m))
-                return r->addrs[i].addr;
+            if ((r->addrs[i].addr.s_addr & m) == (ctx->addrs[j].addr.s_addr & m)) {
+                used[i] = 1;
+                out[n++] = r->addrs[i].addr;
+            }
         }
-    return r->addrs[0].addr;
+    for (int i = 0; i < r->naddrs && n < TCP_MAX_ADDRS; i++)
+        if (!used[i])
+            out[n++] = r->addrs[i].addr;
+    return n;
 }
 
 /* ---- MACs ---- */
 
-int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa)
+int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa, int *nsa)
 {
     char key[32], val[TCP_VALUE_MAX];
     size_t len = 0;
@@ -253,10 +328,15 @@ int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa)
     if (len >= sizeof val || parse_remote(val, &r) != 0)
         return bolt_err_set(BOLT_ERR_PROTO, "tcp: rank %d published a malformed address (%.80s)",
                             peer, val);
-    memset(sa, 0, sizeof *sa);
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons((uint16_t)r.port);
-    sa->sin_addr = choose_addr(ctx, &r);
+    struct in_addr a[TCP_MAX_ADDRS];
+    int n = choose_addrs(ctx, &r, a);
+    for (int i = 0; i < n; i++) {
+        memset(&sa[i], 0, sizeof sa[i]);
+        sa[i].sin_family = AF_INET;
+        sa[i].sin_port = htons((uint16_t)r.port);
+        sa[i].sin_addr = a[i];
+    }
+    *nsa = n;
     return BOLT_OK;
 }
 

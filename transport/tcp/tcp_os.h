@@ -12,6 +12,11 @@
 
 /* Per-socket setup so that writing to a closed connection raises no SIGPIPE. */
 int tcp_os_sock_setup(int fd);
+/* A link that stops carrying anything (a cable pulled, a host gone without a
+ * reset) breaks the connection after about `seconds` instead of TCP's many
+ * minutes: keepalive probes when idle, and a limit on unacknowledged data
+ * where the system has one (Linux TCP_USER_TIMEOUT). Best effort. */
+void tcp_os_dead_link_after(int fd, double seconds);
 /* writev() that never raises SIGPIPE (EPIPE is returned instead). */
 ssize_t tcp_os_writev(int fd, const struct iovec *iov, int iovcnt);
 /* Identity of this host's running kernel: two processes with the same value

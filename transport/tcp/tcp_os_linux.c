@@ -1,13 +1,18 @@
 /*
  * tcp_os_linux.c — Linux side of the platform seam: MSG_NOSIGNAL on every
- * write, and the kernel's boot_id as part of the host identity (two containers
- * with one hostname but different kernels must not use 127.0.0.1).
+ * write, and the kernel's boot_id and network namespace as part of the host
+ * identity: two containers with one hostname but different kernels, or two
+ * network namespaces of one kernel (whose loopbacks are separate), must not
+ * use 127.0.0.1 to reach each other.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -45,5 +50,20 @@ void tcp_os_host_id(char *buf, size_t cap)
         boot[n] = '\0';
         boot[strcspn(boot, " \t\r\n")] = '\0';
     }
-    snprintf(buf, cap, "%s/%s", host, boot[0] ? boot : "-");
+    struct stat st;
+    unsigned long long netns = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+    snprintf(buf, cap, "%s/%s/net:%llu", host, boot[0] ? boot : "-", netns);
+}
+
+void tcp_os_dead_link_after(int fd, double seconds)
+{
+    int one = 1, idle = seconds >= 4 ? (int)(seconds / 2) : 1, intvl = 1;
+    int cnt = (int)seconds - idle > 1 ? (int)seconds - idle : 1;
+    unsigned ms = seconds > 0 && seconds < 4e6 ? (unsigned)(seconds * 1000) : 0;
+    (void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    if (ms)
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
 }

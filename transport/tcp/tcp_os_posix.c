@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -63,4 +65,19 @@ void tcp_os_host_id(char *buf, size_t cap)
         strcpy(host, "unknown");
     host[sizeof host - 1] = '\0';
     snprintf(buf, cap, "%s", host);
+}
+
+void tcp_os_dead_link_after(int fd, double seconds)
+{
+    int one = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+#if defined(TCP_KEEPALIVE) /* macOS: idle seconds before the first probe */
+    int idle = seconds >= 2 ? (int)(seconds / 2) : 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPALIVE, &idle, sizeof idle);
+#endif
+#if defined(TCP_KEEPINTVL) && defined(TCP_KEEPCNT)
+    int intvl = 1, cnt = seconds >= 2 ? (int)(seconds / 2) : 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+#endif
 }

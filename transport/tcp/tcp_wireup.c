@@ -13,6 +13,10 @@
  *   connector -> acceptor   hello {magic, version, order, rank, index, target,
  *                                  cnonce, HMAC(secret, "bolt-tcp"|nonce|rank|index|target)}
  *   acceptor  -> connector  ack {HMAC(secret, "bolt-tcp-ack"|cnonce|nonce|acceptor|rank|index)}
+ * A connector tries the peer's addresses in the order tcp_addr.c gives them,
+ * each attempt bounded by BOLT_TCP_CONNECT_TIMEOUT: when one fails (refused,
+ * unreachable, silent), the next is tried, round and round until the
+ * wire-up's deadline.
  * The acceptor refuses (logs a warning, closes, goes on) a hello with a wrong
  * magic, byte order, version, target, rank, index, a duplicate, or a bad MAC.
  * The ack proves the acceptor knows the secret too. Both sides read exactly
@@ -97,7 +101,10 @@ struct hs {
     unsigned char buf[sizeof(struct tcp_hs_hello)];
     size_t off, len;
     uint8_t nonce[TCP_NONCE_BYTES], cnonce[TCP_NONCE_BYTES];
-    struct sockaddr_in sa;
+    struct sockaddr_in sa;          /* the address in use */
+    struct sockaddr_in cand[TCP_MAX_ADDRS]; /* connector: the peer's addresses, best first */
+    int ncand, cur;
+    double attempt_end;             /* connector: this connect() is given up then */
     double retry_at;
     double expires;  /* acceptor: a stranger that stays silent is dropped then */
     int last_err;
@@ -215,9 +222,20 @@ static struct hs *hs_new(struct wireup *w)
     return h;
 }
 
+static void connector_retry(struct hs *h, int err, const char *what);
+
+static double connect_timeout(void)
+{
+    double t = bolt_param_double(BOLT_P_TCP_CONNECT_TIMEOUT);
+    return t > 0 ? t : 2.0;
+}
+
 static void start_connect(struct wireup *w, struct hs *h)
 {
     struct bolt_tl_ctx *ctx = w->ctx;
+    if (h->ncand > 0)
+        h->sa = h->cand[h->cur % h->ncand];
+    h->attempt_end = tcp_now() + connect_timeout();
     h->fd = socket(AF_INET, SOCK_STREAM, 0);
     if (h->fd < 0 || tcp_sock_prepare(h->fd, ctx->bufsz) != 0) {
         w->fatal = bolt_err_set(BOLT_ERR_SYS, "tcp: cannot create a socket to rank %d: %s",
@@ -230,16 +248,18 @@ static void start_connect(struct wireup *w, struct hs *h)
     } else if (errno == EINPROGRESS || errno == EINTR) {
         hs_set(h, HS_CONNECTING, 0);
     } else {
-        h->last_err = errno;
-        h->last_what = "connect";
-        hs_close(h);
-        h->state = HS_RETRY;
-        h->retry_at = tcp_now() + TCP_RETRY_SEC;
+        connector_retry(h, errno, "connect");
     }
 }
 
 static void connector_retry(struct hs *h, int err, const char *what)
 {
+    if (h->ncand > 1) {
+        char a[48];
+        bolt_log(BOLT_LOG_INFO, "tcp: %s to rank %d at %s failed (%s); trying its next address", what, h->peer,
+                 addr_str(&h->sa, a, sizeof a), strerror(err));
+        h->cur = (h->cur + 1) % h->ncand;
+    }
     h->last_err = err;
     h->last_what = what;
     hs_close(h);
@@ -632,8 +652,9 @@ int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
     for (int q = 0; q < ctx->rank; q++) {
         if (!listed[q])
             continue;
-        struct sockaddr_in sa;
-        rc = tcp_fetch_remote(ctx, q, &sa);
+        struct sockaddr_in sa[TCP_MAX_ADDRS];
+        int nsa = 0;
+        rc = tcp_fetch_remote(ctx, q, sa, &nsa);
         if (rc != BOLT_OK)
             goto out;
         for (int k = 0; k < nc; k++) {
@@ -642,7 +663,9 @@ int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
             h->fd = -1;
             h->peer = q;
             h->index = k;
-            h->sa = sa;
+            memcpy(h->cand, sa, (size_t)nsa * sizeof sa[0]);
+            h->ncand = nsa;
+            h->sa = sa[0];
             h->state = HS_RETRY;
         }
     }
@@ -668,6 +691,15 @@ int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         double next = deadline;
         for (int i = 0; i < nconnector; i++) {
             struct hs *h = &w.hs[i];
+            if (h->state == HS_CONNECTING) {
+                /* A silent address (a cable down, a filtered port): next one.
+                 * Only connect() is bounded so: a peer that accepted late
+                 * (still busy before its wire-up) answers the challenge late. */
+                if (h->attempt_end <= now)
+                    connector_retry(h, ETIMEDOUT, "connect");
+                else if (h->attempt_end < next)
+                    next = h->attempt_end;
+            }
             if (h->state == HS_RETRY) {
                 if (h->retry_at <= now)
                     start_connect(&w, h);

@@ -1,0 +1,19 @@
+# tests/fuzz/: a fuzz target for the framing code (runtime/kvs_wire.c,
+# launcher/chan_wire.c). `make check` replays the corpus through it; with
+# clang, `make fuzz-kvs-wire` builds the libFuzzer binary
+# (./fuzz-kvs-wire tests/fuzz/corpus to run it).
+check_PROGRAMS += tests/fuzz/fuzz_kvs_wire_replay
+tests_fuzz_fuzz_kvs_wire_replay_SOURCES = tests/fuzz/fuzz_kvs_wire.c tests/fuzz/replay.c launcher/chan_wire.c
+tests_fuzz_fuzz_kvs_wire_replay_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
+tests_fuzz_fuzz_kvs_wire_replay_LDADD = libboltcore.la $(CRYPTO_LIBS)
+TESTS += tests/fuzz/replay.sh
+dist_check_SCRIPTS += tests/fuzz/replay.sh
+EXTRA_DIST += tests/fuzz/corpus
+
+FUZZ_CC = clang
+fuzz-kvs-wire: $(top_srcdir)/tests/fuzz/fuzz_kvs_wire.c $(top_srcdir)/runtime/kvs_wire.c $(top_srcdir)/launcher/chan_wire.c
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I$(top_builddir) -include config.h -I$(top_srcdir) \
+	  -I$(top_srcdir)/include $(CRYPTO_CFLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz_kvs_wire.c \
+	  $(top_srcdir)/runtime/kvs_wire.c $(top_srcdir)/launcher/chan_wire.c $(top_srcdir)/runtime/crypto_hex.c \
+	  $(top_srcdir)/runtime/crypto_openssl.c $(top_srcdir)/runtime/errors.c $(CRYPTO_LIBS)
+.PHONY: fuzz-kvs-wire

@@ -118,12 +118,25 @@ int bolt_sendrecv(const void *sbuf, size_t sbytes, int dest, int stag, void *rbu
 
 /* ---- completion -------------------------------------------------------- */
 
+/* Could this pending request be a receive nobody can satisfy? A cheap
+ * pre-check of bolt_proto_orphaned's conditions, so that a wait's spin does
+ * not call into peers.c on every pass: only a receive from this very rank,
+ * or from any source once a peer is gone (or on a communicator of one). */
+static inline int may_be_orphan(const struct bolt_request *r)
+{
+    if (r->kind != BOLT_REQ_RECV)
+        return 0;
+    if (r->peer != BOLT_ANY_SOURCE)
+        return r->comm->world_ranks[r->peer] == bolt_rt.rank;
+    return bolt_rt.gone || r->comm->size <= 1;
+}
+
 static int req_done(void *arg)
 {
     struct bolt_request *r = arg;
     if (r->done)
         return 1;
-    if (!bolt_proto_orphaned(r))
+    if (!may_be_orphan(r) || !bolt_proto_orphaned(r))
         return 0;
     bolt_proto_fail_orphan(r);
     return 1;

@@ -117,6 +117,44 @@ START_TEST(test_ring_full_and_empty)
 }
 END_TEST
 
+/* Payload bytes left in the ring by an earlier lap never pass for a record,
+ * even when they hold exactly the sequence word the consumer waits for. */
+START_TEST(test_ring_stale_payload_is_not_a_record)
+{
+    struct ring_fixture f;
+    const uint64_t cap = 1024; /* 16 cells */
+    ring_setup(&f, cap);
+    struct shm_rec rec;
+    /* Lap 1: records of 1 + 3 cells whose payload cells each carry, where a
+     * header keeps its sequence word, the word of that cell one lap later. */
+    for (uint64_t s = 0; s < 4; s++) {
+        unsigned char buf[192];
+        memset(buf, 0xab, sizeof buf);
+        for (uint64_t c = 0; c < 3; c++) {
+            uint64_t pos = f.tx.head + SHM_LINE * (c + 1) + cap;
+            uint32_t w = shm_rec_seq(pos);
+            memcpy(buf + c * SHM_LINE + offsetof(struct shm_rec, seq), &w, sizeof w);
+        }
+        struct bolt_frame_hdr h = hdr_of(s, sizeof buf);
+        ck_assert_int_eq(shm_ring_put(&f.tx, SHM_REC_FRAME, 0, &h, buf, sizeof buf), 1);
+        ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 1);
+        ck_assert_uint_eq(rec.hdr.sreq, s);
+        shm_ring_pop(&f.rx, rec.hdr.len);
+    }
+    ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 0);
+    /* Lap 2: header-only records land on those cells one by one; after each
+     * one is consumed, nothing else may look published. */
+    for (uint64_t s = 0; s < 40; s++) {
+        ck_assert_int_eq(ring_put_seq(&f, 100 + s, 0), 1);
+        ck_assert_int_eq(shm_ring_nonempty(&f.rx), 1);
+        ring_expect(&f, 100 + s);
+        ck_assert_int_eq(shm_ring_nonempty(&f.rx), 0);
+        ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 0);
+    }
+    free(f.c);
+}
+END_TEST
+
 START_TEST(test_ring_wraps_in_order)
 {
     struct ring_fixture f;
@@ -730,6 +768,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_ring_full_and_empty);
     tcase_add_test(tc, test_ring_wraps_in_order);
+    tcase_add_test(tc, test_ring_stale_payload_is_not_a_record);
     tcase_add_test(tc, test_segment_is_unlinked);
     tcase_add_test(tc, test_singleton);
     tcase_add_test(tc, test_eager_frames_in_order);

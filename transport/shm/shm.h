@@ -110,6 +110,13 @@ void shm_bell_wake(struct bolt_tl_ctx *ctx, struct shm_peer *p, int only_if_wait
 int shm_bell_sleep_prepare(struct bolt_tl_ctx *ctx);
 void shm_bell_sleep_done(struct bolt_tl_ctx *ctx);
 /* The producer side: blocked on the consumer (or not). */
-void shm_bell_set_waiting(struct shm_peer *p, int waiting);
+static inline void shm_bell_set_waiting(struct shm_peer *p, int waiting)
+{
+    if (p->prod_waiting == waiting)
+        return;
+    p->prod_waiting = waiting;
+    /* Ordered before our "asleep" store by sleep_prepare's fence. */
+    atomic_store_explicit(&p->tx.c->prod.waiting, (uint32_t)waiting, memory_order_relaxed);
+}
 
 #endif

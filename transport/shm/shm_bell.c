@@ -17,15 +17,6 @@
 
 #include "transport/shm/shm.h"
 
-void shm_bell_set_waiting(struct shm_peer *p, int waiting)
-{
-    if (p->prod_waiting == waiting)
-        return;
-    p->prod_waiting = waiting;
-    /* Ordered before our "asleep" store by sleep_prepare's fence. */
-    atomic_store_explicit(&p->tx.c->prod.waiting, (uint32_t)waiting, memory_order_relaxed);
-}
-
 void shm_bell_wake(struct bolt_tl_ctx *ctx, struct shm_peer *p, int only_if_waiting)
 {
     (void)ctx;

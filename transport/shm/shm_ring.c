@@ -5,13 +5,16 @@
 
 #include <string.h>
 
+#define seq_word shm_ring_seq_word
+
 void shm_tx_ring_init(struct shm_tx_ring *t, struct shm_chan *c, uint64_t cap)
 {
     t->c = c;
     t->ring = shm_chan_ring(c);
     t->cap = cap;
-    t->head = atomic_load_explicit(&c->prod.head, memory_order_relaxed);
+    /* Both ends start at 0 in a fresh segment (cells all zero). */
     t->tail_cache = atomic_load_explicit(&c->cons.tail, memory_order_acquire);
+    t->head = t->tail_cache;
 }
 
 void shm_rx_ring_init(struct shm_rx_ring *r, struct shm_chan *c, uint64_t cap)
@@ -20,7 +23,6 @@ void shm_rx_ring_init(struct shm_rx_ring *r, struct shm_chan *c, uint64_t cap)
     r->ring = shm_chan_ring(c);
     r->cap = cap;
     r->tail = atomic_load_explicit(&c->cons.tail, memory_order_relaxed);
-    r->head_cache = r->tail;
 }
 
 int shm_ring_has_room(struct shm_tx_ring *t, uint64_t inline_len)
@@ -50,35 +52,31 @@ int shm_ring_put(struct shm_tx_ring *t, uint32_t kind, uint64_t aux,
 {
     if (!shm_ring_has_room(t, inline_len))
         return 0;
-    struct shm_rec *rec = (struct shm_rec *)(t->ring + (t->head & (t->cap - 1)));
+    uint64_t off = t->head & (t->cap - 1), need = shm_rec_bytes(inline_len);
+    struct shm_rec *rec = (struct shm_rec *)(void *)(t->ring + off);
     rec->kind = kind;
-    rec->reserved = 0;
     rec->aux = aux;
     rec->hdr = *h;
     if (inline_len)
         ring_write(t, t->head + SHM_LINE, payload, inline_len);
-    t->head += shm_rec_bytes(inline_len);
-    /* Release: the record's bytes are visible before the new head. */
-    atomic_store_explicit(&t->c->prod.head, t->head, memory_order_release);
+    /* The next record's header cell, if free, must not look published. */
+    if (t->head + need - t->tail_cache < t->cap)
+        atomic_store_explicit(seq_word(t->ring, (t->head + need) & (t->cap - 1)), 0,
+                              memory_order_relaxed);
+    /* Release: the record's bytes (and the cleared word) before its sequence. */
+    atomic_store_explicit(seq_word(t->ring, off), shm_rec_seq(t->head), memory_order_release);
+    t->head += need;
     return 1;
-}
-
-int shm_ring_nonempty(struct shm_rx_ring *r)
-{
-    if (r->head_cache != r->tail)
-        return 1;
-    return atomic_load_explicit(&r->c->prod.head, memory_order_relaxed) != r->tail;
 }
 
 int shm_ring_peek(struct shm_rx_ring *r, struct shm_rec *rec)
 {
-    if (r->head_cache == r->tail) {
-        /* Acquire: pairs with the producer's release of head. */
-        r->head_cache = atomic_load_explicit(&r->c->prod.head, memory_order_acquire);
-        if (r->head_cache == r->tail)
-            return 0;
-    }
-    memcpy(rec, r->ring + (r->tail & (r->cap - 1)), sizeof *rec);
+    uint64_t off = r->tail & (r->cap - 1);
+    /* Acquire: pairs with the producer's release of the sequence word. */
+    if (atomic_load_explicit(seq_word(r->ring, off), memory_order_acquire) !=
+        shm_rec_seq(r->tail))
+        return 0;
+    memcpy(rec, r->ring + off, sizeof *rec);
     return 1;
 }
 

@@ -2,15 +2,26 @@
  * shm_ring.h — the single-producer/single-consumer ring of one channel.
  *
  * The ring is a power-of-two byte area of 64-byte cells. A record is one
- * header cell (struct shm_rec: kind, aux word, frame header) followed by its
- * inline payload rounded up to whole cells; a payload may wrap around the
- * end, a header cell never does. head and tail are running byte counts: the
- * producer publishes head with release after writing a record, the consumer
- * publishes tail with release after copying it out.
+ * header cell (struct shm_rec: kind, sequence word, aux word, frame header)
+ * followed by its inline payload rounded up to whole cells; a payload may
+ * wrap around the end, a header cell never does. head and tail are running
+ * byte counts.
+ *
+ * The producer publishes a record by storing, with release and last, its
+ * sequence word: shm_rec_seq(position), never 0. The consumer polls the
+ * sequence word of the cell at its tail, so one cache line carries both the
+ * news and the header (no shared head counter to miss on first). Before it
+ * publishes a record the producer zeroes the sequence word of the cell just
+ * after it, when that cell is free: what a free cell held before (payload
+ * bytes of an earlier lap) can then never pass for a record. (A cell that is
+ * not free is the header of an unconsumed record, whose sequence is that of
+ * another position.) The consumer publishes tail with release after copying
+ * a record out; the producer reads it only when its cached copy says full.
  */
 #ifndef BOLT_SHM_RING_H
 #define BOLT_SHM_RING_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,11 +36,19 @@ enum shm_rec_kind {
 
 struct shm_rec {
     uint32_t kind;
-    uint32_t reserved;
+    uint32_t seq; /* shm_rec_seq(position): written last, with release */
     uint64_t aux;
     struct bolt_frame_hdr hdr;
 };
 _Static_assert(sizeof(struct shm_rec) == SHM_LINE, "a record header is one cell");
+_Static_assert(offsetof(struct shm_rec, seq) == 4, "the sequence word is 4-byte aligned");
+
+/* The sequence word of a record at running position pos: never 0, and
+ * different for positions that differ by less than 2^31 cells. */
+static inline uint32_t shm_rec_seq(uint64_t pos)
+{
+    return (uint32_t)((pos / SHM_LINE) & 0x7fffffffu) | 0x80000000u;
+}
 
 struct shm_tx_ring {
     struct shm_chan *c;
@@ -44,7 +63,6 @@ struct shm_rx_ring {
     unsigned char *ring;
     uint64_t cap;
     uint64_t tail;       /* ours: what we have consumed */
-    uint64_t head_cache; /* the producer's head as last read */
 };
 
 void shm_tx_ring_init(struct shm_tx_ring *t, struct shm_chan *c, uint64_t cap);
@@ -68,7 +86,18 @@ int shm_ring_peek(struct shm_rx_ring *r, struct shm_rec *rec);
 void shm_ring_read_payload(struct shm_rx_ring *r, void *dst, uint64_t len);
 /* Consumes the record at the tail and publishes the new tail. */
 void shm_ring_pop(struct shm_rx_ring *r, uint64_t inline_len);
-/* Cheap check, no copy: anything published beyond our tail? */
-int shm_ring_nonempty(struct shm_rx_ring *r);
+/* The sequence word of the cell at byte offset off of a ring. */
+static inline _Atomic uint32_t *shm_ring_seq_word(unsigned char *ring, uint64_t off)
+{
+    return (_Atomic uint32_t *)(void *)(ring + off + offsetof(struct shm_rec, seq));
+}
+
+/* Cheap check, no copy: anything published beyond our tail? (relaxed: the
+ * caller orders it, e.g. by sleep_prepare's fence; shm_ring_peek acquires) */
+static inline int shm_ring_nonempty(const struct shm_rx_ring *r)
+{
+    return atomic_load_explicit(shm_ring_seq_word(r->ring, r->tail & (r->cap - 1)),
+                                memory_order_relaxed) == shm_rec_seq(r->tail);
+}
 
 #endif

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #define SHM_MAGIC 0x31304d5348534c42ull /* "BLSHSM01" */
-#define SHM_VERSION 1u
+#define SHM_VERSION 2u
 #define SHM_LINE 64u
 #define SHM_ID_BYTES 16
 /* Defaults chosen by measurement (docs in the transport's README section). */
@@ -53,10 +53,10 @@ struct shm_slot {
     _Alignas(SHM_LINE) _Atomic uint32_t asleep;
 };
 
-/* Written by the producer (sender) of a channel. */
+/* Written by the producer (sender) of a channel. (Ring records carry their
+ * own sequence words: there is no shared head counter, see shm_ring.h.) */
 struct shm_prod {
-    _Alignas(SHM_LINE) _Atomic uint64_t head;       /* ring bytes published */
-    _Atomic uint64_t chunks_put;                     /* staging chunks filled */
+    _Alignas(SHM_LINE) _Atomic uint64_t chunks_put; /* staging chunks filled */
     _Atomic uint32_t waiting; /* blocked on ring space or a free chunk: consumer rings */
 };
 

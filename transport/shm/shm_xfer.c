@@ -200,7 +200,7 @@ static int drain_rx_pipe(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
 static int read_records(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
 {
     const struct bolt_tl_upcalls *up = ctx->up;
-    int frames = 0;
+    int frames = 0, freed = 0;
     struct shm_rec rec;
     while (!p->failed && shm_ring_peek(&p->rx, &rec)) {
         void *dst = NULL, *cookie = NULL;
@@ -230,13 +230,13 @@ static int read_records(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
             if (len)
                 shm_ring_read_payload(&p->rx, dst, len);
             shm_ring_pop(&p->rx, len);
-            shm_bell_wake(ctx, p, 1);
+            freed = 1;
             up->frame_end(up->rt, peer, &rec.hdr, cookie);
             frames++;
             break;
         case SHM_REC_PIPE:
             shm_ring_pop(&p->rx, 0);
-            shm_bell_wake(ctx, p, 1);
+            freed = 1;
             p->rx_pipe = 1;
             p->rx_hdr = rec.hdr;
             p->rx_dst = dst;
@@ -263,6 +263,10 @@ static int read_records(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
         }
         }
     }
+    /* Ring space came back: one wake-up check for the whole pass (a producer
+     * blocked on space waits for it), after the frames were delivered. */
+    if (freed && !p->failed)
+        shm_bell_wake(ctx, p, 1);
     return frames;
 }
 
@@ -272,6 +276,11 @@ int shm_xfer_peer(struct bolt_tl_ctx *ctx, int peer)
     int frames = 0;
     if (p->failed)
         return 0;
+    /* The idle pass a wait spins on: nothing of ours in flight, nothing in. */
+    if (!p->sq_head && !p->pipe_head && !p->cma_head && !p->rx_pipe && !shm_ring_nonempty(&p->rx)) {
+        shm_bell_set_waiting(p, 0);
+        return 0;
+    }
     if (p->sq_head)
         frames += flush_queue(ctx, p);
     if (p->pipe_head)

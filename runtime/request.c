@@ -29,14 +29,16 @@ static uint32_t nslots, free_head = UINT32_MAX;
 #ifndef REQ_CACHE_MAX
 #define REQ_CACHE_MAX 64
 #endif
-static struct bolt_request *req_cache[REQ_CACHE_MAX > 0 ? REQ_CACHE_MAX : 1];
+static struct bolt_request *req_cache; /* linked through ->next */
 static int req_cached;
 
 struct bolt_request *bolt_req_new(enum bolt_req_kind kind)
 {
     struct bolt_request *req;
-    if (req_cached > 0) {
-        req = req_cache[--req_cached];
+    if (req_cache) {
+        req = req_cache;
+        req_cache = req->next;
+        req_cached--;
         memset(req, 0, sizeof *req);
     } else {
         req = calloc(1, sizeof *req);
@@ -127,16 +129,23 @@ void bolt_req_release(struct bolt_request *req)
         bolt_comm_release(req->comm);
     free(req->trunc_tmp);
     free(req->data);
-    if (req_cached < REQ_CACHE_MAX)
-        req_cache[req_cached++] = req;
-    else
+    if (req_cached < REQ_CACHE_MAX) {
+        req->next = req_cache;
+        req_cache = req;
+        req_cached++;
+    } else {
         free(req);
+    }
 }
 
 void bolt_req_table_free(void)
 {
-    while (req_cached > 0)
-        free(req_cache[--req_cached]);
+    while (req_cache) {
+        struct bolt_request *next = req_cache->next;
+        free(req_cache);
+        req_cache = next;
+    }
+    req_cached = 0;
     free(slots);
     slots = NULL;
     nslots = 0;

@@ -165,7 +165,7 @@ static int attach(struct bolt_tl_ctx *ctx, const char *fdenv)
     ctx->bell_w_all = wr;
     wr = NULL;
     memcpy(ctx->probe, ctx->seg->id, SHM_ID_BYTES);
-    if (ctx->cma_mode != 0)
+    if (ctx->cma_mode == 1)
         (void)shm_cma_allow_peers();
     ctx->me->world_rank = ctx->rank;
     ctx->me->pid = (int64_t)getpid();
@@ -299,24 +299,21 @@ static int shm_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         p->chunks_got = atomic_load_explicit(&in->cons.chunks_got, memory_order_relaxed);
         p->cma_done = atomic_load_explicit(&in->cons.cma_done, memory_order_relaxed);
         p->cma_completed = atomic_load_explicit(&out->cons.cma_done, memory_order_relaxed);
-        /* The receiver decides: we probe the peer we read from, and leave
-         * the answer on its channel to us, which it reads before its first
-         * large DATA (that follows our CTS, written after this). */
+        /* With BOLT_SHM_CMA=1 the receiver decides: we probe the peer we
+         * read from, and leave the answer on its channel to us, which it
+         * reads before its first large DATA (that follows our CTS, written
+         * after this). Otherwise large DATA goes through the pipeline. */
         uint32_t ok = 2;
-        if (ctx->cma_mode != 0) {
+        if (ctx->cma_mode == 1) {
             char why[160];
             if (probe_cma(ctx, p, why, sizeof why)) {
                 ok = 1;
-            } else if (ctx->cma_mode == 1) {
+            } else {
                 return bolt_err_set(BOLT_ERR_UNSUPPORTED,
                                     "shm: BOLT_SHM_CMA=1, but rank %d cannot read the memory of "
                                     "rank %d (pid %ld) on this host: %s; set BOLT_SHM_CMA=auto "
                                     "to copy through shared memory instead",
                                     ctx->rank, r, (long)p->pid, why);
-            } else {
-                bolt_log(BOLT_LOG_INFO, "shm: single-copy reads of rank %d: %s; large messages "
-                                        "from it go through shared memory",
-                         r, why);
             }
         }
         atomic_store_explicit(&in->cons.cma_ok, ok, memory_order_release);

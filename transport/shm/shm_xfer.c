@@ -49,7 +49,10 @@ static struct bolt_tl_send *pop(struct bolt_tl_send **head, struct bolt_tl_send 
  * that led to this DATA, so it is there by now). */
 static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p)
 {
-    if (ctx->cma_mode == 0)
+    /* Only when asked for (BOLT_SHM_CMA=1): measured on 2 ranks / 2 cores,
+     * process_vm_readv was 1.3-3x slower than the pipeline from 1 to 16 MiB
+     * (bench/README.md), so auto copies through the staging chunks. */
+    if (ctx->cma_mode != 1)
         return 0;
     if (p->cma == 0) {
         uint32_t ok = atomic_load_explicit(&p->tx.c->cons.cma_ok, memory_order_acquire);

@@ -5,6 +5,10 @@
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 export BOLTCC_INCDIR="$TOP_SRCDIR/mpi" BOLTCC_LIBDIR="$TOP_BUILDDIR/.libs"
 CC_BOLT="$TOP_BUILDDIR/boltcc"
+# A sanitizer build's libmpi needs programs built with the sanitizer too.
+case "${BOLT_TEST_CFLAGS:-}" in
+*-fsanitize=*) export BOLTCC_CC="${BOLT_TEST_CC:-cc} -fsanitize=address,undefined -fno-omit-frame-pointer" ;;
+esac
 W="$TOP_BUILDDIR/tests/mpi/boltcc-work"
 mkdir -p "$W"
 

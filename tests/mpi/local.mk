@@ -44,7 +44,7 @@ EXTRA_DIST += tests/mpi/mtest.h
 MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh
 TESTS += $(MPI_TESTS)
 dist_check_SCRIPTS += $(MPI_TESTS)
-AM_TESTS_ENVIRONMENT += BOLT_TEST_OMPI_MPICC='$(OMPI_MPICC)'; TOP_SRCDIR=$(abs_top_srcdir); export BOLT_TEST_OMPI_MPICC TOP_SRCDIR;
+AM_TESTS_ENVIRONMENT += BOLT_TEST_OMPI_MPICC='$(OMPI_MPICC)'; TOP_SRCDIR=$(abs_top_srcdir); BOLT_TEST_CC='$(CC)'; BOLT_TEST_CFLAGS='$(BOLT_CFLAGS)'; export BOLT_TEST_OMPI_MPICC TOP_SRCDIR BOLT_TEST_CC BOLT_TEST_CFLAGS;
 check_PROGRAMS += tests/mpi/mpi_fatal
 tests_mpi_mpi_fatal_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_fatal_LDADD = $(MPI_TEST_LDADD)

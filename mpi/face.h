@@ -140,6 +140,8 @@ void face_req_release(MPI_Request r);
 /* Fills status (may be ignore) from a native status for this request. */
 void face_status_set(MPI_Status *st, const bolt_status_t *ns);
 void face_status_empty(MPI_Status *st);
+/* The status of an operation with MPI_PROC_NULL: source MPI_PROC_NULL, nothing received. */
+void face_status_proc_null(MPI_Status *st);
 /* Starts a point-to-point operation into the request (used by Isend and Start). */
 int face_p2p_start(struct face_req *q, const char *fn);
 /* Completes an active request: unpacks, fills status, releases it unless persistent. */

@@ -47,17 +47,6 @@ static int msg_add(bolt_message_t m, MPI_Comm comm, MPI_Message *out)
     return MPI_SUCCESS;
 }
 
-static void status_no_proc(MPI_Status *st)
-{
-    if (STATUS_IGNORED(st))
-        return;
-    st->MPI_SOURCE = MPI_PROC_NULL;
-    st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
-    st->bolt_cancelled = 0;
-    st->bolt_bytes = 0;
-}
-
 static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
                  MPI_Message *message, MPI_Status *status, const char *fn)
 {
@@ -72,7 +61,7 @@ static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
         *message = MPI_MESSAGE_NO_PROC;
         if (flag)
             *flag = 1;
-        status_no_proc(status);
+        face_status_proc_null(status);
         return MPI_SUCCESS;
     }
     bolt_message_t m = BOLT_MESSAGE_NULL;

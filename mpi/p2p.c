@@ -35,7 +35,7 @@ void face_status_empty(MPI_Status *st)
     st->bolt_bytes = 0;
 }
 
-static void status_proc_null(MPI_Status *st)
+void face_status_proc_null(MPI_Status *st)
 {
     if (STATUS_IGNORED(st))
         return;
@@ -139,7 +139,7 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
                       const char *fn)
 {
     if (q->proc_null) {
-        status_proc_null(st);
+        face_status_proc_null(st);
         return MPI_SUCCESS;
     }
     if (q->kind == FACE_REQ_RECV && q->tmp) {
@@ -171,7 +171,7 @@ static int blocking(int pmode, void *buf, int count, MPI_Datatype dt, int peer, 
     if (rc)
         return rc;
     if (peer == MPI_PROC_NULL) {
-        status_proc_null(st);
+        face_status_proc_null(st);
         return MPI_SUCCESS;
     }
     size_t bytes = (size_t)count * t->size;
@@ -335,7 +335,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         (rc = face_check_tag(comm, tag, 1, "MPI_Probe")))
         return rc;
     if (source == MPI_PROC_NULL) {
-        status_proc_null(status);
+        face_status_proc_null(status);
         return MPI_SUCCESS;
     }
     bolt_status_t ns;
@@ -356,7 +356,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         return face_error(comm, "MPI_Iprobe", MPI_ERR_ARG, "flag pointer is NULL");
     if (source == MPI_PROC_NULL) {
         *flag = 1;
-        status_proc_null(status);
+        face_status_proc_null(status);
         return MPI_SUCCESS;
     }
     bolt_status_t ns;

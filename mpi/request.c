@@ -358,12 +358,10 @@ int PMPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
         if (r != MPI_REQUEST_NULL && !q)
             return bad_request(r, "MPI_Request_get_status");
         *flag = 1;
-        if (q && q->proc_null && !STATUS_IGNORED(st)) {
+        if (q && q->proc_null)
+            face_status_proc_null(st);
+        else
             face_status_empty(st);
-            st->MPI_SOURCE = MPI_PROC_NULL;
-        } else {
-            face_status_empty(st);
-        }
         return MPI_SUCCESS;
     }
     bolt_status_t ns;

@@ -41,6 +41,9 @@
 /* Once the job is being stopped and every rank has ended, output that
  * boltrun's stdout/stderr has not taken for this long is dropped. */
 #define STALL_S 0.25
+/* A signal death reported this soon after a rank's failing exit is taken as
+ * the job's root cause instead. */
+#define ROOT_CAUSE_S 1.0
 
 struct rank {
     int host;                 /* index in job.links; -1: a local rank */
@@ -64,6 +67,8 @@ struct job {
     struct kvs_server *kvs;
     struct stdin_fwd in;      /* boltrun's stdin to rank cfg->stdin_rank */
     int cause;                /* the job's outcome is decided (failure, abort, timeout, signal) */
+    int cause_soft;           /* ... by a rank's plain non-zero exit, often a peer's death seen */
+    double cause_time;
     int exit_code;
     int stopping, killed;
     double kill_deadline, hard_deadline, drain_deadline, job_deadline;
@@ -204,8 +209,21 @@ static void rank_done(struct job *j, int i, int status, double now)
         kvs_server_rank_ended(j->kvs, i, rank_host(j, i)); /* a fence it missed fails now */
     pump_rank_output(r); /* its last words come before boltrun's verdict */
     int failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (failed && j->cause_soft && !j->killed && WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM &&
+        now - j->cause_time <= ROOT_CAUSE_S) {
+        /* A rank killed by a signal boltrun did not send, reported just after a
+         * rank that exited because a peer went away: the kill is the root
+         * cause (a remote rank's death can take longer to reach us than its
+         * peers' reactions).  Name it and take its status. */
+        int sig = WTERMSIG(status);
+        iofwd_log("boltrun: rank %d on %s was killed by signal %d (%s)", i, rank_host(j, i), sig,
+                  strsignal(sig));
+        j->exit_code = 128 + sig;
+        j->cause_soft = 0;
+    }
     if (failed && !j->cause) {
         j->cause = 1;
+        j->cause_time = now;
         if (WIFSIGNALED(status)) {
             int sig = WTERMSIG(status);
             iofwd_log("boltrun: rank %d on %s was killed by signal %d (%s)", i, rank_host(j, i), sig,
@@ -214,6 +232,7 @@ static void rank_done(struct job *j, int i, int status, double now)
         } else if (WIFEXITED(status)) {
             iofwd_log("boltrun: rank %d on %s exited with status %d", i, rank_host(j, i), WEXITSTATUS(status));
             j->exit_code = WEXITSTATUS(status);
+            j->cause_soft = 1;
         } else {
             iofwd_log("boltrun: rank %d on %s ended abnormally (wait status 0x%x)", i, rank_host(j, i),
                     (unsigned)status);

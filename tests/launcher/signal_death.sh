@@ -14,6 +14,16 @@ grep -q "^boltrun: rank 2 on $host was killed by signal 9 (Killed.*)\$" "$T/err"
 [ $((end - start)) -le 4 ] || fail "took $((end - start)) s"
 no_leftovers "$MARK" 5
 
+# A rank that exits with an error because a peer died is often reported
+# before the peer's own death (a remote host's report travels further): a
+# signal death reported within a second of it, and not sent by boltrun, is
+# named as the root cause and gives the job its status.
+run --timeout 30 -np 2 sh -c 'if [ "$BOLT_RANK" = 0 ]; then sleep 0.3; exit 3; fi; trap "" TERM; sleep 0.6; kill -9 $$' "$MARK"
+expect_rc 137 "exit 3, then a SIGKILL of another rank"
+grep -q "^boltrun: rank 0 on $host exited with status 3\$" "$T/err" || fail "message about rank 0's exit"
+grep -q "^boltrun: rank 1 on $host was killed by signal 9 (Killed.*)\$" "$T/err" || fail "message naming the kill"
+no_leftovers "$MARK" 5
+
 # Stray children of a rank that exits are cleaned up too.
 run --timeout 30 -np 2 sh -c 'sleep '"$MARK"' & echo started' "$MARK"
 expect_rc 0 "rank leaving a child behind"

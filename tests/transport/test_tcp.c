@@ -353,8 +353,11 @@ static int role_exchange(struct ep *e, void *arg)
         REQUIRE(T->send(e->ctx, peer, &s[i].s) == BOLT_OK);
     }
     /* A small socket buffer cannot take 8 MiB at once: that send is queued,
-     * partly written, and finishes in progress(). */
-    REQUIRE(s[5].done == 0);
+     * partly written, and finishes in progress().  With the kernel's default
+     * (autotuned) buffers the peer may drain it in time, so only check then. */
+    const char *buf = getenv("BOLT_TCP_BUF");
+    if (buf && strcmp(buf, "0") != 0)
+        REQUIRE(s[5].done == 0);
     REQUIRE(drive(e, all_done, x, 30));
     for (int i = 0; i < x->nframes; i++) {
         REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);

@@ -8,3 +8,4 @@ include tests/mpi/local.mk
 include tests/cluster/local.mk
 include tests/fuzz/local.mk
 EXTRA_DIST += tests/check_run.h
+include tests/rdma/local.mk

@@ -6,13 +6,17 @@
 #include "bolt.h"
 #include "runtime/config.h"
 #include "runtime/topo.h"
+#ifdef BOLT_HAVE_RDMA
+#include "transport/rdma/rdma.h"
+#endif
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: bolt-info [--params | --topology | --version | --help]\n"
+    fprintf(out, "usage: bolt-info [--params | --topology | --rdma | --version | --help]\n"
                  "  (no option)  version, build features and settings\n"
                  "  --params     every BOLT_* environment setting with its default and meaning\n"
-                 "  --topology   this host: identity, packages, NUMA nodes, cores, PUs, caches\n");
+                 "  --topology   this host: identity, packages, NUMA nodes, cores, PUs, caches\n"
+                 "  --rdma       RDMA devices: ports, states, MTUs, GIDs, limits\n");
 }
 
 static void features(void)
@@ -21,7 +25,11 @@ static void features(void)
     gethostname(host, sizeof host - 1);
     printf("Bolt %d.%d.%d on %s\n", BOLT_VERSION_MAJOR, BOLT_VERSION_MINOR, BOLT_VERSION_PATCH,
            host);
-    printf("  transports built : tcp\n");
+#ifdef BOLT_HAVE_RDMA
+    printf("  transports built : shm, rdma, tcp\n");
+#else
+    printf("  transports built : shm, tcp (no verbs library: no rdma)\n");
+#endif
 #ifdef BOLT_HAVE_HWLOC
     printf("  hwloc            : found (topology, binding)\n");
 #else
@@ -67,6 +75,18 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "--topology"))
         return topology();
+    if (argc > 1 && !strcmp(argv[1], "--rdma")) {
+#ifdef BOLT_HAVE_RDMA
+        if (bolt_config_load() != BOLT_OK)
+            fprintf(stderr, "bolt-info: %s\n", bolt_error_message());
+        rdma_devs_list(stdout);
+        return 0;
+#else
+        printf("rdma devices     : this build has no rdma transport (configure found no verbs "
+               "library: install rdma-core's libibverbs-dev, or use macOS 26.2+)\n");
+        return 0;
+#endif
+    }
     if (argc > 1 && !strcmp(argv[1], "--version")) {
         printf("bolt-info (Bolt) %d.%d.%d\n", BOLT_VERSION_MAJOR, BOLT_VERSION_MINOR,
                BOLT_VERSION_PATCH);
@@ -82,5 +102,9 @@ int main(int argc, char **argv)
         return 2;
     }
     features();
+#ifdef BOLT_HAVE_RDMA
+    if (bolt_config_load() == BOLT_OK)
+        rdma_devs_list(stdout);
+#endif
     return 0;
 }

@@ -17,8 +17,12 @@
 
 struct bolt_runtime bolt_rt;
 
-static const struct bolt_transport *const known_transports[] = {&bolt_transport_shm,
-                                                                &bolt_transport_tcp};
+static const struct bolt_transport *const known_transports[] = {
+    &bolt_transport_shm,
+#ifdef BOLT_HAVE_RDMA
+    &bolt_transport_rdma,
+#endif
+    &bolt_transport_tcp};
 #define N_KNOWN (int)(sizeof known_transports / sizeof known_transports[0])
 
 int bolt_peer_error(int world_peer, const char *doing)
@@ -98,10 +102,15 @@ static int open_transports(void)
             return rc;
         bolt_rt.tls[bolt_rt.ntls++] = tl;
     }
-    if (bolt_rt.ntls == 0)
+    if (bolt_rt.ntls == 0) {
+        char have[64] = "";
+        for (int i = 0; i < N_KNOWN; i++)
+            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", i ? ", " : "",
+                     known_transports[i]->name);
         return bolt_err_set(BOLT_ERR_CONFIG,
-                            "BOLT_TRANSPORTS='%s' names no transport this build has (it has: shm, tcp)",
-                            bolt_param_string(BOLT_P_TRANSPORTS));
+                            "BOLT_TRANSPORTS='%s' names no transport this build has (it has: %s)",
+                            bolt_param_string(BOLT_P_TRANSPORTS), have);
+    }
     return BOLT_OK;
 }
 
@@ -120,9 +129,19 @@ static int wire_up(void)
             if (bolt_rt.tls[t]->reachable(bolt_rt.tlctx[t], p) == 1)
                 bolt_rt.peers[p].tl = t;
         if (bolt_rt.peers[p].tl < 0) {
+            char why[1300] = "";
+            size_t n = 0;
+            for (int t = 0; t < bolt_rt.ntls && n + 8 < sizeof why; t++) {
+                char one[600];
+                if (bolt_rt.tls[t]->unreachable_why &&
+                    bolt_rt.tls[t]->unreachable_why(bolt_rt.tlctx[t], p, one, sizeof one))
+                    n += (size_t)snprintf(why + n, sizeof why - n, "%s%s", n ? "; " : " (", one);
+            }
+            if (n && n + 2 < sizeof why)
+                snprintf(why + n, sizeof why - n, ")");
             rc = bolt_err_set(BOLT_ERR_CONFIG,
-                              "no transport in BOLT_TRANSPORTS='%s' reaches rank %d on %s",
-                              bolt_param_string(BOLT_P_TRANSPORTS), p, bolt_rt.peers[p].host);
+                              "no transport in BOLT_TRANSPORTS='%s' reaches rank %d on %s%s",
+                              bolt_param_string(BOLT_P_TRANSPORTS), p, bolt_rt.peers[p].host, why);
             goto out;
         }
     }

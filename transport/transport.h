@@ -95,9 +95,15 @@ struct bolt_transport {
      * poll (or instead of it) whenever sleep_prepare was. */
     int (*sleep_prepare)(struct bolt_tl_ctx *ctx);
     void (*sleep_done)(struct bolt_tl_ctx *ctx);
+    /* Optional: after reachable() said 0, why (1 and buf filled), for the
+     * error that names a peer no transport reaches. */
+    int (*unreachable_why)(struct bolt_tl_ctx *ctx, int peer, char *buf, size_t cap);
 };
 
 extern const struct bolt_transport bolt_transport_tcp;
 extern const struct bolt_transport bolt_transport_shm;
+#ifdef BOLT_HAVE_RDMA
+extern const struct bolt_transport bolt_transport_rdma;
+#endif
 
 #endif

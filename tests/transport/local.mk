@@ -56,3 +56,12 @@ tests_transport_test_shm_posix_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_transport_test_shm_posix_LDADD = libboltcore.la $(CHECK_LIBS)
 endif
 EXTRA_DIST += tests/transport/test_shm.c
+
+# The RDMA transport's credit and sequence arithmetic: no device needed.
+if HAVE_CHECK
+check_PROGRAMS += tests/transport/test_rdma_flow
+TESTS += tests/transport/test_rdma_flow
+tests_transport_test_rdma_flow_SOURCES = tests/transport/test_rdma_flow.c transport/rdma/rdma_flow.c
+tests_transport_test_rdma_flow_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_transport_test_rdma_flow_LDADD = $(CHECK_LIBS)
+endif

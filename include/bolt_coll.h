@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bolt.h" /* types; bolt.h includes this file after defining them */
 
 /* Datatypes: builtins, and opaque elements of n bytes (bolt_type_bytes). */
 typedef uint64_t bolt_datatype_t;

@@ -9,6 +9,7 @@
 #include "runtime/bootstrap.h"
 #include "runtime/config.h"
 #include "runtime/errors.h"
+#include "runtime/failover.h"
 #include "runtime/log.h"
 #include "runtime/progress.h"
 #include "runtime/proto.h"
@@ -96,7 +97,8 @@ static int open_transports(void)
         }
         if (bolt_rt.ntls == BOLT_MAX_TRANSPORTS)
             break;
-        struct bolt_tl_init_args args = {bolt_rt.rank, bolt_rt.size, &bolt_rt.up};
+        bolt_failover_upcalls(bolt_rt.ntls, &bolt_rt.up_tl[bolt_rt.ntls]);
+        struct bolt_tl_init_args args = {bolt_rt.rank, bolt_rt.size, &bolt_rt.up_tl[bolt_rt.ntls]};
         int rc = tl->init(&bolt_rt.tlctx[bolt_rt.ntls], &args);
         if (rc)
             return rc;
@@ -128,6 +130,7 @@ static int wire_up(void)
         for (int t = 0; t < bolt_rt.ntls && bolt_rt.peers[p].tl < 0; t++)
             if (bolt_rt.tls[t]->reachable(bolt_rt.tlctx[t], p) == 1)
                 bolt_rt.peers[p].tl = t;
+        bolt_rt.peers[p].standby = bolt_failover_standby(p);
         if (bolt_rt.peers[p].tl < 0) {
             char why[1300] = "";
             size_t n = 0;
@@ -148,7 +151,7 @@ static int wire_up(void)
     for (int t = 0; t < bolt_rt.ntls; t++) {
         int n = 0;
         for (int p = 0; p < bolt_rt.size; p++)
-            if (bolt_rt.peers[p].tl == t)
+            if (bolt_rt.peers[p].tl == t || bolt_rt.peers[p].standby == t)
                 peers[n++] = p;
         rc = bolt_rt.tls[t]->connect(bolt_rt.tlctx[t], peers, n);
         if (rc)
@@ -223,6 +226,7 @@ int bolt_init(int *argc, char ***argv)
         return bolt_err_set(BOLT_ERR_NOMEM, "out of memory at bolt_init");
     snprintf(bolt_rt.peers[bolt_rt.rank].host, sizeof bolt_rt.peers[0].host, "%s", bolt_rt.host);
     bolt_rt.peers[bolt_rt.rank].tl = -1;
+    bolt_rt.peers[bolt_rt.rank].standby = -1;
 
     if (!bolt_rt.singleton) {
         char key[64];

@@ -45,6 +45,7 @@ libbolt_la_SOURCES += \
 	runtime/comm.c runtime/comm.h \
 	runtime/proto.c runtime/proto.h runtime/proto_internal.h \
 	runtime/peers.c \
+	runtime/failover.c runtime/failover.h \
 	runtime/progress.c runtime/progress.h \
 	runtime/init.c \
 	runtime/p2p.c \

@@ -42,9 +42,11 @@ static void active_refresh(void)
 {
     int used[BOLT_MAX_TRANSPORTS] = {0};
     for (int p = 0; p < bolt_rt.size; p++) {
-        int t = bolt_rt.peers[p].tl;
+        int t = bolt_rt.peers[p].tl, s = bolt_rt.peers[p].standby;
         if (t >= 0 && t < bolt_rt.ntls)
             used[t] = 1;
+        if (s >= 0 && s < bolt_rt.ntls)
+            used[s] = 1;
     }
     active.n = 0;
     for (int t = 0; t < bolt_rt.ntls; t++)

@@ -4,6 +4,7 @@
 
 #include "runtime/config.h"
 #include "runtime/errors.h"
+#include "runtime/failover.h"
 #include "runtime/log.h"
 #include "runtime/progress.h"
 #include "runtime/proto.h"
@@ -582,6 +583,8 @@ static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void 
     case BOLT_FRAME_BYE:
         proto_peer_bye(peer);
         return BOLT_OK;
+    case BOLT_FRAME_TUNNEL:
+        return bolt_failover_tunnel_begin(peer, h, dst, cookie);
     default:
         return proto_error(peer, "unknown frame type");
     }
@@ -590,7 +593,10 @@ static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void 
 static void frame_end(void *rt, int peer, const struct bolt_frame_hdr *h, void *cookie)
 {
     (void)rt;
-    (void)peer;
+    if (h->type == BOLT_FRAME_TUNNEL) {
+        bolt_failover_tunnel_end(peer, h, cookie);
+        return;
+    }
     void *p = CK_PTR(cookie);
     switch (CK_KIND(cookie)) {
     case CK_DATA: {

@@ -14,6 +14,8 @@
 
 struct bolt_peer {
     int tl;                 /* index into rt.tls, -1 for self */
+    int standby;            /* transport that carries tl's traffic if its link fails; -1 */
+    int tunneling;          /* ... and it does: tl's link failed */
     int failed;             /* error code once broken, else 0 */
     int bye;                /* peer said BYE (it finalized) */
     char host[256];
@@ -32,6 +34,8 @@ struct bolt_runtime {
     const struct bolt_transport *tls[BOLT_MAX_TRANSPORTS];
     struct bolt_tl_ctx *tlctx[BOLT_MAX_TRANSPORTS];
     struct bolt_tl_upcalls up;
+    struct bolt_tl_upcalls up_tl[BOLT_MAX_TRANSPORTS]; /* up, as each transport sees it */
+    int tl_index[BOLT_MAX_TRANSPORTS];
     struct bolt_comm *world;
     struct bolt_comm *self;
     uint32_t next_ctx;      /* lowest context id this process has not used */

@@ -20,7 +20,9 @@ enum bolt_frame_type {
     BOLT_FRAME_DATA = 4,  /* `len` payload bytes at `offset` of receive request rreq */
     BOLT_FRAME_SYNC_ACK = 5, /* receiver matched a synchronous eager send sreq */
     BOLT_FRAME_BYE = 6,   /* sender is finalizing: it sends nothing more */
-    BOLT_FRAME_TYPE_MAX = 7
+    BOLT_FRAME_TUNNEL = 7, /* `len` bytes of the peer's primary transport, carried by its standby
+                              after the primary's link failed (runtime/failover.c) */
+    BOLT_FRAME_TYPE_MAX = 8
 };
 
 /* flags */

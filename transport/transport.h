@@ -51,6 +51,11 @@ struct bolt_tl_upcalls {
      * transport completes every pending send to that peer with `error` and
      * drops further sends to it with the same error. */
     void (*peer_failed)(void *rt, int peer, int error, const char *why);
+    /* Failover: sends `len` bytes to the same transport of `peer` through the
+     * peer's standby transport (the next of BOLT_TRANSPORTS that reaches it),
+     * where they arrive in order through tunnel_recv. BOLT_OK, or an error
+     * when the peer has no standby (then the transport fails the peer). */
+    int (*tunnel_send)(void *rt, int peer, const void *buf, size_t len);
 };
 
 struct bolt_tl_init_args {
@@ -98,6 +103,10 @@ struct bolt_transport {
     /* Optional: after reachable() said 0, why (1 and buf filled), for the
      * error that names a peer no transport reaches. */
     int (*unreachable_why)(struct bolt_tl_ctx *ctx, int peer, char *buf, size_t cap);
+    /* Optional: bytes a peer's same transport sent through tunnel_send. A
+     * transport that has it gets a standby transport for its peers, so that
+     * it can move its traffic there when its own link fails. */
+    void (*tunnel_recv)(struct bolt_tl_ctx *ctx, int peer, const void *buf, size_t len);
 };
 
 extern const struct bolt_transport bolt_transport_tcp;

@@ -38,6 +38,8 @@ enum rdma_msg_kind {
     RDMA_MSG_FRAME = 1,  /* struct bolt_frame_hdr, then the first payload bytes */
     RDMA_MSG_CONT = 2,   /* more payload bytes of the frame in progress */
     RDMA_MSG_CREDIT = 3, /* acknowledgements only */
+    RDMA_MSG_FAILOVER = 4, /* through the standby: my link to you failed; ack[] is what I
+                              consumed, resend the rest (not sequenced) */
 };
 
 struct rdma_msg {
@@ -45,7 +47,8 @@ struct rdma_msg {
     uint32_t ack[2];   /* messages I consumed from you, per queue pair (cumulative) */
     uint32_t len;      /* bytes after this header that belong to the stream */
     uint8_t kind;
-    uint8_t pad[7];
+    uint8_t qp;        /* enum rdma_qp_kind: the stream it belongs to (read when tunneled) */
+    uint8_t pad[6];
 };
 _Static_assert(sizeof(struct rdma_msg) == 24, "rdma message header is 24 bytes");
 
@@ -92,8 +95,10 @@ struct rdma_qpx {
     uint32_t slot;            /* bytes per slot */
     uint32_t depth;           /* receives posted; send slots too */
     uint8_t *rx_slots, *tx_slots;
-    uint32_t *tx_free;        /* stack of free send slot indices */
-    uint32_t ntx_free;
+    /* Message `seq` is written in send slot seq % depth and stays there until
+     * the peer acknowledges it (credits guarantee that): after a failover the
+     * unacknowledged ones are sent again from there. */
+    uint32_t posted;          /* sends posted, completion not yet seen */
     struct rdma_flow flow;
     struct rdma_rx rx;
     struct bolt_tl_send *q_head, *q_tail; /* frames waiting for slots/credits */
@@ -108,7 +113,9 @@ struct rdma_peer {
     struct rdma_qpx q[2];
     double last_ack;          /* when the peer last acknowledged something */
     double unadv_since;       /* first consumption not yet acknowledged; 0: none */
-    uint32_t posted_tx;       /* sends posted, completion not yet seen */
+    /* Failover (runtime/failover.h): 0 on our queue pairs; 1 asked the peer
+     * to move to the tunnel, waiting for its answer; 2 in the tunnel. */
+    int tunnel;
 };
 
 struct bolt_tl_ctx {
@@ -161,6 +168,12 @@ int rdma_xfer_poll(struct bolt_tl_ctx *ctx, struct rdma_dev *d);
 /* Pushes queued frames and due acknowledgements for a peer. */
 int rdma_xfer_push(struct bolt_tl_ctx *ctx, int peer, double now);
 int rdma_xfer_outgoing(const struct rdma_peer *p);
+/* Our link to the peer failed: move to the tunnel through its standby
+ * transport, or fail the peer when it has none. */
+void rdma_xfer_link_lost(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Bytes from the peer's rdma transport, through the tunnel. */
+void rdma_xfer_tunnel_recv(struct bolt_tl_ctx *ctx, int peer, const void *buf, size_t len);
 struct bolt_tl_send *rdma_xfer_take_sends(struct rdma_peer *p);
 
 /* wr_id: peer, queue pair, slot, direction. */

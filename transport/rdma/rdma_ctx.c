@@ -70,7 +70,6 @@ static void destroy(struct bolt_tl_ctx *ctx)
             for (int qk = 0; qk < 2; qk++) {
                 if (p->dev >= 0)
                     rdma_qp_destroy(&ctx->devs[p->dev], &p->q[qk]);
-                free(p->q[qk].tx_free);
             }
         }
     for (int i = 0; i < ctx->ndevs; i++)
@@ -268,12 +267,6 @@ static int qpx_setup(struct bolt_tl_ctx *ctx, struct rdma_dev *d, struct rdma_qp
     *off += (size_t)slot * depth;
     q->tx_slots = d->slab + *off;
     *off += (size_t)slot * depth;
-    q->tx_free = malloc(depth * sizeof *q->tx_free);
-    if (!q->tx_free)
-        return bolt_err_set(BOLT_ERR_NOMEM, "rdma: out of memory");
-    for (uint32_t i = 0; i < depth; i++)
-        q->tx_free[i] = depth - 1 - i;
-    q->ntx_free = depth;
     q->psn = (uint32_t)(rand() & 0xffffff);
     rdma_flow_init(&q->flow, depth);
     return rdma_qp_create(ctx, d, q);
@@ -423,8 +416,8 @@ static void check_async(struct bolt_tl_ctx *ctx, struct rdma_dev *d)
             for (int k = 0; k < ctx->nwired; k++) {
                 int r = ctx->wired[k];
                 if (ctx->peers[r].dev == (int)(d - ctx->devs))
-                    rdma_peer_fail(ctx, r, "port %d of %s went down (%s): cable unplugged?",
-                                   d->port, d->name, ibv_event_type_str(t));
+                    rdma_xfer_link_lost(ctx, r, "port %d of %s went down (%s): cable unplugged?",
+                                        d->port, d->name, ibv_event_type_str(t));
             }
         } else if (t == IBV_EVENT_QP_FATAL || t == IBV_EVENT_QP_REQ_ERR ||
                    t == IBV_EVENT_QP_ACCESS_ERR) {
@@ -432,8 +425,8 @@ static void check_async(struct bolt_tl_ctx *ctx, struct rdma_dev *d)
                 int r = ctx->wired[k];
                 struct rdma_peer *p = &ctx->peers[r];
                 if (p->q[0].qp == ev.element.qp || p->q[1].qp == ev.element.qp)
-                    rdma_peer_fail(ctx, r, "its queue pair on %s broke (%s)", d->name,
-                                   ibv_event_type_str(t));
+                    rdma_xfer_link_lost(ctx, r, "its queue pair on %s broke (%s)", d->name,
+                                        ibv_event_type_str(t));
             }
         } else if (t == IBV_EVENT_PORT_ACTIVE) {
             d->up = 1;
@@ -449,13 +442,14 @@ static void check_silence(struct bolt_tl_ctx *ctx)
     for (int k = 0; k < ctx->nwired; k++) {
         int r = ctx->wired[k];
         struct rdma_peer *p = &ctx->peers[r];
-        if (p->failed || (rdma_flow_unacked(&p->q[0].flow) == 0 &&
+        if (p->failed || p->tunnel || (rdma_flow_unacked(&p->q[0].flow) == 0 &&
                           rdma_flow_unacked(&p->q[1].flow) == 0))
             continue;
         if (ctx->now - p->last_ack > ctx->ack_timeout)
-            rdma_peer_fail(ctx, r, "nothing acknowledged over %s for %.0f s (BOLT_RDMA_ACK_TIMEOUT"
-                                   " / BOLT_TIMEOUT): the link is down or the peer stopped",
-                           ctx->devs[p->dev].name, ctx->now - p->last_ack);
+            rdma_xfer_link_lost(ctx, r, "nothing acknowledged over %s for %.0f s "
+                                        "(BOLT_RDMA_ACK_TIMEOUT / BOLT_TIMEOUT): the link is "
+                                        "down or the peer stopped",
+                                ctx->devs[p->dev].name, ctx->now - p->last_ack);
     }
 }
 
@@ -539,6 +533,14 @@ static void rdma_sleep_done(struct bolt_tl_ctx *ctx)
     }
 }
 
+static void rdma_tunnel_recv(struct bolt_tl_ctx *ctx, int peer, const void *buf, size_t len)
+{
+    if (!ctx)
+        return;
+    ctx->now = rdma_now();
+    rdma_xfer_tunnel_recv(ctx, peer, buf, len);
+}
+
 static size_t rdma_eager_limit(struct bolt_tl_ctx *ctx, int peer)
 {
     (void)peer;
@@ -602,4 +604,5 @@ const struct bolt_transport bolt_transport_rdma = {
     .sleep_prepare = rdma_sleep_prepare,
     .sleep_done = rdma_sleep_done,
     .unreachable_why = rdma_unreachable_why,
+    .tunnel_recv = rdma_tunnel_recv,
 };

@@ -739,7 +739,7 @@ START_TEST(test_singleton)
     ck_assert_int_eq(bolt_config_load(), 0);
     struct rt rt;
     memset(&rt, 0, sizeof rt);
-    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed};
+    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed, NULL};
     struct bolt_tl_init_args a = {0, 2, &up};
     struct bolt_tl_ctx *ctx;
     ck_assert_int_eq(T->init(&ctx, &a), 0);

@@ -906,7 +906,7 @@ START_TEST(test_singleton)
     ck_assert_int_eq(bolt_config_load(), BOLT_OK);
     struct rt rt;
     memset(&rt, 0, sizeof rt);
-    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed};
+    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed, NULL};
     struct bolt_tl_init_args a = {0, 1, &up};
     struct bolt_tl_ctx *ctx = NULL;
     ck_assert_int_eq(T->init(&ctx, &a), BOLT_OK);
@@ -929,7 +929,7 @@ START_TEST(test_bad_settings)
 {
     struct rt rt;
     memset(&rt, 0, sizeof rt);
-    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed};
+    struct bolt_tl_upcalls up = {&rt, rt_begin, rt_end, rt_failed, NULL};
     struct bolt_tl_ctx *ctx = NULL;
     /* Several ranks need the secret. */
     unsetenv("BOLT_JOB_SECRET");

@@ -27,7 +27,7 @@ static int tunnel_send(void *rt, int peer, const void *buf, size_t len)
     if (peer < 0 || peer >= bolt_rt.size || len > TUNNEL_MAX)
         return BOLT_ERR_ARG;
     int t = bolt_rt.peers[peer].standby;
-    if (t < 0 || bolt_rt.peers[peer].failed)
+    if (t < 0 || !bolt_rt.tlctx[t] || bolt_rt.peers[peer].failed)
         return BOLT_ERR_PEER;
     bolt_rt.peers[peer].tunneling = 1;
     struct tunnel_send *ts = malloc(sizeof *ts + len);
@@ -107,7 +107,7 @@ int bolt_failover_tunnel_begin(int peer, const struct bolt_frame_hdr *h, void **
 void bolt_failover_tunnel_end(int peer, const struct bolt_frame_hdr *h, void *cookie)
 {
     int tl = bolt_rt.peers[peer].tl;
-    if (tl >= 0 && bolt_rt.tls[tl]->tunnel_recv && !bolt_rt.peers[peer].failed)
+    if (tl >= 0 && bolt_rt.tlctx[tl] && bolt_rt.tls[tl]->tunnel_recv && !bolt_rt.peers[peer].failed)
         bolt_rt.tls[tl]->tunnel_recv(bolt_rt.tlctx[tl], peer, cookie, h->len);
     free(cookie);
 }

@@ -192,8 +192,10 @@ static long choose_spin(void)
 
 static void teardown(void)
 {
-    for (int t = 0; t < bolt_rt.ntls; t++)
+    for (int t = 0; t < bolt_rt.ntls; t++) {
         bolt_rt.tls[t]->finalize(bolt_rt.tlctx[t]);
+        bolt_rt.tlctx[t] = NULL; /* a standby finalizing later may still deliver tunnel frames */
+    }
     bolt_rt.ntls = 0;
     bolt_bootstrap_close();
     bolt_match_free_all(&bolt_rt.match);

@@ -29,7 +29,10 @@ static int tunnel_send(void *rt, int peer, const void *buf, size_t len)
     int t = bolt_rt.peers[peer].standby;
     if (t < 0 || !bolt_rt.tlctx[t] || bolt_rt.peers[peer].failed)
         return BOLT_ERR_PEER;
-    bolt_rt.peers[peer].tunneling = 1;
+    if (!bolt_rt.peers[peer].tunneling) {
+        bolt_rt.peers[peer].tunneling = 1;
+        bolt_rt.tunnels++;
+    }
     struct tunnel_send *ts = malloc(sizeof *ts + len);
     if (!ts)
         return BOLT_ERR_NOMEM;

@@ -44,6 +44,7 @@ struct bolt_runtime {
     int host_cores;         /* cores the ranks of this host share (topo.h bolt_topo_local) */
     int bound;              /* this process is bound to part of the host */
     int gone;               /* peers that finalized or failed */
+    int tunnels;            /* peers whose traffic goes through their standby transport */
 };
 
 extern struct bolt_runtime bolt_rt;

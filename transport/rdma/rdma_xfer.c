@@ -131,8 +131,8 @@ static int post_send(struct bolt_tl_ctx *ctx, int peer, int qk, struct rdma_msg 
     struct rdma_peer *p = &ctx->peers[peer];
     struct rdma_dev *d = &ctx->devs[p->dev];
     struct rdma_qpx *q = &p->q[qk];
-    if (rdma_flow_unacked(&p->q[0].flow) == 1 && rdma_flow_unacked(&p->q[1].flow) == 0)
-        p->last_ack = ctx->now; /* silence only counts from here */
+    if (rdma_flow_unacked(&q->flow) == 1 && rdma_flow_unacked(&p->q[!qk].flow) == 0)
+        p->last_ack = rdma_now(); /* the first message after an idle spell: silence counts from here */
     if (p->tunnel) {
         tunnel_put(ctx, peer, m);
         return p->failed ? -1 : 0;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/errors.h"
@@ -25,8 +26,12 @@ int bolt_host_id(char *out, size_t cap)
     boot[strcspn(boot, "\r\n")] = '\0';
     if (rc == BOLT_OK && gethostname(host, sizeof host - 1) != 0)
         rc = bolt_err_set(BOLT_ERR_SYS, "gethostname failed: %s", strerror(errno));
+    /* Network namespaces sharing a kernel are hosts of their own (test
+     * clusters; containers): they share no addresses and no devices' ports. */
+    struct stat st;
+    unsigned long long netns = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
     if (rc == BOLT_OK)
-        snprintf(out, cap, "%s/%s", host, boot);
+        snprintf(out, cap, "%s/%s/net:%llu", host, boot, netns);
     else if (cap)
         out[0] = '\0';
     return rc;

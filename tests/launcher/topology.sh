@@ -14,7 +14,8 @@ field() { sed -n "s/^$1 *: //p" "$T/out"; }
 id=$(field 'host id')
 [ -n "$id" ] && [ "$id" != unknown ] || fail "no host id"
 if [ -r /proc/sys/kernel/random/boot_id ]; then
-    [ "$id" = "$(hostname)/$(cat /proc/sys/kernel/random/boot_id)" ] || fail "host id '$id' is not hostname/boot_id"
+    want="$(hostname)/$(cat /proc/sys/kernel/random/boot_id)/net:$(stat -L -c %i /proc/self/ns/net)"
+    [ "$id" = "$want" ] || fail "host id '$id' is not hostname/boot_id/net:netns-inode ($want)"
 fi
 [ "$("$INFO" --topology | sed -n 's/^host id *: //p')" = "$id" ] || fail "host id changes between runs"
 

@@ -20,6 +20,7 @@
 
 #include "runtime/config.h"
 #include "runtime/errors.h"
+#include "runtime/hostid.h"
 #include "runtime/log.h"
 #include "transport/rdma/rdma.h"
 
@@ -258,7 +259,10 @@ void rdma_devs_close(struct bolt_tl_ctx *ctx)
 
 int rdma_devs_describe(const struct bolt_tl_ctx *ctx, char *out, size_t cap)
 {
-    size_t n = (size_t)snprintf(out, cap, "rdma1 %d\n", ctx->ndevs);
+    char host[300];
+    if (bolt_host_id(host, sizeof host) != BOLT_OK || !host[0] || strchr(host, ' '))
+        snprintf(host, sizeof host, "unknown");
+    size_t n = (size_t)snprintf(out, cap, "rdma1 %d %s\n", ctx->ndevs, host);
     for (int i = 0; i < ctx->ndevs && n < cap; i++) {
         const struct rdma_dev *d = &ctx->devs[i];
         char hex[33], ip[INET_ADDRSTRLEN];
@@ -322,6 +326,16 @@ int rdma_devs_route(const struct bolt_tl_ctx *ctx, const char *pub, int *peer_de
     }
     if (ctx->ndevs == 0) {
         snprintf(why, cap, "this rank has no usable RDMA device: %s", ctx->why);
+        return -1;
+    }
+    /* Ranks of one host: a device is a cable end (on a Mac, and in a mesh),
+     * which does not loop back; shared memory is the way. A device that does
+     * loop back (Soft-RoCE on a dummy port) may be used on request. */
+    char mine[300], theirs[300];
+    if (!bolt_param_int(BOLT_P_RDMA_LOOPBACK) && bolt_host_id(mine, sizeof mine) == BOLT_OK &&
+        sscanf(pub, "rdma1 %*d %299s", theirs) == 1 && !strcmp(mine, theirs)) {
+        snprintf(why, cap, "it is on this host (ranks of one host use shared memory; "
+                           "BOLT_RDMA_LOOPBACK=1 sends through a device that loops back)");
         return -1;
     }
     for (int e = 0; e < ndev; e++) {

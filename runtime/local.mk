@@ -51,7 +51,7 @@ libbolt_la_SOURCES += \
 	runtime/p2p.c \
 	runtime/mprobe.c \
 	runtime/comm_api.c \
-	transport/transport.h
+	transport/transport.h transport/tl_util.c transport/tl_util.h
 
 bin_PROGRAMS += bolt-info
 bolt_info_SOURCES = runtime/bolt_info.c

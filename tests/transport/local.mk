@@ -7,7 +7,7 @@ if HAVE_CHECK
 TCP_TEST_COMMON = \
 	tests/transport/test_tcp.c \
 	tests/transport/tcp_fake_kvs.c \
-	transport/tcp/tcp_ctx.c \
+	transport/tcp/tcp_ctx.c transport/tl_util.c \
 	transport/tcp/tcp_conn.c \
 	transport/tcp/tcp_addr.c transport/tcp/tcp_wireup.c \
 	transport/tcp/tcp_evloop_poll.c
@@ -39,7 +39,7 @@ SHM_TEST_COMMON = \
 	tests/transport/test_shm.c \
 	launcher/shm_host.c \
 	transport/shm/shm_seg.c transport/shm/shm_ring.c transport/shm/shm_xfer.c \
-	transport/shm/shm_bell.c transport/shm/shm_ctx.c
+	transport/shm/shm_bell.c transport/shm/shm_ctx.c transport/tl_util.c
 check_PROGRAMS += tests/transport/test_shm tests/transport/test_shm_posix
 TESTS += tests/transport/test_shm tests/transport/test_shm_posix
 tests_transport_test_shm_SOURCES = $(SHM_TEST_COMMON)

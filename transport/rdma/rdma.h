@@ -60,14 +60,12 @@ struct rdma_dev {
     struct ibv_pd *pd;
     struct ibv_comp_channel *chan;
     struct ibv_cq *cq;
-    int cq_size;
     union ibv_gid gid;
     int gid_index;
     uint32_t ipv4;            /* network order; from the IPv4-mapped GID */
     int prefix;               /* of the interface that has ipv4; 32 if unknown */
     enum ibv_mtu mtu;
     int link_layer;
-    int up;                   /* port active, no PORT_ERR since */
     /* Counted against Apple's caps (BOLT_RDMA_MAX_QP / BOLT_RDMA_MAX_MR). */
     int nqp, nmr;
     int max_qp, max_mr;
@@ -150,6 +148,8 @@ int rdma_devs_route(const struct bolt_tl_ctx *ctx, const char *pub, int *peer_de
 /* Field `field` (0 name, 1 port, 2 gid hex, 3 ipv4, 4 prefix, 5 mtu, 6 lid)
  * of the peer's device `dev` in its published text. */
 int rdma_pub_field(const char *pub, int dev, int field, char *out, size_t cap);
+/* A GID from its 32 hex digits (as published); 0 or -1. */
+int rdma_gid_parse(const char *s, union ibv_gid *g);
 /* bolt-info: every device, port, state, GID and limit on this host. */
 void rdma_devs_list(FILE *out);
 
@@ -186,6 +186,5 @@ static inline uint64_t rdma_wrid(int peer, int qk, uint32_t slot, int is_send)
 /* rdma_ctx.c */
 void rdma_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-double rdma_now(void);
 
 #endif

@@ -22,26 +22,10 @@
 #include "runtime/config.h"
 #include "runtime/errors.h"
 #include "runtime/log.h"
+#include "transport/tl_util.h"
 #include "transport/rdma/rdma.h"
 
 #define PUB_MAX 4096
-
-double rdma_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void complete_list(struct bolt_tl_send *s, int error)
-{
-    while (s) {
-        struct bolt_tl_send *next = s->tl_next;
-        s->tl_next = NULL;
-        s->complete(s, error);
-        s = next;
-    }
-}
 
 void rdma_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
 {
@@ -59,7 +43,7 @@ void rdma_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
         bolt_log(BOLT_LOG_INFO, "rdma: rank %d: %s", peer, why);
         ctx->up->peer_failed(ctx->up->rt, peer, BOLT_ERR_PEER, why);
     }
-    complete_list(left, BOLT_ERR_PEER);
+    bolt_tl_complete_list(left, BOLT_ERR_PEER);
 }
 
 static void destroy(struct bolt_tl_ctx *ctx)
@@ -244,11 +228,11 @@ static int dev_setup(struct bolt_tl_ctx *ctx, struct rdma_dev *d)
                                           "memory limit? see ulimit -l)",
                             d->slab_bytes, d->name, strerror(errno));
     d->nmr++;
-    d->cq_size = (int)(2 * (ctx->ctl_depth + ctx->bulk_depth)) * d->npeers + 16;
-    d->cq = ibv_create_cq(d->ctx, d->cq_size, NULL, d->chan, 0);
+    int cq_size = (int)(2 * (ctx->ctl_depth + ctx->bulk_depth)) * d->npeers + 16;
+    d->cq = ibv_create_cq(d->ctx, cq_size, NULL, d->chan, 0);
     if (!d->cq)
         return bolt_err_set(BOLT_ERR_SYS, "rdma: cannot create a completion queue of %d on %s: %s",
-                            d->cq_size, d->name, strerror(errno));
+                            cq_size, d->name, strerror(errno));
     int fl = fcntl(d->chan->fd, F_GETFL);
     if (fl >= 0)
         fcntl(d->chan->fd, F_SETFL, fl | O_NONBLOCK);
@@ -286,19 +270,6 @@ static int parse_u32s(const char *s, uint32_t *v, int n)
     return 0;
 }
 
-static int hexgid(const char *s, union ibv_gid *g)
-{
-    if (strlen(s) != 32)
-        return -1;
-    for (int i = 0; i < 16; i++) {
-        unsigned v;
-        if (sscanf(s + 2 * i, "%2x", &v) != 1)
-            return -1;
-        g->raw[i] = (uint8_t)v;
-    }
-    return 0;
-}
-
 /* Moves the peer's queue pairs to RTS against what it published. */
 static int wire_peer(struct bolt_tl_ctx *ctx, int r)
 {
@@ -315,7 +286,7 @@ static int wire_peer(struct bolt_tl_ctx *ctx, int r)
     val[len < sizeof val ? len : sizeof val - 1] = '\0';
     const char *pub = ctx->pub[r];
     if (parse_u32s(val, v, 4) || rdma_pub_field(pub, p->peer_dev, 2, gid, sizeof gid) ||
-        hexgid(gid, &g) || rdma_pub_field(pub, p->peer_dev, 5, mtu_s, sizeof mtu_s) ||
+        rdma_gid_parse(gid, &g) || rdma_pub_field(pub, p->peer_dev, 5, mtu_s, sizeof mtu_s) ||
         rdma_pub_field(pub, p->peer_dev, 6, lid_s, sizeof lid_s))
         return bolt_err_set(BOLT_ERR_PROTO, "rdma: rank %d published a malformed queue pair "
                                             "record '%s'", r, val);
@@ -349,7 +320,7 @@ static int rdma_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
     size_t *off = calloc((size_t)ctx->ndevs, sizeof *off);
     if (!off)
         return bolt_err_set(BOLT_ERR_NOMEM, "rdma: out of memory");
-    srand((unsigned)(getpid() ^ (unsigned)(rdma_now() * 1e6)));
+    srand((unsigned)(getpid() ^ (unsigned)(bolt_tl_now() * 1e6)));
     for (int k = 0; k < npeers && !rc; k++) {
         int r = peers[k];
         struct rdma_peer *p = &ctx->peers[r];
@@ -377,7 +348,7 @@ static int rdma_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
             break;
         struct rdma_peer *p = &ctx->peers[r];
         p->wired = 1;
-        p->last_ack = rdma_now();
+        p->last_ack = bolt_tl_now();
         ctx->wired[ctx->nwired++] = r;
         bolt_log(BOLT_LOG_DEBUG, "rdma: rank %d over %s (%s)", r, ctx->devs[p->dev].name,
                  ctx->uc ? "UC" : "RC");
@@ -412,7 +383,6 @@ static void check_async(struct bolt_tl_ctx *ctx, struct rdma_dev *d)
     while (ibv_get_async_event(d->ctx, &ev) == 0) {
         enum ibv_event_type t = ev.event_type;
         if (t == IBV_EVENT_PORT_ERR || t == IBV_EVENT_DEVICE_FATAL) {
-            d->up = 0;
             for (int k = 0; k < ctx->nwired; k++) {
                 int r = ctx->wired[k];
                 if (ctx->peers[r].dev == (int)(d - ctx->devs))
@@ -428,8 +398,6 @@ static void check_async(struct bolt_tl_ctx *ctx, struct rdma_dev *d)
                     rdma_xfer_link_lost(ctx, r, "its queue pair on %s broke (%s)", d->name,
                                         ibv_event_type_str(t));
             }
-        } else if (t == IBV_EVENT_PORT_ACTIVE) {
-            d->up = 1;
         }
         ibv_ack_async_event(&ev);
     }
@@ -458,7 +426,7 @@ static int rdma_progress(struct bolt_tl_ctx *ctx)
     if (!ctx || ctx->nwired == 0 || ctx->in_progress)
         return 0;
     ctx->in_progress = 1;
-    ctx->now = rdma_now();
+    ctx->now = bolt_tl_now();
     int frames = 0;
     for (int i = 0; i < ctx->ndevs; i++)
         frames += rdma_xfer_poll(ctx, &ctx->devs[i]);
@@ -494,7 +462,7 @@ static int rdma_sleep_prepare(struct bolt_tl_ctx *ctx)
     if (!ctx || ctx->nwired == 0)
         return 0;
     int work = 0;
-    ctx->now = rdma_now();
+    ctx->now = bolt_tl_now();
     /* About to idle: what we owe goes now, not after the sleep. */
     for (int k = 0; k < ctx->nwired; k++) {
         struct rdma_peer *p = &ctx->peers[ctx->wired[k]];
@@ -537,7 +505,7 @@ static void rdma_tunnel_recv(struct bolt_tl_ctx *ctx, int peer, const void *buf,
 {
     if (!ctx)
         return;
-    ctx->now = rdma_now();
+    ctx->now = bolt_tl_now();
     rdma_xfer_tunnel_recv(ctx, peer, buf, len);
 }
 
@@ -574,8 +542,8 @@ static void rdma_finalize(struct bolt_tl_ctx *ctx)
         /* Queued frames need the peer's credits; posted sends need their
          * completions before the queue pairs go. Bounded by BOLT_TIMEOUT;
          * silence ends it sooner. */
-        double deadline = rdma_now() + ctx->timeout;
-        while (any_outgoing(ctx) && rdma_now() < deadline) {
+        double deadline = bolt_tl_now() + ctx->timeout;
+        while (any_outgoing(ctx) && bolt_tl_now() < deadline) {
             ctx->polls |= 63u;
             if (rdma_progress(ctx) == 0)
                 usleep(100);
@@ -585,7 +553,7 @@ static void rdma_finalize(struct bolt_tl_ctx *ctx)
                                     "(BOLT_TIMEOUT); they fail with BOLT_ERR_PEER",
                      ctx->timeout);
         for (int k = 0; k < ctx->nwired; k++)
-            complete_list(rdma_xfer_take_sends(&ctx->peers[ctx->wired[k]]), BOLT_ERR_PEER);
+            bolt_tl_complete_list(rdma_xfer_take_sends(&ctx->peers[ctx->wired[k]]), BOLT_ERR_PEER);
     }
     destroy(ctx);
 }

@@ -69,7 +69,7 @@ static void gid_hex(const union ibv_gid *g, char *out)
         sprintf(out + 2 * i, "%02x", g->raw[i]);
 }
 
-static int hex_gid(const char *s, union ibv_gid *g)
+int rdma_gid_parse(const char *s, union ibv_gid *g)
 {
     if (strlen(s) != 32)
         return -1;
@@ -189,7 +189,6 @@ static int open_one(struct bolt_tl_ctx *ctx, struct ibv_device *dev, const char 
         d->ctx = c;
         d->mtu = pa.active_mtu;
         d->link_layer = pa.link_layer;
-        d->up = 1;
         long long mq = bolt_param_int(BOLT_P_RDMA_MAX_QP), mm = bolt_param_int(BOLT_P_RDMA_MAX_MR);
         d->max_qp = (int)(mq > 0 && mq < da.max_qp ? mq : da.max_qp);
         d->max_mr = (int)(mm > 0 && mm < da.max_mr ? mm : da.max_mr);
@@ -202,7 +201,6 @@ static int open_one(struct bolt_tl_ctx *ctx, struct ibv_device *dev, const char 
                 ibv_dealloc_pd(d->pd);
             continue;
         }
-        (void)d->link_layer;
         bolt_log(BOLT_LOG_DEBUG, "rdma: using %s port %d, GID index %d, %s/%d, MTU %d", d->name,
                  port, d->gid_index, inet_ntoa((struct in_addr){d->ipv4}), d->prefix,
                  128 << d->mtu);
@@ -344,7 +342,7 @@ int rdma_devs_route(const struct bolt_tl_ctx *ctx, const char *pub, int *peer_de
         union ibv_gid g;
         if (rdma_pub_field(pub, e, 3, ip, sizeof ip) || rdma_pub_field(pub, e, 4, pre, sizeof pre) ||
             rdma_pub_field(pub, e, 2, gid, sizeof gid) || inet_pton(AF_INET, ip, &a) != 1 ||
-            hex_gid(gid, &g) != 0) {
+            rdma_gid_parse(gid, &g) != 0) {
             snprintf(why, cap, "its published device %d is malformed", e);
             return -1;
         }

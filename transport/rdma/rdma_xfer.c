@@ -18,6 +18,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/log.h"
+#include "transport/tl_util.h"
 #include "transport/rdma/rdma.h"
 
 #define RDMA_ACK_DELAY_S 0.002 /* an idle receiver owes acknowledgements at most this long */
@@ -132,7 +133,7 @@ static int post_send(struct bolt_tl_ctx *ctx, int peer, int qk, struct rdma_msg 
     struct rdma_dev *d = &ctx->devs[p->dev];
     struct rdma_qpx *q = &p->q[qk];
     if (rdma_flow_unacked(&q->flow) == 1 && rdma_flow_unacked(&p->q[!qk].flow) == 0)
-        p->last_ack = rdma_now(); /* the first message after an idle spell: silence counts from here */
+        p->last_ack = bolt_tl_now(); /* the first message after an idle spell: silence counts from here */
     if (p->tunnel) {
         tunnel_put(ctx, peer, m);
         return p->failed ? -1 : 0;
@@ -372,7 +373,7 @@ static int on_msg(struct bolt_tl_ctx *ctx, int peer, int qk, const struct rdma_m
     }
     rdma_flow_consumed(&q->flow);
     if (p->unadv_since == 0)
-        p->unadv_since = ctx->now > 0 ? ctx->now : rdma_now();
+        p->unadv_since = ctx->now > 0 ? ctx->now : bolt_tl_now();
     if (rx->active && rx->got == rx->hdr.len) {
         rx->active = 0;
         ctx->up->frame_end(ctx->up->rt, peer, &rx->hdr, rx->cookie);

@@ -100,7 +100,6 @@ struct bolt_tl_send *shm_xfer_take_sends(struct shm_peer *p);
 /* shm_ctx.c */
 void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-double shm_now(void);
 
 /* shm_bell.c */
 /* After publishing something `peer` may be waiting for: ring its doorbell

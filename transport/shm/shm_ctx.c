@@ -17,25 +17,9 @@
 #include "runtime/config.h"
 #include "runtime/errors.h"
 #include "runtime/log.h"
+#include "transport/tl_util.h"
 #include "transport/shm/shm.h"
 #include "transport/shm/shm_cma.h"
-
-double shm_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void complete_list(struct bolt_tl_send *s, int error)
-{
-    while (s) {
-        struct bolt_tl_send *next = s->tl_next;
-        s->tl_next = NULL;
-        s->complete(s, error);
-        s = next;
-    }
-}
 
 void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
 {
@@ -54,7 +38,7 @@ void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
         bolt_log(BOLT_LOG_INFO, "shm: rank %d: %s", peer, why);
         ctx->up->peer_failed(ctx->up->rt, peer, BOLT_ERR_PEER, why);
     }
-    complete_list(left, BOLT_ERR_PEER);
+    bolt_tl_complete_list(left, BOLT_ERR_PEER);
 }
 
 /* ---- attaching to the segment ---- */
@@ -320,7 +304,7 @@ static int shm_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         p->wired = 1;
         ctx->wired[ctx->nwired++] = r;
     }
-    ctx->next_live_check = shm_now() + SHM_LIVENESS_S;
+    ctx->next_live_check = bolt_tl_now() + SHM_LIVENESS_S;
     return BOLT_OK;
 }
 
@@ -376,7 +360,7 @@ static int shm_progress(struct bolt_tl_ctx *ctx)
         frames += shm_xfer_peer(ctx, ctx->wired[i]);
     /* The clock only every 64 passes: a pass is a few loads when idle. */
     if ((++ctx->polls & 63u) == 0) {
-        double t = shm_now();
+        double t = bolt_tl_now();
         if (t >= ctx->next_live_check) {
             ctx->next_live_check = t + SHM_LIVENESS_S;
             check_liveness(ctx);
@@ -428,8 +412,8 @@ static void shm_finalize(struct bolt_tl_ctx *ctx)
         /* What is in the ring stays readable after we go; what is not (queued
          * frames, staged or single-copy payloads) needs the peer, for at most
          * BOLT_TIMEOUT, and a dead peer ends the wait through liveness. */
-        double deadline = shm_now() + ctx->timeout;
-        while (any_outgoing(ctx) && shm_now() < deadline) {
+        double deadline = bolt_tl_now() + ctx->timeout;
+        while (any_outgoing(ctx) && bolt_tl_now() < deadline) {
             ctx->polls |= 63u;
             if (shm_progress(ctx) > 0 || !any_outgoing(ctx))
                 continue;
@@ -449,7 +433,7 @@ static void shm_finalize(struct bolt_tl_ctx *ctx)
             while (*tail)
                 tail = &(*tail)->tl_next;
         }
-        complete_list(left, BOLT_ERR_PEER);
+        bolt_tl_complete_list(left, BOLT_ERR_PEER);
     }
     if (ctx->enabled) {
         atomic_store_explicit(&ctx->me->asleep, 0, memory_order_relaxed);

@@ -23,7 +23,7 @@
 #define TCP_HDR_BYTES ((unsigned)sizeof(struct bolt_frame_hdr))
 #define TCP_STAGE_BYTES (64u * 1024u)
 #define TCP_MAX_ADDRS 16
-#define TCP_HOST_ID_MAX 192
+#define TCP_HOST_ID_MAX 360
 
 /* ---- wire-up handshake (host byte order, checked by magic/order) ----
  * acceptor  -> connector : struct tcp_hs_challenge (nonce)
@@ -137,7 +137,6 @@ struct bolt_tl_ctx {
 };
 
 /* tcp_ctx.c */
-double tcp_now(void);
 /* The link to `peer` broke: peer_failed upcall (once), close its connections,
  * complete its queued sends with BOLT_ERR_PEER. */
 void tcp_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)

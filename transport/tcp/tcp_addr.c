@@ -24,6 +24,7 @@
 #include "runtime/bootstrap.h"
 #include "runtime/config.h"
 #include "runtime/errors.h"
+#include "runtime/hostid.h"
 #include "runtime/log.h"
 #include "transport/tcp/tcp.h"
 #include "transport/tcp/tcp_os.h"
@@ -205,7 +206,9 @@ static int gather_addrs(struct bolt_tl_ctx *ctx)
 
 int tcp_wireup_publish(struct bolt_tl_ctx *ctx)
 {
-    tcp_os_host_id(ctx->host_id, sizeof ctx->host_id);
+    /* Same value: same kernel and network namespace, so 127.0.0.1 reaches it. */
+    if (bolt_host_id(ctx->host_id, sizeof ctx->host_id) != BOLT_OK)
+        snprintf(ctx->host_id, sizeof ctx->host_id, "unknown/%ld", (long)getpid()); /* match nobody */
     for (char *p = ctx->host_id; *p; p++)
         if (*p == ' ' || *p == '\t' || *p == '\n')
             *p = '_';

@@ -16,26 +16,10 @@
 #include "runtime/crypto.h"
 #include "runtime/errors.h"
 #include "runtime/log.h"
+#include "transport/tl_util.h"
 #include "transport/tcp/tcp.h"
 
 #define TCP_EVENTS_BATCH 64
-
-double tcp_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void complete_list(struct bolt_tl_send *s, int error)
-{
-    while (s) {
-        struct bolt_tl_send *next = s->tl_next;
-        s->tl_next = NULL;
-        s->complete(s, error);
-        s = next;
-    }
-}
 
 void tcp_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
 {
@@ -71,7 +55,7 @@ void tcp_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
         bolt_log(BOLT_LOG_INFO, "tcp: rank %d: %s", peer, why);
         ctx->up->peer_failed(ctx->up->rt, peer, BOLT_ERR_PEER, why);
     }
-    complete_list(head, BOLT_ERR_PEER);
+    bolt_tl_complete_list(head, BOLT_ERR_PEER);
 }
 
 void tcp_peer_check_closed(struct bolt_tl_ctx *ctx, int peer)
@@ -319,7 +303,7 @@ static void idle_wait(struct bolt_tl_ctx *ctx, double deadline)
 {
     struct pollfd fds[256];
     int n = tcp_pollfds(ctx, fds, 256);
-    double left = deadline - tcp_now();
+    double left = deadline - bolt_tl_now();
     int ms = left > 0.01 ? 10 : (left > 0 ? (int)(left * 1000) + 1 : 0);
     if (n > 0)
         poll(fds, (nfds_t)n, ms);
@@ -330,10 +314,10 @@ static void tcp_finalize(struct bolt_tl_ctx *ctx)
     if (!ctx)
         return;
     ctx->finalizing = 1;
-    double deadline = tcp_now() + ctx->timeout;
+    double deadline = bolt_tl_now() + ctx->timeout;
     /* 1. Flush what is queued (reading too, so two flushing peers cannot
      *    stall each other). */
-    while (any_queued(ctx) && tcp_now() < deadline) {
+    while (any_queued(ctx) && bolt_tl_now() < deadline) {
         tcp_progress(ctx);
         if (any_queued(ctx))
             idle_wait(ctx, deadline);
@@ -353,7 +337,7 @@ static void tcp_finalize(struct bolt_tl_ctx *ctx)
             if (!c->dead)
                 shutdown(c->fd, SHUT_WR);
         }
-    while (any_open(ctx) && tcp_now() < deadline) {
+    while (any_open(ctx) && bolt_tl_now() < deadline) {
         tcp_progress(ctx);
         if (any_open(ctx))
             idle_wait(ctx, deadline);
@@ -368,7 +352,7 @@ static void tcp_finalize(struct bolt_tl_ctx *ctx)
             tcp_conn_close(c);
         }
     }
-    complete_list(left, BOLT_ERR_PEER);
+    bolt_tl_complete_list(left, BOLT_ERR_PEER);
     for (int r = 0; r < ctx->size; r++)
         free(ctx->peers[r].conns);
     if (ctx->lfd >= 0)

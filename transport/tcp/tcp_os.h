@@ -19,9 +19,6 @@ int tcp_os_sock_setup(int fd);
 void tcp_os_dead_link_after(int fd, double seconds);
 /* writev() that never raises SIGPIPE (EPIPE is returned instead). */
 ssize_t tcp_os_writev(int fd, const struct iovec *iov, int iovcnt);
-/* Identity of this host's running kernel: two processes with the same value
- * can reach each other over 127.0.0.1. Writes a NUL-terminated string. */
-void tcp_os_host_id(char *buf, size_t cap);
 /* Name of the backend, for logs and tests ("linux" or "posix"). */
 extern const char tcp_os_name[];
 

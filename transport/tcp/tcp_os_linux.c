@@ -35,26 +35,6 @@ ssize_t tcp_os_writev(int fd, const struct iovec *iov, int iovcnt)
     return sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-void tcp_os_host_id(char *buf, size_t cap)
-{
-    char host[128] = "unknown", boot[64] = "";
-    if (gethostname(host, sizeof host - 1) != 0)
-        strcpy(host, "unknown");
-    host[sizeof host - 1] = '\0';
-    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, boot, sizeof boot - 1);
-        close(fd);
-        if (n < 0)
-            n = 0;
-        boot[n] = '\0';
-        boot[strcspn(boot, " \t\r\n")] = '\0';
-    }
-    struct stat st;
-    unsigned long long netns = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
-    snprintf(buf, cap, "%s/%s/net:%llu", host, boot[0] ? boot : "-", netns);
-}
-
 void tcp_os_dead_link_after(int fd, double seconds)
 {
     int one = 1, idle = seconds >= 4 ? (int)(seconds / 2) : 1, intvl = 1;

@@ -58,15 +58,6 @@ ssize_t tcp_os_writev(int fd, const struct iovec *iov, int iovcnt)
 #endif
 }
 
-void tcp_os_host_id(char *buf, size_t cap)
-{
-    char host[128] = "unknown";
-    if (gethostname(host, sizeof host - 1) != 0)
-        strcpy(host, "unknown");
-    host[sizeof host - 1] = '\0';
-    snprintf(buf, cap, "%s", host);
-}
-
 void tcp_os_dead_link_after(int fd, double seconds)
 {
     int one = 1;

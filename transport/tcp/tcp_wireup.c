@@ -38,6 +38,7 @@
 #include "runtime/config.h"
 #include "runtime/errors.h"
 #include "runtime/log.h"
+#include "transport/tl_util.h"
 #include "transport/tcp/tcp.h"
 #include "transport/tcp/tcp_os.h"
 
@@ -235,7 +236,7 @@ static void start_connect(struct wireup *w, struct hs *h)
     struct bolt_tl_ctx *ctx = w->ctx;
     if (h->ncand > 0)
         h->sa = h->cand[h->cur % h->ncand];
-    h->attempt_end = tcp_now() + connect_timeout();
+    h->attempt_end = bolt_tl_now() + connect_timeout();
     h->fd = socket(AF_INET, SOCK_STREAM, 0);
     if (h->fd < 0 || tcp_sock_prepare(h->fd, ctx->bufsz) != 0) {
         w->fatal = bolt_err_set(BOLT_ERR_SYS, "tcp: cannot create a socket to rank %d: %s",
@@ -264,7 +265,7 @@ static void connector_retry(struct hs *h, int err, const char *what)
     h->last_what = what;
     hs_close(h);
     h->state = HS_RETRY;
-    h->retry_at = tcp_now() + TCP_RETRY_SEC;
+    h->retry_at = bolt_tl_now() + TCP_RETRY_SEC;
 }
 
 static int wire(struct wireup *w, struct hs *h)
@@ -519,7 +520,7 @@ static void accept_new(struct wireup *w)
                 if (w->accept_pause == 0)
                     bolt_log(BOLT_LOG_WARN, "tcp: accept() failed: %s; pausing accepts",
                              strerror(errno));
-                w->accept_pause = tcp_now() + 0.1;
+                w->accept_pause = bolt_tl_now() + 0.1;
             } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED) {
                 bolt_log(BOLT_LOG_WARN, "tcp: accept() failed: %s", strerror(errno));
             }
@@ -536,7 +537,7 @@ static void accept_new(struct wireup *w)
         h->acceptor = 1;
         h->fd = fd;
         h->sa = sa;
-        h->expires = tcp_now() + hs_accept_window(ctx);
+        h->expires = bolt_tl_now() + hs_accept_window(ctx);
         h->peer = -1;
         h->index = -1;
         struct tcp_hs_challenge ch;
@@ -592,7 +593,7 @@ static int timeout_error(struct wireup *w)
 
 int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
 {
-    double deadline = tcp_now() + ctx->timeout; /* the address look-ups count too */
+    double deadline = bolt_tl_now() + ctx->timeout; /* the address look-ups count too */
     struct wireup w;
     memset(&w, 0, sizeof w);
     w.ctx = ctx;
@@ -683,7 +684,7 @@ int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         }
         if (pending_out == 0 && w.got_in == w.need_in)
             break;
-        double now = tcp_now();
+        double now = bolt_tl_now();
         if (now >= deadline) {
             rc = timeout_error(&w);
             break;

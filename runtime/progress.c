@@ -1,6 +1,7 @@
 /* progress.c — polling the transports, and backing off when idle. */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <time.h>
 
 #include "bolt.h"
@@ -98,23 +99,33 @@ int bolt_progress_poll(void)
 }
 
 /* The part of a backoff past the plain spin: *idle was just incremented and
- * is past spin_count (or spin_count is 0). */
+ * is past spin_count (or spin_count is 0). Then, in turn: spin on until
+ * SPIN_MIN_S has gone by (if spinning at all), yield the core yield_count
+ * times, sleep. */
 static void backoff_slow(long *idle)
 {
     static double spin_start;
-    if (bolt_rt.spin_count > 0) {
-        /* Past the count: keep spinning until SPIN_MIN_S has gone by (the
-         * clock is read once per spin_count/8 polls, not on every one). */
-        if (*idle == bolt_rt.spin_count + 1) {
+    static long yield_end; /* the idle count up to which we yield; 0: not yet */
+    long past = *idle - bolt_rt.spin_count;
+    if (past == 1) {
+        yield_end = 0;
+        if (bolt_rt.spin_count > 0) {
             spin_start = bolt_now();
             return;
         }
+    }
+    if (spin_start > 0) {
+        /* The clock is read once per spin_count/8 polls, not on every one. */
         long every = bolt_rt.spin_count / 8 + 1;
-        if (spin_start > 0 && (*idle - bolt_rt.spin_count) % every != 0)
-            return;
-        if (spin_start > 0 && bolt_now() - spin_start < SPIN_MIN_S)
+        if (past % every != 0 || bolt_now() - spin_start < SPIN_MIN_S)
             return;
         spin_start = 0;
+    }
+    if (yield_end == 0)
+        yield_end = *idle + bolt_rt.yield_count;
+    if (*idle < yield_end) {
+        sched_yield(); /* a rank waiting for this core runs now */
+        return;
     }
     /* Sleep until a descriptor is ready: the kernel wakes us on data, so no
      * CPU is burnt while other ranks on this core need it. */

@@ -41,6 +41,7 @@ struct bolt_runtime {
     uint32_t next_ctx;      /* lowest context id this process has not used */
     struct bolt_match match;
     long spin_count;
+    long yield_count; /* polls with sched_yield between them, after the spin */
     int host_cores;         /* cores the ranks of this host share (topo.h bolt_topo_local) */
     int bound;              /* this process is bound to part of the host */
     int gone;               /* peers that finalized or failed */

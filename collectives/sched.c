@@ -7,6 +7,7 @@
  * a blocking one while a nonblocking one runs) never match each other's
  * receives. Tags below COLL_TAG_BASE belong to split/dup.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,31 +32,56 @@ struct step {
     bolt_op_t op;
 };
 
+/* Small collectives, the ones whose time is mostly overhead, run without
+ * touching the heap: the steps, requests and scratch memory of a schedule
+ * start inline, and a finished blocking schedule is kept for the next one. */
+#define INLINE_STEPS 16
+#define INLINE_REQS 8
+#define INLINE_TMP 1024
+
 struct coll_sched {
     struct bolt_comm *comm;
-    char what[80]; /* "bolt_allreduce (ring)" */
+    const char *fn, *algo; /* static strings: "fn (algo)" in errors */
     int tag;
     int err; /* sticky build error */
     struct step *steps;
     int nsteps, cap;
-    void **tmp;
+    void **tmp; /* scratch blocks from the heap */
     int ntmp;
+    size_t tmp_used; /* bytes of tmp_inline handed out */
     /* execution */
     int pos;                   /* first step of the next round */
     struct bolt_request **reqs; /* in flight in the current round */
     int *req_step;
     int nreqs, maxreqs;
     int leak_tmp; /* requests abandoned after a failure may still touch tmp */
-    char msg[512];
+    /* Not cleared by coll_sched_new: */
+    char msg[512]; /* the failure; msg[0] set to 0 */
+    struct step steps_inline[INLINE_STEPS];
+    struct bolt_request *reqs_inline[INLINE_REQS];
+    int req_step_inline[INLINE_REQS];
+    _Alignas(max_align_t) unsigned char tmp_inline[INLINE_TMP];
 };
+
+static struct coll_sched *spare; /* calls are serialized (MPI_THREAD_SERIALIZED at most) */
 
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo)
 {
-    struct coll_sched *s = calloc(1, sizeof *s);
-    if (!s)
+    struct coll_sched *s = spare;
+    if (s)
+        spare = NULL;
+    else if (!(s = malloc(sizeof *s)))
         return NULL;
+    memset(s, 0, offsetof(struct coll_sched, msg));
+    s->msg[0] = 0;
     s->comm = comm;
-    snprintf(s->what, sizeof s->what, algo ? "%s (%s)" : "%s", fn, algo);
+    s->fn = fn;
+    s->algo = algo;
+    s->steps = s->steps_inline;
+    s->cap = INLINE_STEPS;
+    s->reqs = s->reqs_inline;
+    s->req_step = s->req_step_inline;
+    s->maxreqs = INLINE_REQS;
     s->tag = COLL_TAG_BASE + (int)(comm->coll_seq++ % COLL_TAG_SPAN);
     return s;
 }
@@ -64,14 +90,21 @@ void coll_sched_free(struct coll_sched *s)
 {
     if (!s)
         return;
-    if (!s->leak_tmp)
-        for (int i = 0; i < s->ntmp; i++)
-            free(s->tmp[i]);
+    if (s->leak_tmp)
+        return; /* the inline scratch memory is in s itself */
+    for (int i = 0; i < s->ntmp; i++)
+        free(s->tmp[i]);
     free(s->tmp);
-    free(s->steps);
-    free(s->reqs);
-    free(s->req_step);
-    free(s);
+    if (s->steps != s->steps_inline)
+        free(s->steps);
+    if (s->reqs != s->reqs_inline) {
+        free(s->reqs);
+        free(s->req_step);
+    }
+    if (!spare)
+        spare = s;
+    else
+        free(s);
 }
 
 int coll_sched_error(const struct coll_sched *s)
@@ -89,12 +122,15 @@ static struct step *add(struct coll_sched *s, enum step_kind kind)
     if (s->err)
         return NULL;
     if (s->nsteps == s->cap) {
-        int cap = s->cap ? s->cap * 2 : 32;
-        struct step *t = realloc(s->steps, (size_t)cap * sizeof *t);
+        int cap = s->cap * 2;
+        struct step *t = s->steps == s->steps_inline ? malloc((size_t)cap * sizeof *t)
+                                                     : realloc(s->steps, (size_t)cap * sizeof *t);
         if (!t) {
             s->err = BOLT_ERR_NOMEM;
             return NULL;
         }
+        if (s->steps == s->steps_inline)
+            memcpy(t, s->steps_inline, sizeof s->steps_inline);
         s->steps = t;
         s->cap = cap;
     }
@@ -157,6 +193,12 @@ void *coll_sched_tmp(struct coll_sched *s, size_t bytes)
 {
     if (s->err)
         return NULL;
+    size_t a = _Alignof(max_align_t), rounded = (bytes + a - 1) / a * a;
+    if (rounded <= INLINE_TMP - s->tmp_used) {
+        void *p = s->tmp_inline + s->tmp_used;
+        s->tmp_used += rounded ? rounded : a;
+        return p;
+    }
     void **t = realloc(s->tmp, (size_t)(s->ntmp + 1) * sizeof *t);
     void *p = malloc(bytes ? bytes : 1);
     if (!t || !p) {
@@ -180,12 +222,47 @@ static const char *detail_of(const char *msg)
     return strncmp(msg, "rank ", 5) == 0 && p ? p + 2 : msg;
 }
 
+/* "bolt_allreduce (ring)": formatted only when something failed. */
+static const char *name_of(const struct coll_sched *s, char *buf, size_t cap)
+{
+    if (!s->algo)
+        return s->fn;
+    snprintf(buf, cap, "%s (%s)", s->fn, s->algo);
+    return buf;
+}
+
 /* Records the failure in the schedule (a nonblocking one reports it later). */
 static int fail(struct coll_sched *s, int err, const char *detail)
 {
-    bolt_err_set(err, "%s: %s", s->what, detail);
+    char name[120];
+    bolt_err_set(err, "%s: %s", name_of(s, name, sizeof name), detail);
     snprintf(s->msg, sizeof s->msg, "%s", detail_of(bolt_error_message()));
     return err;
+}
+
+static int grow_reqs(struct coll_sched *s)
+{
+    int m = s->maxreqs * 2, inl = s->reqs == s->reqs_inline;
+    struct bolt_request **t = inl ? malloc((size_t)m * sizeof *t)
+                                  : realloc(s->reqs, (size_t)m * sizeof *t);
+    if (t && inl)
+        memcpy(t, s->reqs_inline, sizeof s->reqs_inline);
+    if (t)
+        s->reqs = t;
+    int *ts = !t ? NULL : inl ? malloc((size_t)m * sizeof *ts)
+                              : realloc(s->req_step, (size_t)m * sizeof *ts);
+    if (!ts) {
+        if (t && inl) { /* keep both arrays inline, or both on the heap */
+            free(t);
+            s->reqs = s->reqs_inline;
+        }
+        return fail(s, BOLT_ERR_NOMEM, "out of memory");
+    }
+    if (inl)
+        memcpy(ts, s->req_step_inline, sizeof s->req_step_inline);
+    s->req_step = ts;
+    s->maxreqs = m;
+    return BOLT_OK;
 }
 
 /* Posts the steps of the next round. */
@@ -211,19 +288,8 @@ static int post_round(struct coll_sched *s)
             memmove(st->dst, st->src, st->n);
             continue;
         }
-        if (s->nreqs == s->maxreqs) {
-            int m = s->maxreqs ? s->maxreqs * 2 : 8;
-            struct bolt_request **t = realloc(s->reqs, (size_t)m * sizeof *t);
-            int *ts = t ? realloc(s->req_step, (size_t)m * sizeof *ts) : NULL;
-            if (t)
-                s->reqs = t;
-            if (!ts) {
-                rc = fail(s, BOLT_ERR_NOMEM, "out of memory");
-                break;
-            }
-            s->req_step = ts;
-            s->maxreqs = m;
-        }
+        if (s->nreqs == s->maxreqs && (rc = grow_reqs(s)))
+            break;
         if (st->kind == STEP_SEND)
             rc = bolt_proto_isend(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, 0,
                                   &r);
@@ -326,8 +392,9 @@ int coll_sched_advance(struct coll_sched *s, int *err)
 
 int coll_sched_raise(struct coll_sched *s, int err)
 {
+    char name[120];
     if (!s->msg[0])
-        return bolt_err_set(err, "%s: %s", s->what, bolt_strerror(err));
+        return bolt_err_set(err, "%s: %s", name_of(s, name, sizeof name), bolt_strerror(err));
     return bolt_err_set(err, "%s", s->msg);
 }
 

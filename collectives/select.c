@@ -64,6 +64,15 @@ static struct model model_get(void)
     return m;
 }
 
+/* The last choice made per operation: a loop of collectives of one size
+ * asks the same question every time, and the model's answer only depends
+ * on the question and on settings that do not change while a job runs. */
+static struct {
+    int valid;
+    size_t bytes;
+    int size, commutative, algo;
+} last[COLL_NKINDS];
+
 /* ceil for the non-negative values here (no libm) */
 static double ceil_pos(double x)
 {
@@ -157,9 +166,19 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
 
 int coll_select(enum coll_op_kind kind, size_t bytes, int size, int commutative)
 {
+    if (last[kind].valid && last[kind].bytes == bytes && last[kind].size == size &&
+        last[kind].commutative == commutative)
+        return last[kind].algo;
     const char *want = bolt_param_string(kinds[kind].param);
-    if (!want || !*want || strcmp(want, "auto") == 0)
-        return select_auto(kind, bytes, size, commutative);
+    if (!want || !*want || strcmp(want, "auto") == 0) {
+        int algo = select_auto(kind, bytes, size, commutative);
+        last[kind].valid = 1;
+        last[kind].bytes = bytes;
+        last[kind].size = size;
+        last[kind].commutative = commutative;
+        last[kind].algo = algo;
+        return algo;
+    }
     for (int i = 0; i < kinds[kind].n; i++) {
         if (strcmp(want, kinds[kind].names[i]) != 0)
             continue;

@@ -1,5 +1,6 @@
 /* match.c — ordered posted and unexpected queues. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/match.h"
 
@@ -70,13 +71,49 @@ void bolt_match_remove_unexp(struct bolt_match *m, struct bolt_unexp *u)
     u->next = u->prev = NULL;
 }
 
+#define POOL_PAYLOAD 256 /* payload room of a pooled entry */
+#define POOL_MAX 4096    /* entries kept for reuse */
+
+static struct bolt_unexp *pool;
+static int npool;
+
+struct bolt_unexp *bolt_unexp_new(size_t inline_bytes)
+{
+    struct bolt_unexp *u;
+    int pooled = inline_bytes <= POOL_PAYLOAD;
+    if (pooled && pool) {
+        u = pool;
+        pool = u->next;
+        npool--;
+    } else {
+        u = malloc(sizeof *u + (pooled ? POOL_PAYLOAD : inline_bytes));
+        if (!u)
+            return NULL;
+    }
+    memset(u, 0, sizeof *u);
+    u->pooled = pooled;
+    return u;
+}
+
+void bolt_unexp_free(struct bolt_unexp *u)
+{
+    if (u->data != (void *)u->inline_data)
+        free(u->data);
+    if (u->pooled && npool < POOL_MAX) {
+        u->next = pool;
+        pool = u;
+        npool++;
+        return;
+    }
+    free(u);
+}
+
 void bolt_match_free_all(struct bolt_match *m)
 {
     struct bolt_unexp *u = m->unexp_head;
     while (u) {
         struct bolt_unexp *n = u->next;
-        free(u->data);
-        free(u);
+        bolt_unexp_free(u);
         u = n;
     }
     m->unexp_head = m->unexp_tail = NULL;

@@ -32,8 +32,21 @@ struct bolt_unexp {
     struct bolt_request *self_req;
     struct bolt_request *claimed; /* receive waiting for the payload to finish */
     int reserved;       /* taken by a matched probe: only bolt_mrecv may receive it */
+    int pooled;         /* from the pool of small entries */
     struct bolt_unexp *next, *prev;
+    /* Small eager payloads live right after the entry (one allocation). */
+    _Alignas(16) unsigned char inline_data[];
 };
+
+/* Up to this many payload bytes share the entry's allocation. */
+#define BOLT_UNEXP_INLINE 4096
+
+/* A new zeroed entry with room for `inline_bytes` of payload after it.
+ * Entries for small payloads are recycled: a sender running ahead leaves
+ * hundreds queued, and malloc served them from its slow bins. */
+struct bolt_unexp *bolt_unexp_new(size_t inline_bytes);
+/* Frees the entry and its payload. */
+void bolt_unexp_free(struct bolt_unexp *u);
 
 struct bolt_match {
     struct bolt_request *posted_head, *posted_tail;

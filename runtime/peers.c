@@ -84,8 +84,7 @@ void proto_peer_failed(void *rt, int peer, int error, const char *why)
             if (u->claimed)
                 bolt_req_complete(u->claimed, BOLT_ERR_PEER);
             bolt_match_remove_unexp(&bolt_rt.match, u);
-            free(u->data);
-            free(u);
+            bolt_unexp_free(u);
         }
     }
     bolt_req_foreach(fail_inflight, &peer);

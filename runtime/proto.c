@@ -159,8 +159,7 @@ static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
         recv_finish(req, u->src, u->tag, u->size, min_size(u->size, req->bytes));
         if (u->sync)
             proto_send_control(u->world_src, BOLT_FRAME_SYNC_ACK, u->sreq, 0, 0);
-        free(u->data);
-        free(u);
+        bolt_unexp_free(u);
         return;
     case BOLT_UNEXP_RTS:
         bolt_match_remove_unexp(&bolt_rt.match, u);
@@ -472,7 +471,8 @@ static int on_envelope(int peer, const struct bolt_frame_hdr *h, void **dst, voi
         *cookie = CK_MAKE(r, CK_EAGER_REQ);
         return BOLT_OK;
     }
-    struct bolt_unexp *u = calloc(1, sizeof *u);
+    size_t inl = eager && h->len <= BOLT_UNEXP_INLINE ? h->len : 0;
+    struct bolt_unexp *u = bolt_unexp_new(inl);
     if (!u)
         return proto_error(peer, "out of memory for an unexpected message");
     u->kind = eager ? BOLT_UNEXP_EAGER : BOLT_UNEXP_RTS;
@@ -483,7 +483,9 @@ static int on_envelope(int peer, const struct bolt_frame_hdr *h, void **dst, voi
     u->size = h->msg_size;
     u->sreq = h->sreq;
     u->sync = (h->flags & BOLT_FRAME_F_SYNC) != 0;
-    if (eager && h->len) {
+    if (inl) {
+        u->data = u->inline_data;
+    } else if (eager && h->len) {
         u->data = malloc(h->len);
         if (!u->data) {
             free(u);

@@ -27,6 +27,7 @@ enum bolt_frame_type {
 
 /* flags */
 #define BOLT_FRAME_F_SYNC 0x01u /* EAGER of a synchronous send: answer with SYNC_ACK */
+#define BOLT_FRAME_TYPE_TRANSPORT 0xffu /* reserved: a transport's own frames (TCP failover acknowledgements), never handed to the runtime */
 
 struct bolt_frame_hdr {
     uint16_t magic;    /* BOLT_FRAME_MAGIC */

@@ -10,7 +10,9 @@ TCP_TEST_COMMON = \
 	transport/tcp/tcp_ctx.c transport/tl_util.c \
 	transport/tcp/tcp_conn.c \
 	transport/tcp/tcp_addr.c transport/tcp/tcp_wireup.c \
-	transport/tcp/tcp_evloop_poll.c
+	transport/tcp/tcp_evloop_poll.c \
+	transport/tcp/tcp_retain.c transport/tcp/tcp_stream.c \
+	transport/tcp/tcp_resume.c transport/tcp/tcp_answer.c
 
 check_PROGRAMS += tests/transport/test_tcp tests/transport/test_tcp_posix
 TESTS += tests/transport/test_tcp tests/transport/test_tcp_posix
@@ -31,6 +33,15 @@ tests_transport_test_tcp_posix_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DBOLT_TCP_
 tests_transport_test_tcp_posix_LDADD = libboltcore.la $(CHECK_LIBS)
 endif
 EXTRA_DIST += tests/transport/test_tcp.c tests/transport/tcp_fake_kvs.c
+
+# The retention ring and stream offsets of TCP path failover: no sockets.
+if HAVE_CHECK
+check_PROGRAMS += tests/transport/test_tcp_retain
+TESTS += tests/transport/test_tcp_retain
+tests_transport_test_tcp_retain_SOURCES = tests/transport/test_tcp_retain.c transport/tcp/tcp_retain.c
+tests_transport_test_tcp_retain_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_transport_test_tcp_retain_LDADD = $(CHECK_LIBS)
+endif
 
 # The shm transport, driven through its ops by forked processes sharing a
 # segment made as boltrun makes it (launcher/shm_host.c).

@@ -701,7 +701,7 @@ static int stranger_try(int port, int how)
     he.target = 0;
     uint8_t wrong[BOLT_SECRET_BYTES];
     memset(wrong, 0x5a, sizeof wrong);
-    tcp_hs_hello_mac(wrong, ch.nonce, he.target, he.rank, he.index, he.mac);
+    tcp_hs_hello_mac(wrong, ch.nonce, he.target, he.rank, he.index, he.flags, he.mac);
     if (how == BAD_ORDER) {
         he.magic = __builtin_bswap32(TCP_HS_MAGIC);
         he.order = __builtin_bswap16(TCP_HS_ORDER);
@@ -898,6 +898,135 @@ START_TEST(test_four_ranks)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* path failover: connections cut mid-transfer resume, nothing lost    */
+
+/* BOLT_TCP_FAILOVER=1 arms loopback peers too; a connection is "cut" with
+ * shutdown(), which both ends see as an EOF without a goodbye. */
+#define NRES 60
+
+struct resume_plan {
+    int cutter;       /* rank that cuts */
+    unsigned conns;   /* bit k: cut connection k */
+    int cut_after;    /* completed sends before the cut */
+    int how;          /* SHUT_RDWR (both ends see an EOF), or -1: the cutter alone
+                         notes a break (as when its TCP_USER_TIMEOUT fires) and,
+                         the socket kept open by a dup, the peer learns of it
+                         from the RESUME only */
+};
+
+static size_t resume_len(int i)
+{
+    static const size_t lens[] = {0, 10, 48, 1000, 65536, 65537, 100000, 3 * MiB, 7, 300000,
+                                  40000, 2 * MiB};
+    return lens[i % (int)(sizeof lens / sizeof lens[0])];
+}
+
+static int resume_type(int i)
+{
+    return resume_len(i) >= 300000 ? BOLT_FRAME_DATA : BOLT_FRAME_EAGER;
+}
+
+static int sent_atleast(struct ep *e, void *arg)
+{
+    return g_completed >= *(int *)arg;
+}
+
+static int resume_done(struct ep *e, void *arg)
+{
+    int got = 0;
+    for (int i = 0; i < e->rt.n; i++)
+        got += e->rt.f[i].done;
+    return got >= NRES && g_completed >= NRES;
+}
+
+static int role_resume(struct ep *e, void *arg)
+{
+    struct resume_plan *pl = arg;
+    int peer = 1 - e->rank;
+    struct tcp_peer *p = &e->ctx->peers[peer];
+    REQUIRE(p->nconns == 2 && p->conns[0].fo && p->conns[1].fo); /* armed */
+    static struct snd s[NRES];
+    unsigned char *pay[NRES];
+    g_completed = 0;
+    for (int i = 0; i < NRES; i++) {
+        uint64_t seq = (uint64_t)i + 1000u * (uint64_t)e->rank;
+        pay[i] = make_payload(seq, resume_len(i));
+        snd_init(&s[i], resume_type(i), seq, (uint64_t)i, pay[i], resume_len(i));
+        REQUIRE(T->send(e->ctx, peer, &s[i].s) == BOLT_OK);
+    }
+    int kept[2] = {-1, -1};
+    if (e->rank == pl->cutter && pl->cut_after) {
+        int want = pl->cut_after;
+        REQUIRE(drive(e, sent_atleast, &want, 20));
+        for (int k = 0; k < 2; k++) {
+            if (!(pl->conns & (1u << k)))
+                continue;
+            if (pl->how < 0) {
+                kept[k] = dup(p->conns[k].fd);
+                tcp_conn_broken(&p->conns[k], ETIMEDOUT, "write");
+            } else {
+                shutdown(p->conns[k].fd, pl->how);
+            }
+        }
+    }
+    REQUIRE(drive(e, resume_done, NULL, 30));
+    for (int i = 0; i < NRES; i++)
+        REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);
+    /* Every frame of the peer exactly once, intact; non-DATA ones in order. */
+    REQUIRE(e->rt.n == NRES);
+    int seen[NRES] = {0};
+    int next = 0;
+    for (int i = 0; i < e->rt.n; i++) {
+        struct rx *f = &e->rt.f[i];
+        int k = (int)(f->hdr.sreq - 1000u * (uint64_t)peer);
+        REQUIRE(k >= 0 && k < NRES && f->hdr.len == resume_len(k));
+        REQUIRE(check_payload(f->buf, f->hdr.sreq, f->hdr.len));
+        seen[k]++;
+        if (f->hdr.type != BOLT_FRAME_DATA) {
+            while (resume_type(next) == BOLT_FRAME_DATA)
+                next++;
+            REQUIRE(k == next);
+            next++;
+        }
+    }
+    for (int k = 0; k < NRES; k++)
+        REQUIRE(seen[k] == 1);
+    /* A peer done before us may have finalized: its EOF after its GOODBYE. */
+    REQUIRE(e->rt.failed_calls == 0 || strstr(e->rt.why, "closed the connection"));
+    for (int k = 0; k < 2; k++)
+        if (pl->conns & (1u << k))
+            REQUIRE(p->conns[k].fo->gen >= 1); /* it did resume */
+    ep_close(e);
+    for (int k = 0; k < 2; k++)
+        if (kept[k] >= 0)
+            close(kept[k]);
+    for (int i = 0; i < NRES; i++)
+        free(pay[i]);
+    return 0;
+}
+
+static const struct resume_plan resume_plans[] = {
+    {0, 3, 12, SHUT_RDWR}, /* the lower rank cuts both connections */
+    {1, 3, 20, SHUT_RDWR}, /* the higher rank cuts both */
+    {0, 2, 25, SHUT_RDWR}, /* only the striping connection */
+    {1, 1, 5, SHUT_RDWR},  /* only connection 0, early */
+    {1, 3, 15, -1},        /* rank 1 notices: its RESUME tells rank 0 */
+    {0, 1, 30, -1},        /* rank 0 notices */
+    {0, 0, 0, 0},          /* no cut: armed, nothing breaks */
+};
+#define NRESUME_PLANS ((int)(sizeof resume_plans / sizeof resume_plans[0]))
+
+START_TEST(test_resume)
+{
+    setup_env(_i % 2 ? "poll" : "auto", "16K", 2, 20);
+    setenv("BOLT_TCP_FAILOVER", "1", 1);
+    struct resume_plan pl = resume_plans[_i / 2];
+    run_pair(role_resume, role_resume, &pl);
+    unsetenv("BOLT_TCP_FAILOVER");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* singleton, settings                                                 */
 
 START_TEST(test_singleton)
@@ -1004,6 +1133,7 @@ static Suite *tcp_suite(void)
     tcase_add_loop_test(tc, test_stranger_refused, 0, NEVLOOPS - 1);
     tcase_add_test(tc, test_wrong_secret);
     tcase_add_test(tc, test_if_addr);
+    tcase_add_loop_test(tc, test_resume, 0, 2 * NRESUME_PLANS);
     suite_add_tcase(s, tc);
     return s;
 }

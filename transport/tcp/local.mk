@@ -5,6 +5,11 @@ libbolt_la_SOURCES += \
 	transport/tcp/tcp_conn.c \
 	transport/tcp/tcp_addr.c \
 	transport/tcp/tcp_wireup.c \
+	transport/tcp/tcp_retain.h \
+	transport/tcp/tcp_retain.c \
+	transport/tcp/tcp_stream.c \
+	transport/tcp/tcp_resume.c \
+	transport/tcp/tcp_answer.c \
 	transport/tcp/tcp_evloop.h \
 	transport/tcp/tcp_evloop_poll.c \
 	transport/tcp/tcp_os.h

@@ -5,32 +5,48 @@
  *                 pollfds, eager_limit, data_stripes, finalize; peer failure
  *   tcp_conn.c    one connection: send queue (gathered writev), receive
  *                 state machine (staging buffer + readv into the user buffer)
- *   tcp_wireup.c  listen, publish, address choice, authenticated handshake
+ *   tcp_wireup.c  the authenticated wire-up handshake; arming for failover
+ *   tcp_addr.c    listen, publish, address choice
+ *   tcp_retain.c  path failover: what an armed connection keeps of what it sent
+ *   tcp_stream.c  path failover: an armed connection's writes (retention,
+ *                 resending, acknowledgements) and its transport frames
+ *   tcp_resume.c  path failover: a broken connection is drained, closed and
+ *                 dialled again over the peer's next address (RESUME)
+ *   tcp_answer.c  path failover: the listener during the run, RESUME answers
  *   tcp_evloop_*  poll / epoll backends (tcp_evloop.h)
  *   tcp_os_*      platform seam (tcp_os.h)
  */
 #ifndef BOLT_TCP_H
 #define BOLT_TCP_H
 
+#include <limits.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/crypto.h"
 #include "transport/tcp/tcp_evloop.h"
+#include "transport/tcp/tcp_retain.h"
 #include "transport/transport.h"
 
 #define TCP_HDR_BYTES ((unsigned)sizeof(struct bolt_frame_hdr))
 #define TCP_STAGE_BYTES (64u * 1024u)
 #define TCP_MAX_ADDRS 16
 #define TCP_HOST_ID_MAX 360
+#if defined(IOV_MAX) && IOV_MAX < 256
+#define TCP_IOV IOV_MAX
+#else
+#define TCP_IOV 256
+#endif
+/* Keeps a writev's total well below INT_MAX (macOS refuses more). */
+#define TCP_WRITE_CAP ((uint64_t)1 << 30)
 
 /* ---- wire-up handshake (host byte order, checked by magic/order) ----
  * acceptor  -> connector : struct tcp_hs_challenge (nonce)
  * connector -> acceptor  : struct tcp_hs_hello (rank, index, HMAC)
  * acceptor  -> connector : struct tcp_hs_ack (HMAC over both nonces) */
 #define TCP_HS_MAGIC 0x424f4c54u /* "BOLT" */
-#define TCP_HS_VERSION 1u
+#define TCP_HS_VERSION 2u
 #define TCP_HS_ORDER 0x0102u
 #define TCP_NONCE_BYTES 32
 
@@ -51,25 +67,166 @@ struct tcp_hs_hello {
     int32_t rank;   /* connector's world rank */
     int32_t index;  /* connection index, 0 .. BOLT_TCP_CONNS-1 */
     int32_t target; /* rank the connector meant to reach */
-    uint32_t reserved;
+    uint32_t flags; /* TCP_HS_F_* the connector asks for */
     uint8_t cnonce[TCP_NONCE_BYTES];
-    uint8_t mac[BOLT_HMAC_BYTES]; /* HMAC(secret, "bolt-tcp" nonce rank index) */
+    uint8_t mac[BOLT_HMAC_BYTES]; /* HMAC(secret, "bolt-tcp" nonce rank index target flags) */
 };
 _Static_assert(sizeof(struct tcp_hs_hello) == 88, "hello layout");
 
-struct tcp_hs_ack {
-    uint8_t mac[BOLT_HMAC_BYTES]; /* HMAC(secret, "bolt-tcp-ack" cnonce nonce ...) */
-};
+/* The connection's streams are kept for resuming over another path (both
+ * ends must want it: the acceptor's ack says what was agreed). */
+#define TCP_HS_F_RESUME 1u
 
-/* MACs of the handshake (ranks and index encoded big-endian). */
+struct tcp_hs_ack {
+    uint8_t mac[BOLT_HMAC_BYTES]; /* HMAC(secret, "bolt-tcp-ack" cnonce nonce ... flags) */
+    uint32_t flags;               /* TCP_HS_F_* agreed */
+    uint32_t reserved;
+};
+_Static_assert(sizeof(struct tcp_hs_ack) == 40, "ack layout");
+
+/* MACs of the handshake (ranks, index and flags encoded big-endian). */
 int tcp_hs_hello_mac(const uint8_t *secret, const uint8_t nonce[TCP_NONCE_BYTES],
-                     int32_t target, int32_t rank, int32_t index, uint8_t out[BOLT_HMAC_BYTES]);
+                     int32_t target, int32_t rank, int32_t index, uint32_t flags,
+                     uint8_t out[BOLT_HMAC_BYTES]);
 int tcp_hs_ack_mac(const uint8_t *secret, const uint8_t cnonce[TCP_NONCE_BYTES],
                    const uint8_t nonce[TCP_NONCE_BYTES], int32_t acceptor,
-                   int32_t rank, int32_t index, uint8_t out[BOLT_HMAC_BYTES]);
+                   int32_t rank, int32_t index, uint32_t flags, uint8_t out[BOLT_HMAC_BYTES]);
+
+/* ---- RESUME handshake (path failover), on the listener during the run ----
+ * acceptor  -> connector : struct tcp_hs_challenge (as at wire-up)
+ * connector -> acceptor  : struct tcp_hs_resume (in place of a hello)
+ * acceptor  -> connector : struct tcp_hs_resume_ack
+ * The MACs have labels of their own, so neither message can stand in for a
+ * wire-up one. Either end may dial; when both do, the lower rank's wins. */
+#define TCP_HS_RESUME_MAGIC 0x424f4c52u /* "BOLR" */
+
+struct tcp_hs_resume {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t order;
+    int32_t rank, index, target;
+    uint32_t gen;      /* resumes the connection had, as the connector counts them */
+    uint64_t consumed; /* bytes of the acceptor's stream the connector consumed */
+    uint8_t cnonce[TCP_NONCE_BYTES];
+    uint8_t mac[BOLT_HMAC_BYTES]; /* HMAC(secret, "bolt-tcp-resume" nonce rank index target gen consumed) */
+};
+_Static_assert(sizeof(struct tcp_hs_resume) == 96, "resume layout");
+
+enum tcp_resume_status {
+    TCP_RESUME_OK = 0,      /* resumed: consumed is the acceptor's */
+    TCP_RESUME_BUSY = 1,    /* the acceptor's own dial wins: wait for it */
+    TCP_RESUME_STALE = 2,   /* the acceptor already resumed this connection */
+    TCP_RESUME_REFUSED = 3  /* the acceptor failed us, or is finalizing */
+};
+
+struct tcp_hs_resume_ack {
+    uint32_t status;
+    uint32_t gen;
+    uint64_t consumed; /* bytes of the connector's stream the acceptor consumed */
+    uint8_t mac[BOLT_HMAC_BYTES]; /* HMAC(secret, "bolt-tcp-resume-ack" cnonce nonce ... consumed) */
+};
+_Static_assert(sizeof(struct tcp_hs_resume_ack) == 48, "resume ack layout");
+
+int tcp_hs_resume_mac(const uint8_t *secret, const uint8_t nonce[TCP_NONCE_BYTES],
+                      const struct tcp_hs_resume *m, uint8_t out[BOLT_HMAC_BYTES]);
+int tcp_hs_resume_ack_mac(const uint8_t *secret, const uint8_t cnonce[TCP_NONCE_BYTES],
+                          const uint8_t nonce[TCP_NONCE_BYTES], int32_t acceptor, int32_t rank,
+                          int32_t index, const struct tcp_hs_resume_ack *a,
+                          uint8_t out[BOLT_HMAC_BYTES]);
+
+/* A fixed-size handshake message moving through a nonblocking socket. */
+struct tcp_hsbuf {
+    int fd;
+    size_t off, len;
+    unsigned char buf[sizeof(struct tcp_hs_resume)];
+};
+/* Moves bytes: 1 done, 0 would block, -1 error (errno), -2 EOF. */
+int tcp_hsbuf_io(struct tcp_hsbuf *b, int reading);
+
+/* ---- path failover: an armed connection's extra state ---- */
+
+/* What an event-loop registration belongs to (the first member of each). */
+enum { TCP_SRC_CONN = 0, TCP_SRC_LISTEN, TCP_SRC_DIAL, TCP_SRC_ANSWER };
+
+/* Transport frames (type BOLT_FRAME_TYPE_TRANSPORT, no payload, kind in
+ * flags) travel only on armed connections, between frames, outside the
+ * stream's count; the runtime never sees them. */
+#define TCP_CTL_ACK 1u     /* msg_size: bytes of the stream its sender consumed */
+#define TCP_CTL_GOODBYE 2u /* nothing more comes: the EOF after it is a clean close */
+
+enum tcp_fo_state {
+    TCP_FO_UP,       /* the socket carries the streams */
+    TCP_FO_DRAIN,    /* reading what the dead socket still holds */
+    TCP_FO_BREAKING, /* broke; drained and closed at the next progress() */
+    TCP_FO_BROKEN,   /* no socket: dialling, or waiting for the peer's dial */
+    TCP_FO_DEAD      /* the peer failed */
+};
+
+struct tcp_conn;
+
+/* A connection's own RESUME attempt (tcp_resume.c). */
+struct tcp_dial {
+    int kind; /* TCP_SRC_DIAL */
+    struct tcp_conn *c;
+    int state;
+    struct tcp_hsbuf io;
+    uint8_t nonce[TCP_NONCE_BYTES], cnonce[TCP_NONCE_BYTES];
+    struct sockaddr_in sa;
+    int ev;              /* TCP_EV_* registered */
+    int tries;           /* attempts in this resume (fo->order[tries % norder] next) */
+    int refused;         /* addresses that refused us in this round */
+    double attempt_end;  /* this connect() is given up then */
+    double retry_at;
+};
+
+/* An incoming connection on the listener during the run (tcp_answer.c). */
+struct tcp_answer {
+    int kind; /* TCP_SRC_ANSWER */
+    int state;
+    struct tcp_hsbuf io;
+    uint8_t nonce[TCP_NONCE_BYTES];
+    struct sockaddr_in sa;
+    double expires;      /* a stranger that stays silent is dropped then */
+    int ev;              /* TCP_EV_* registered */
+    struct tcp_conn *c;  /* answered OK: resumed once the answer is written */
+    uint64_t their_consumed;
+};
+#define TCP_ANSWERS 16
+
+struct tcp_fo {
+    int state;               /* enum tcp_fo_state */
+    unsigned gen;            /* resumes so far (both ends count alike) */
+    /* sending */
+    struct tcp_retain rt;    /* [confirmed, end) of our stream */
+    uint64_t rs_pos;         /* after a resume: resend from here up to rt.end */
+    int ring_wait;           /* the queue's next frame waits for ring room */
+    int tx_free;             /* the peer said goodbye: nothing is retained any more */
+    int lost;                /* retention failed (memory): a break fails the peer */
+    struct bolt_frame_hdr ctl; /* transport frame being written */
+    unsigned ctl_done, ctl_len;
+    uint64_t ack_sent;       /* last consumed count the peer was told */
+    uint64_t ack_want;       /* to tell it next */
+    int bye_want, bye_sent;
+    /* receiving */
+    uint64_t rx_done;        /* stream bytes of the whole frames consumed */
+    int peer_bye;            /* its goodbye came */
+    int kick;                /* flush after this read (an ack owed, ring room freed) */
+    /* breaking and resuming */
+    int drained;
+    double broke_at, deadline;
+    char why[160];
+    struct sockaddr_in raddr;      /* the peer's end of the current socket */
+    struct sockaddr_in broke_addr; /* ... of the socket that broke */
+    struct sockaddr_in order[TCP_MAX_ADDRS]; /* addresses to dial, in turn */
+    int tried_err[TCP_MAX_ADDRS]; /* how each last failed (errno; 0 not yet tried) */
+    int norder;
+    struct tcp_dial dial;
+    struct tcp_answer *answering; /* an incoming RESUME is being answered */
+};
 
 /* ---- connections ---- */
 struct tcp_conn {
+    int kind; /* TCP_SRC_CONN (0) */
     struct bolt_tl_ctx *ctx;
     int fd;        /* -1 once closed */
     int peer;
@@ -89,6 +246,8 @@ struct tcp_conn {
     uint64_t rgot;
     void *rcookie;
     int rd_eof; /* the peer shut its side: we may still write (it drains) */
+    int draining; /* read everything: the socket is being abandoned */
+    struct tcp_fo *fo; /* armed for path failover, else NULL */
 };
 
 struct tcp_peer {
@@ -99,6 +258,12 @@ struct tcp_peer {
     char fail_why[256];
     int wired;              /* every connection is authenticated and open */
     unsigned rr;
+    /* its addresses (tcp_addr.c), kept for resuming */
+    struct sockaddr_in *cand;
+    int ncand;              /* addresses to try, best first */
+    int nresume;            /* the first ones, usable for resuming */
+    int can_resume;         /* this end would arm its connections */
+    char host[64];          /* its host name, for messages */
 };
 
 struct tcp_ifaddr {
@@ -134,6 +299,15 @@ struct bolt_tl_ctx {
      * using a request that peer_failed would complete and free. */
     int in_send;
     int deferred_fails;
+    /* path failover */
+    int failover;           /* BOLT_TCP_FAILOVER: -1 auto, 0 off, 1 every peer */
+    struct { int kind; } lsrc; /* the listener's event-loop tag */
+    int listening;          /* lfd stays open and registered after the wire-up */
+    struct tcp_answer *answers; /* TCP_ANSWERS */
+    int fo_watch;           /* something to service: breaks, dials, answers */
+    int halfclosed;         /* finalize shut our sides: no more resumes */
+    double accept_pause;    /* out of descriptors: accept again after this */
+    char host[64];
 };
 
 /* tcp_ctx.c */
@@ -154,6 +328,8 @@ void tcp_conn_enqueue(struct tcp_conn *c, struct bolt_tl_send *s);
 int tcp_conn_flush(struct tcp_conn *c);
 /* Reads what is available, delivering frames. Returns frames delivered. */
 int tcp_conn_read(struct tcp_conn *c);
+/* An error on the socket: an armed connection resumes, else the peer fails. */
+void tcp_conn_broken(struct tcp_conn *c, int err, const char *what);
 /* Detaches the queue (for failing it). */
 struct bolt_tl_send *tcp_conn_take_queue(struct tcp_conn *c);
 void tcp_conn_update_interest(struct tcp_conn *c);
@@ -162,9 +338,70 @@ void tcp_conn_update_interest(struct tcp_conn *c);
 int tcp_sock_prepare(int fd, size_t bufsz);
 int tcp_wireup_listen(struct bolt_tl_ctx *ctx);
 int tcp_wireup_publish(struct bolt_tl_ctx *ctx);
+/* What tcp_fetch_remote learns of a peer. */
+struct tcp_remote_info {
+    int n;          /* addresses to try, best first (>= 1) */
+    int nshared;    /* the first ones on a subnet we share (after 127.0.0.1) */
+    int same_host;  /* 127.0.0.1 (or its bind address) comes first */
+    char host[64];  /* its host name */
+};
 /* Reads `peer`'s published value (waiting for it) and lists the addresses
- * to try, best first (tcp_addr.c). Returns the count in *n (>= 1). */
-int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa, int *n);
+ * to try, best first (tcp_addr.c). */
+int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa,
+                     struct tcp_remote_info *info);
 int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers);
+/* "a.b.c.d" of an address (no port). */
+const char *tcp_addr_name(const struct sockaddr_in *sa, char *buf, size_t cap);
+
+/* tcp_stream.c: an armed connection */
+int tcp_fo_arm(struct tcp_conn *c);
+/* Frees its state; the sends it held by reference are appended at *tail. */
+void tcp_fo_free(struct tcp_conn *c, struct bolt_tl_send ***tail);
+int tcp_stream_flush(struct tcp_conn *c);
+/* A transport frame arrived: 0, or -1 after failing the peer. */
+int tcp_stream_ctl_in(struct tcp_conn *c, const struct bolt_frame_hdr *h);
+/* A stream frame of `len` payload bytes was consumed whole. */
+void tcp_stream_frame_done(struct tcp_conn *c, uint64_t len);
+/* Bytes of the peer's stream consumed (a partial header does not count). */
+uint64_t tcp_stream_consumed(const struct tcp_conn *c);
+/* Whether the peer may have consumed `from` bytes of our stream. */
+int tcp_stream_valid(const struct tcp_conn *c, uint64_t from);
+/* After a resume: resend from `from`; returns the bytes that go out again. */
+uint64_t tcp_stream_rewind(struct tcp_conn *c, uint64_t from);
+int tcp_stream_wants_out(const struct tcp_conn *c);
+/* Any send still held by reference, or a resend, on a connection. */
+int tcp_stream_busy(const struct tcp_conn *c);
+
+/* tcp_resume.c */
+/* The armed connection broke: noted, handled from the next progress(). */
+void tcp_fo_broken(struct tcp_conn *c, const char *why);
+/* Handles noted breaks, dial timers, deadlines, silent strangers. */
+void tcp_fo_service(struct bolt_tl_ctx *ctx);
+/* An event on a registration that is not a connection. */
+void tcp_fo_event(struct bolt_tl_ctx *ctx, void *src, int events);
+/* Drains and closes the broken socket; dials the peer again if `dial`. */
+void tcp_fo_abandon(struct tcp_conn *c, int dial);
+/* The new socket is authenticated and both consumed counts known. */
+void tcp_fo_resumed(struct tcp_conn *c, int fd, uint64_t their_consumed);
+/* Gives up the dial (its socket closed), e.g. when the peer's dial wins. */
+void tcp_fo_dial_stop(struct tcp_conn *c);
+/* Whether its own dial is under way (not idle, not waiting for the peer's). */
+int tcp_fo_dialling(const struct tcp_conn *c);
+/* Starts (again) dialling after a failed answer. */
+void tcp_fo_dial_again(struct tcp_conn *c);
+/* The peer failed: dial and answer closed, resumes forgotten; returns the
+ * sends retention held by reference (linked by tl_next). */
+struct bolt_tl_send *tcp_fo_cancel(struct tcp_conn *c);
+
+/* tcp_answer.c */
+/* After the wire-up: the listener stays open for RESUME (when armed). */
+int tcp_fo_listen(struct bolt_tl_ctx *ctx);
+void tcp_answer_accept(struct bolt_tl_ctx *ctx);
+void tcp_answer_step(struct bolt_tl_ctx *ctx, struct tcp_answer *a);
+void tcp_answer_close(struct bolt_tl_ctx *ctx, struct tcp_answer *a);
+/* Drops strangers that stayed silent; returns how many answers are open. */
+int tcp_answer_expire(struct bolt_tl_ctx *ctx, double now);
+/* Finalize: the listener and every answer closed. */
+void tcp_fo_unlisten(struct bolt_tl_ctx *ctx);
 
 #endif

@@ -212,6 +212,7 @@ int tcp_wireup_publish(struct bolt_tl_ctx *ctx)
     for (char *p = ctx->host_id; *p; p++)
         if (*p == ' ' || *p == '\t' || *p == '\n')
             *p = '_';
+    snprintf(ctx->host, sizeof ctx->host, "%.*s", (int)strcspn(ctx->host_id, "/"), ctx->host_id);
     int grc = gather_addrs(ctx);
     if (grc != BOLT_OK)
         return grc;
@@ -290,11 +291,22 @@ static int parse_remote(const char *val, struct tcp_remote *r)
     return have_port && have_addrs ? 0 : -1;
 }
 
-/* The addresses to try for peer r, best first (see the top of this file). */
-static int choose_addrs(const struct bolt_tl_ctx *ctx, const struct tcp_remote *r, struct in_addr *out)
+static int prefix_len(struct in_addr mask)
+{
+    return __builtin_popcount(ntohl(mask.s_addr));
+}
+
+/* The addresses to try for peer r, best first (see the top of this file).
+ * Among the shared subnets the narrowest comes first: a /30 is a cable to
+ * that very peer, a /24 a LAN that reaches it too (the path failover moves
+ * to when the cable breaks). */
+static int choose_addrs(const struct bolt_tl_ctx *ctx, const struct tcp_remote *r,
+                        struct in_addr *out, struct tcp_remote_info *info)
 {
     int n = 0;
-    if (strcmp(r->host, ctx->host_id) == 0) {
+    info->same_host = strcmp(r->host, ctx->host_id) == 0;
+    info->nshared = 0;
+    if (info->same_host) {
         if (!r->bind_any) {
             out[n++] = r->bind;
             return n;
@@ -302,23 +314,40 @@ static int choose_addrs(const struct bolt_tl_ctx *ctx, const struct tcp_remote *
         out[n++].s_addr = htonl(INADDR_LOOPBACK);
     }
     unsigned char used[TCP_MAX_ADDRS] = {0};
+    int plen[TCP_MAX_ADDRS];
+    int first = n;
     for (int i = 0; i < r->naddrs; i++)
         for (int j = 0; j < ctx->naddrs && !used[i] && n < TCP_MAX_ADDRS; j++) {
             uint32_t m = ctx->addrs[j].mask.s_addr;
             if ((r->addrs[i].addr.s_addr & m) == (ctx->addrs[j].addr.s_addr & m)) {
                 used[i] = 1;
-                out[n++] = r->addrs[i].addr;
+                /* stable insertion by prefix length, longest first */
+                int p = prefix_len(ctx->addrs[j].mask), k = n++;
+                while (k > first && plen[k - 1] < p) {
+                    out[k] = out[k - 1];
+                    plen[k] = plen[k - 1];
+                    k--;
+                }
+                out[k] = r->addrs[i].addr;
+                plen[k] = p;
             }
         }
+    info->nshared = n - first;
     for (int i = 0; i < r->naddrs && n < TCP_MAX_ADDRS; i++)
         if (!used[i])
             out[n++] = r->addrs[i].addr;
     return n;
 }
 
-/* ---- MACs ---- */
+const char *tcp_addr_name(const struct sockaddr_in *sa, char *buf, size_t cap)
+{
+    if (!inet_ntop(AF_INET, &sa->sin_addr, buf, (socklen_t)cap))
+        snprintf(buf, cap, "?");
+    return buf;
+}
 
-int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa, int *nsa)
+int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa,
+                     struct tcp_remote_info *info)
 {
     char key[32], val[TCP_VALUE_MAX];
     size_t len = 0;
@@ -332,14 +361,15 @@ int tcp_fetch_remote(struct bolt_tl_ctx *ctx, int peer, struct sockaddr_in *sa, 
         return bolt_err_set(BOLT_ERR_PROTO, "tcp: rank %d published a malformed address (%.80s)",
                             peer, val);
     struct in_addr a[TCP_MAX_ADDRS];
-    int n = choose_addrs(ctx, &r, a);
+    int n = choose_addrs(ctx, &r, a, info);
     for (int i = 0; i < n; i++) {
         memset(&sa[i], 0, sizeof sa[i]);
         sa[i].sin_family = AF_INET;
         sa[i].sin_port = htons((uint16_t)r.port);
         sa[i].sin_addr = a[i];
     }
-    *nsa = n;
+    info->n = n;
+    /* The host identity is "name/boot id/namespace": the name is enough here. */
+    snprintf(info->host, sizeof info->host, "%.*s", (int)strcspn(r.host, "/"), r.host);
     return BOLT_OK;
 }
-

@@ -16,9 +16,15 @@
  * to their destination). Since readv fills in order, the staging buffer only
  * receives bytes once the current target is complete, and nothing is left in
  * it after a read: a partial header goes to hbuf, a partial payload to dst.
+ *
+ * An armed connection (path failover, c->fo) writes through tcp_stream.c,
+ * counts what it consumes, takes the transport's own frames out of the
+ * stream, and on an error or an EOF without a goodbye hands itself to
+ * tcp_resume.c instead of failing the peer.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -29,13 +35,6 @@
 #include "transport/tcp/tcp.h"
 #include "transport/tcp/tcp_os.h"
 
-#if defined(IOV_MAX) && IOV_MAX < 256
-#define TCP_IOV IOV_MAX
-#else
-#define TCP_IOV 256
-#endif
-/* Keeps a writev's total well below INT_MAX (macOS refuses more). */
-#define TCP_WRITE_CAP ((uint64_t)1 << 30)
 /* Reads per connection per progress call, for fairness. */
 #define TCP_READ_ROUNDS 8
 
@@ -77,7 +76,8 @@ void tcp_conn_update_interest(struct tcp_conn *c)
 {
     if (c->dead || c->fd < 0)
         return;
-    int want = (c->rd_eof ? 0 : TCP_EV_IN) | (c->sq_head ? TCP_EV_OUT : 0);
+    int out = c->fo ? tcp_stream_wants_out(c) : c->sq_head != NULL;
+    int want = (c->rd_eof ? 0 : TCP_EV_IN) | (out ? TCP_EV_OUT : 0);
     if (want == c->interest)
         return;
     if (c->ctx->evops->mod(c->ctx->ev, c->fd, want, c) == BOLT_OK)
@@ -101,12 +101,17 @@ static const char *io_why(int err)
     }
 }
 
-/* The connection broke (an error on read or write): the peer is failed. */
-static void conn_broken(struct tcp_conn *c, int err, const char *what)
+/* The connection broke (an error on read or write): the peer is failed,
+ * unless the connection is armed and resumes. */
+void tcp_conn_broken(struct tcp_conn *c, int err, const char *what)
 {
     struct bolt_tl_ctx *ctx = c->ctx;
     const char *why = io_why(err);
-    if (why)
+    if (c->fo) {
+        char w[120];
+        snprintf(w, sizeof w, "%s", why ? why : strerror(err));
+        tcp_fo_broken(c, w);
+    } else if (why)
         tcp_peer_fail(ctx, c->peer, "%s (connection %d)", why, c->index);
     else
         tcp_peer_fail(ctx, c->peer, "%s failed on connection %d: %s", what, c->index,
@@ -119,6 +124,10 @@ static void conn_broken(struct tcp_conn *c, int err, const char *what)
  * tcp_peer_check_closed decides when the peer as a whole is gone. */
 static void conn_eof(struct tcp_conn *c)
 {
+    if (c->fo && !c->fo->peer_bye) {
+        tcp_fo_broken(c, "closed without a goodbye");
+        return;
+    }
     c->rd_eof = 1;
     if (c->in_payload || c->hgot) {
         tcp_peer_fail(c->ctx, c->peer, "closed the connection in the middle of a frame "
@@ -147,6 +156,8 @@ void tcp_conn_enqueue(struct tcp_conn *c, struct bolt_tl_send *s)
 
 int tcp_conn_flush(struct tcp_conn *c)
 {
+    if (c->fo)
+        return tcp_stream_flush(c);
     if (c->flushing || c->dead || c->ctx->peers[c->peer].fail_deferred)
         return 0;
     c->flushing = 1;
@@ -187,7 +198,7 @@ int tcp_conn_flush(struct tcp_conn *c)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 break;
-            conn_broken(c, errno, "write");
+            tcp_conn_broken(c, errno, "write");
             break;
         }
         uint64_t left = (uint64_t)w;
@@ -229,6 +240,8 @@ static int frame_begin(struct tcp_conn *c)
     c->hgot = 0;
     const struct bolt_frame_hdr *h = &c->rhdr;
     if (h->magic != BOLT_FRAME_MAGIC || h->type == 0 || h->type >= BOLT_FRAME_TYPE_MAX) {
+        if (c->fo && h->magic == BOLT_FRAME_MAGIC && h->type == BOLT_FRAME_TYPE_TRANSPORT)
+            return tcp_stream_ctl_in(c, h);
         tcp_peer_fail(ctx, c->peer,
                       "sent a malformed frame on connection %d (magic 0x%04x, type %u)",
                       c->index, (unsigned)h->magic, (unsigned)h->type);
@@ -256,6 +269,8 @@ static int frame_begin(struct tcp_conn *c)
     }
     if (h->len == 0) {
         ctx->up->frame_end(ctx->up->rt, c->peer, h, cookie);
+        if (c->fo)
+            tcp_stream_frame_done(c, 0);
         return 1;
     }
     c->in_payload = 1;
@@ -272,6 +287,8 @@ static int frame_end(struct tcp_conn *c)
     c->rdst = NULL;
     c->rcookie = NULL;
     c->ctx->up->frame_end(c->ctx->up->rt, c->peer, &c->rhdr, cookie);
+    if (c->fo)
+        tcp_stream_frame_done(c, c->rhdr.len);
     return 1;
 }
 
@@ -310,11 +327,11 @@ static int parse_stage(struct tcp_conn *c, const unsigned char *p, size_t n)
 
 int tcp_conn_read(struct tcp_conn *c)
 {
-    if (c->ctx->peers[c->peer].fail_deferred)
+    if (c->ctx->peers[c->peer].fail_deferred || (c->fo && c->fo->state > TCP_FO_DRAIN))
         return 0;
     int frames = 0;
     unsigned char *stage = c->ctx->stage;
-    for (int round = 0; round < TCP_READ_ROUNDS && !c->dead; round++) {
+    for (int round = 0; (round < TCP_READ_ROUNDS || c->draining) && !c->dead; round++) {
         struct iovec iov[2];
         if (c->in_payload) {
             uint64_t left = c->rhdr.len - c->rgot;
@@ -334,7 +351,7 @@ int tcp_conn_read(struct tcp_conn *c)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 break;
-            conn_broken(c, errno, "read");
+            tcp_conn_broken(c, errno, "read");
             break;
         }
         if (r == 0) {
@@ -360,6 +377,10 @@ int tcp_conn_read(struct tcp_conn *c)
             frames += parse_stage(c, stage, got - first);
         if (got < iov[0].iov_len + iov[1].iov_len)
             break; /* drained */
+    }
+    if (c->fo && c->fo->kick && !c->draining) {
+        c->fo->kick = 0; /* an ack owed, or ring room freed */
+        frames += tcp_conn_flush(c);
     }
     return frames;
 }

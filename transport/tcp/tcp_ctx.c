@@ -1,7 +1,9 @@
 /*
  * tcp_ctx.c — the TCP transport's ops (transport/transport.h): settings,
  * init/connect/finalize, send with striping of DATA frames, progress through
- * the event-loop seam, and peer failure.
+ * the event-loop seam, and peer failure. Armed connections (path failover)
+ * add work to progress only while one is broken or a RESUME is being
+ * answered (ctx->fo_watch), and to finalize a GOODBYE before the half-close.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -45,6 +47,9 @@ void tcp_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
     struct bolt_tl_send *head = NULL, **tail = &head;
     for (int i = 0; i < p->nconns; i++) {
         struct tcp_conn *c = &p->conns[i];
+        *tail = tcp_fo_cancel(c); /* sends held for resending */
+        while (*tail)
+            tail = &(*tail)->tl_next;
         struct bolt_tl_send *q = tcp_conn_take_queue(c);
         *tail = q;
         while (*tail)
@@ -102,6 +107,15 @@ static int tcp_init(struct bolt_tl_ctx **out, const struct bolt_tl_init_args *ar
     ctx->timeout = bolt_param_double(BOLT_P_TIMEOUT);
     if (!(ctx->timeout > 0))
         ctx->timeout = 60;
+    const char *fo = bolt_param_string(BOLT_P_TCP_FAILOVER);
+    if (!fo || !*fo || strcmp(fo, "auto") == 0) {
+        ctx->failover = -1;
+    } else if (strcmp(fo, "0") == 0 || strcmp(fo, "1") == 0) {
+        ctx->failover = fo[0] - '0';
+    } else {
+        rc = bolt_err_set(BOLT_ERR_CONFIG, "BOLT_TCP_FAILOVER=%s: use auto, 0 or 1", fo);
+        goto fail;
+    }
 
     const char *secret = getenv("BOLT_JOB_SECRET");
     if (secret && *secret) {
@@ -177,8 +191,8 @@ static struct tcp_conn *pick_conn(struct tcp_peer *p, const struct bolt_tl_send 
     struct tcp_conn *best = NULL;
     for (int k = 0; k < p->nconns; k++) {
         struct tcp_conn *c = &p->conns[(start + (unsigned)k) % (unsigned)p->nconns];
-        if (c->dead)
-            continue;
+        if (c->dead || (c->fo && c->fo->state != TCP_FO_UP))
+            continue; /* a broken one resuming keeps its queue, takes no more */
         if (!best || c->sq_bytes < best->sq_bytes)
             best = c;
     }
@@ -228,12 +242,18 @@ static int tcp_progress(struct bolt_tl_ctx *ctx)
         return 0;
     if (ctx->deferred_fails)
         report_deferred(ctx);
+    if (ctx->fo_watch)
+        tcp_fo_service(ctx);
     struct tcp_event evs[TCP_EVENTS_BATCH];
     int n = ctx->evops->wait(ctx->ev, evs, TCP_EVENTS_BATCH, 0);
     if (n <= 0)
         return 0;
     int frames = 0;
     for (int i = 0; i < n; i++) {
+        if (*(int *)evs[i].data != TCP_SRC_CONN) {
+            tcp_fo_event(ctx, evs[i].data, evs[i].events); /* listener, resume handshakes */
+            continue;
+        }
         struct tcp_conn *c = evs[i].data;
         if (c->dead)
             continue;
@@ -245,9 +265,11 @@ static int tcp_progress(struct bolt_tl_ctx *ctx)
         } else if (evs[i].events & (TCP_EV_IN | TCP_EV_ERR)) {
             frames += tcp_conn_read(c);
         }
-        if (!c->dead && (evs[i].events & (TCP_EV_OUT | TCP_EV_ERR)) && c->sq_head)
+        if (!c->dead && (evs[i].events & (TCP_EV_OUT | TCP_EV_ERR)) && (c->sq_head || c->fo))
             frames += tcp_conn_flush(c);
     }
+    if (ctx->fo_watch)
+        tcp_fo_service(ctx); /* breaks noted above are handled at once */
     return frames;
 }
 
@@ -279,8 +301,8 @@ static int any_queued(struct bolt_tl_ctx *ctx)
     for (int r = 0; r < ctx->size; r++)
         for (int i = 0; i < ctx->peers[r].nconns; i++) {
             struct tcp_conn *c = &ctx->peers[r].conns[i];
-            if (!c->dead && c->sq_head)
-                return 1;
+            if (!c->dead && (c->sq_head || tcp_stream_busy(c)))
+                return 1; /* queued, or held until the peer confirms it */
         }
     return 0;
 }
@@ -326,16 +348,29 @@ static void tcp_finalize(struct bolt_tl_ctx *ctx)
         bolt_log(BOLT_LOG_WARN, "tcp: finalize: sends still queued after %g s (BOLT_TIMEOUT); "
                                 "they fail with BOLT_ERR_PEER", ctx->timeout);
     /* 2. Half-close and wait for each peer's EOF, so that closing with unread
-     *    bytes cannot turn into a reset that destroys our last frames. */
+     *    bytes cannot turn into a reset that destroys our last frames. An
+     *    armed connection says GOODBYE first (its EOF is then no break);
+     *    from here on nothing resumes, and one still broken is closed. */
     struct bolt_tl_send *left = NULL, **tail = &left;
+    ctx->halfclosed = 1;
+    tcp_fo_unlisten(ctx);
     for (int r = 0; r < ctx->size; r++)
         for (int i = 0; i < ctx->peers[r].nconns; i++) {
             struct tcp_conn *c = &ctx->peers[r].conns[i];
             *tail = tcp_conn_take_queue(c);
             while (*tail)
                 tail = &(*tail)->tl_next;
-            if (!c->dead)
+            if (c->fo && !c->dead && c->fo->state != TCP_FO_UP) {
+                *tail = tcp_fo_cancel(c);
+                while (*tail)
+                    tail = &(*tail)->tl_next;
+                tcp_conn_close(c);
+            } else if (c->fo && !c->dead) {
+                c->fo->bye_want = 1;
+                tcp_conn_flush(c);
+            } else if (!c->dead) {
                 shutdown(c->fd, SHUT_WR);
+            }
         }
     while (any_open(ctx) && bolt_tl_now() < deadline) {
         tcp_progress(ctx);
@@ -350,11 +385,15 @@ static void tcp_finalize(struct bolt_tl_ctx *ctx)
             while (*tail)
                 tail = &(*tail)->tl_next;
             tcp_conn_close(c);
+            tcp_fo_free(c, &tail);
         }
     }
     bolt_tl_complete_list(left, BOLT_ERR_PEER);
-    for (int r = 0; r < ctx->size; r++)
+    for (int r = 0; r < ctx->size; r++) {
         free(ctx->peers[r].conns);
+        free(ctx->peers[r].cand);
+    }
+    free(ctx->answers);
     if (ctx->lfd >= 0)
         close(ctx->lfd);
     if (ctx->ev)

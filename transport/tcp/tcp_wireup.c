@@ -10,9 +10,13 @@
  *
  * Handshake on each connection (fixed-size messages, host byte order):
  *   acceptor  -> connector  challenge {magic, version, order, acceptor rank, nonce}
- *   connector -> acceptor   hello {magic, version, order, rank, index, target,
- *                                  cnonce, HMAC(secret, "bolt-tcp"|nonce|rank|index|target)}
- *   acceptor  -> connector  ack {HMAC(secret, "bolt-tcp-ack"|cnonce|nonce|acceptor|rank|index)}
+ *   connector -> acceptor   hello {magic, version, order, rank, index, target, flags,
+ *                                  cnonce, HMAC(secret, "bolt-tcp"|nonce|rank|index|target|flags)}
+ *   acceptor  -> connector  ack {HMAC(secret, "bolt-tcp-ack"|cnonce|nonce|acceptor|rank|index|flags),
+ *                                flags}
+ * flags: TCP_HS_F_RESUME when the connector would arm the connection for
+ * path failover (the peer has another address on a subnet we share, and
+ * BOLT_TCP_FAILOVER allows it); the ack's flags are what both ends want.
  * A connector tries the peer's addresses in the order tcp_addr.c gives them,
  * each attempt bounded by BOLT_TCP_CONNECT_TIMEOUT: when one fails (refused,
  * unreachable, silent), the next is tried, round and round until the
@@ -21,7 +25,8 @@
  * magic, byte order, version, target, rank, index, a duplicate, or a bad MAC.
  * The ack proves the acceptor knows the secret too. Both sides read exactly
  * the handshake's bytes, so frames sent right after the ack stay in the socket
- * for the connection's receive machine.
+ * for the connection's receive machine. When a connection was armed, the
+ * listening socket stays open after the wire-up for RESUME (tcp_answer.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,22 +58,23 @@ static void put_be32(uint8_t *p, uint32_t v)
 }
 
 int tcp_hs_hello_mac(const uint8_t *secret, const uint8_t nonce[TCP_NONCE_BYTES], int32_t target,
-                     int32_t rank, int32_t index, uint8_t out[BOLT_HMAC_BYTES])
+                     int32_t rank, int32_t index, uint32_t flags, uint8_t out[BOLT_HMAC_BYTES])
 {
-    uint8_t d[8 + TCP_NONCE_BYTES + 12];
+    uint8_t d[8 + TCP_NONCE_BYTES + 16];
     memcpy(d, "bolt-tcp", 8);
     memcpy(d + 8, nonce, TCP_NONCE_BYTES);
     put_be32(d + 8 + TCP_NONCE_BYTES, (uint32_t)rank);
     put_be32(d + 12 + TCP_NONCE_BYTES, (uint32_t)index);
     put_be32(d + 16 + TCP_NONCE_BYTES, (uint32_t)target); /* a hello is for one acceptor */
+    put_be32(d + 20 + TCP_NONCE_BYTES, flags);
     return bolt_hmac_sha256(secret, BOLT_SECRET_BYTES, d, sizeof d, out);
 }
 
 int tcp_hs_ack_mac(const uint8_t *secret, const uint8_t cnonce[TCP_NONCE_BYTES],
                    const uint8_t nonce[TCP_NONCE_BYTES], int32_t acceptor, int32_t rank,
-                   int32_t index, uint8_t out[BOLT_HMAC_BYTES])
+                   int32_t index, uint32_t flags, uint8_t out[BOLT_HMAC_BYTES])
 {
-    uint8_t d[12 + 2 * TCP_NONCE_BYTES + 12];
+    uint8_t d[12 + 2 * TCP_NONCE_BYTES + 16];
     memcpy(d, "bolt-tcp-ack", 12);
     memcpy(d + 12, cnonce, TCP_NONCE_BYTES);
     memcpy(d + 12 + TCP_NONCE_BYTES, nonce, TCP_NONCE_BYTES);
@@ -76,6 +82,7 @@ int tcp_hs_ack_mac(const uint8_t *secret, const uint8_t cnonce[TCP_NONCE_BYTES],
     put_be32(p, (uint32_t)acceptor);
     put_be32(p + 4, (uint32_t)rank);
     put_be32(p + 8, (uint32_t)index);
+    put_be32(p + 12, flags);
     return bolt_hmac_sha256(secret, BOLT_SECRET_BYTES, d, sizeof d, out);
 }
 
@@ -99,6 +106,7 @@ struct hs {
     int acceptor;
     int fd;
     int peer, index; /* acceptor: known after the hello */
+    uint32_t flags;  /* TCP_HS_F_*: asked (connector), then agreed */
     unsigned char buf[sizeof(struct tcp_hs_hello)];
     size_t off, len;
     uint8_t nonce[TCP_NONCE_BYTES], cnonce[TCP_NONCE_BYTES];
@@ -271,7 +279,10 @@ static void connector_retry(struct hs *h, int err, const char *what)
 static int wire(struct wireup *w, struct hs *h)
 {
     struct tcp_peer *p = &w->ctx->peers[h->peer];
-    int rc = tcp_conn_open(w->ctx, &p->conns[h->index], h->fd, h->peer, h->index);
+    struct tcp_conn *c = &p->conns[h->index];
+    int rc = tcp_conn_open(w->ctx, c, h->fd, h->peer, h->index);
+    if (rc == BOLT_OK && (h->flags & TCP_HS_F_RESUME))
+        rc = tcp_fo_arm(c);
     if (rc != BOLT_OK) {
         hs_close(h);
         return rc;
@@ -350,8 +361,10 @@ static void step_connector(struct wireup *w, struct hs *h, short revents)
             he.rank = ctx->rank;
             he.index = h->index;
             he.target = h->peer;
+            he.flags = h->flags = ctx->peers[h->peer].can_resume ? TCP_HS_F_RESUME : 0;
             if (bolt_random_bytes(h->cnonce, TCP_NONCE_BYTES) != 0 ||
-                tcp_hs_hello_mac(ctx->secret, h->nonce, h->peer, ctx->rank, h->index, he.mac) != 0) {
+                tcp_hs_hello_mac(ctx->secret, h->nonce, h->peer, ctx->rank, h->index, he.flags,
+                                 he.mac) != 0) {
                 w->fatal = bolt_err_set(BOLT_ERR_AUTH, "tcp: cannot compute the handshake HMAC");
                 hs_close(h);
                 return;
@@ -363,9 +376,11 @@ static void step_connector(struct wireup *w, struct hs *h, short revents)
             hs_set(h, HS_READ_ACK, sizeof(struct tcp_hs_ack));
         } else if (h->state == HS_READ_ACK) {
             uint8_t mac[BOLT_HMAC_BYTES];
+            struct tcp_hs_ack ack;
+            memcpy(&ack, h->buf, sizeof ack);
             if (tcp_hs_ack_mac(ctx->secret, h->cnonce, h->nonce, h->peer, ctx->rank, h->index,
-                               mac) != 0 ||
-                !bolt_secure_equal(mac, h->buf, BOLT_HMAC_BYTES)) {
+                               ack.flags, mac) != 0 ||
+                !bolt_secure_equal(mac, ack.mac, BOLT_HMAC_BYTES)) {
                 w->fatal = bolt_err_set(BOLT_ERR_AUTH,
                                         "tcp: rank %d (%s) answered with a wrong HMAC: is "
                                         "BOLT_JOB_SECRET the same for the whole job?",
@@ -373,6 +388,7 @@ static void step_connector(struct wireup *w, struct hs *h, short revents)
                 hs_close(h);
                 return;
             }
+            h->flags &= ack.flags; /* what both ends want */
             int rc = wire(w, h);
             if (rc != BOLT_OK)
                 w->fatal = rc;
@@ -414,7 +430,7 @@ static void check_hello(struct wireup *w, struct hs *h)
         return;
     }
     uint8_t mac[BOLT_HMAC_BYTES];
-    if (tcp_hs_hello_mac(ctx->secret, h->nonce, ctx->rank, he.rank, he.index, mac) != 0 ||
+    if (tcp_hs_hello_mac(ctx->secret, h->nonce, ctx->rank, he.rank, he.index, he.flags, mac) != 0 ||
         !bolt_secure_equal(mac, he.mac, BOLT_HMAC_BYTES)) {
         refuse(w, h, "bad HMAC for rank %d (wrong job secret?)", (int)he.rank);
         return;
@@ -428,9 +444,12 @@ static void check_hello(struct wireup *w, struct hs *h)
     w->slot[s] = 2;
     h->peer = he.rank;
     h->index = he.index;
+    h->flags = he.flags & (ctx->peers[he.rank].can_resume ? TCP_HS_F_RESUME : 0);
     struct tcp_hs_ack ack;
-    if (tcp_hs_ack_mac(ctx->secret, he.cnonce, h->nonce, ctx->rank, he.rank, he.index, ack.mac) !=
-        0) {
+    memset(&ack, 0, sizeof ack);
+    ack.flags = h->flags;
+    if (tcp_hs_ack_mac(ctx->secret, he.cnonce, h->nonce, ctx->rank, he.rank, he.index, ack.flags,
+                       ack.mac) != 0) {
         w->fatal = bolt_err_set(BOLT_ERR_AUTH, "tcp: cannot compute the handshake HMAC");
         return;
     }
@@ -591,6 +610,41 @@ static int timeout_error(struct wireup *w)
                         msg);
 }
 
+/* Reads peer q's addresses (all of them into sa) and keeps what resuming
+ * needs: the addresses, whether we would arm, its host name. */
+static int note_remote(struct bolt_tl_ctx *ctx, int q, struct sockaddr_in *sa)
+{
+    struct tcp_remote_info in;
+    int rc = tcp_fetch_remote(ctx, q, sa, &in);
+    if (rc != BOLT_OK)
+        return rc;
+    struct tcp_peer *p = &ctx->peers[q];
+    p->cand = malloc((size_t)in.n * sizeof *p->cand);
+    if (!p->cand)
+        return bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory in the wire-up");
+    memcpy(p->cand, sa, (size_t)in.n * sizeof *sa);
+    p->ncand = in.n;
+    snprintf(p->host, sizeof p->host, "%s", in.host);
+    /* auto: a peer on another host with a second path; 1: every peer. */
+    if (ctx->failover == 1) {
+        p->can_resume = 1;
+        p->nresume = in.n;
+    } else {
+        p->can_resume = ctx->failover != 0 && !in.same_host && in.nshared >= 2;
+        p->nresume = in.nshared;
+    }
+    return BOLT_OK;
+}
+
+static int any_armed(const struct bolt_tl_ctx *ctx)
+{
+    for (int q = 0; q < ctx->size; q++)
+        for (int k = 0; k < ctx->peers[q].nconns; k++)
+            if (ctx->peers[q].conns[k].fo)
+                return 1;
+    return 0;
+}
+
 int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
 {
     double deadline = bolt_tl_now() + ctx->timeout; /* the address look-ups count too */
@@ -650,15 +704,15 @@ int tcp_wireup_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         rc = bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory in the wire-up");
         goto out;
     }
-    for (int q = 0; q < ctx->rank; q++) {
+    for (int q = 0; q < ctx->size; q++) {
         if (!listed[q])
             continue;
         struct sockaddr_in sa[TCP_MAX_ADDRS];
-        int nsa = 0;
-        rc = tcp_fetch_remote(ctx, q, sa, &nsa);
+        rc = note_remote(ctx, q, sa);
         if (rc != BOLT_OK)
             goto out;
-        for (int k = 0; k < nc; k++) {
+        int nsa = ctx->peers[q].ncand;
+        for (int k = 0; q < ctx->rank && k < nc; k++) {
             struct hs *h = &w.hs[w.nhs++];
             memset(h, 0, sizeof *h);
             h->fd = -1;
@@ -777,7 +831,9 @@ out:
     for (int i = 0; i < w.nhs; i++)
         if (w.hs[i].state != HS_DONE)
             hs_close(&w.hs[i]);
-    if (rc == BOLT_OK && ctx->lfd >= 0) {
+    if (rc == BOLT_OK && ctx->lfd >= 0 && any_armed(ctx)) {
+        rc = tcp_fo_listen(ctx); /* RESUME comes here during the run */
+    } else if (rc == BOLT_OK && ctx->lfd >= 0) {
         close(ctx->lfd); /* every expected peer is in: refuse the rest */
         ctx->lfd = -1;
     }

@@ -7,6 +7,10 @@
 # route beyond their /30s, so they cannot reach each other, nor the launcher,
 # through it. Every address is in 169.254.0.0/16.
 #
+# Optionally (cluster_lan), a second path: an Ethernet switch — a bridge in a
+# namespace of its own — with every host on it (lan0, 169.254.200.<i>/24),
+# so that each pair of hosts shares two subnets, the cable's /30 and the LAN.
+#
 # sshd runs inside `ip netns exec NS unshare --uts --mount`, with its own
 # hostname and a private tmpfs on /dev/shm, so that Bolt sees separate
 # machines. Keys (host and client) and configs live in a temp dir.
@@ -16,6 +20,9 @@
 #   cluster_down             tear everything down (also run from the EXIT trap)
 #   cluster_ns I             namespace name of host I
 #   cluster_bytes I J        bytes host I sent and received on its cable to J
+#   cluster_lan              add the LAN (after cluster_up)
+#   cluster_lan_addr I       host I's LAN address
+#   cluster_lan_bytes I      bytes host I sent and received on the LAN
 #   cluster_procs_matching P processes in any host's namespace whose args match P
 #
 # After cluster_up: CL (temp dir), CL_K, CL_HOSTS (h1,h2,...), BOLT_RSH
@@ -214,6 +221,33 @@ cluster_up() {
         done
     done
     return 0
+}
+
+# The switch's namespace ("bc<slot>h..." like the hosts', so that
+# cluster_down_slot removes it with them, even after a crash).
+cluster_lan_ns() { echo "bc${CL_SLOT}hlan"; }
+cluster_lan_addr() { echo "169.254.200.$1"; }
+
+cluster_lan() {
+    local sw i
+    sw=$(cluster_lan_ns)
+    ip netns add "$sw" || return 1
+    ip -n "$sw" link set lo up
+    ip -n "$sw" link add br0 type bridge || return 1
+    ip -n "$sw" link set br0 up
+    for i in $(seq 1 "$CL_K"); do
+        ip link add lan0 netns "$(cluster_ns "$i")" type veth peer name "p$i" netns "$sw" || return 1
+        ip -n "$sw" link set "p$i" master br0 || return 1
+        ip -n "$sw" link set "p$i" up
+        ip -n "$(cluster_ns "$i")" addr add "$(cluster_lan_addr "$i")/24" dev lan0
+        ip -n "$(cluster_ns "$i")" link set lan0 up
+    done
+    return 0
+}
+
+# "TX RX" bytes of host i's LAN port.
+cluster_lan_bytes() {
+    ip netns exec "$(cluster_ns "$1")" sh -c "cat /sys/class/net/lan0/statistics/tx_bytes /sys/class/net/lan0/statistics/rx_bytes" | paste -sd' ' -
 }
 
 # "TX RX" bytes of host i's cable to host j.

@@ -287,6 +287,8 @@ static void check(struct bolt_tl_ctx *ctx, struct tcp_answer *a)
     if (ack.status == TCP_RESUME_OK) {
         ack.gen = a->c->fo->gen;
         ack.consumed = tcp_stream_consumed(a->c);
+    } else if (ack.status == TCP_RESUME_STALE) {
+        ack.gen = ctx->peers[m.rank].conns[m.index].fo->gen;
     }
     if (tcp_hs_resume_ack_mac(ctx->secret, m.cnonce, a->nonce, ctx->rank, m.rank, m.index, &ack,
                               ack.mac) != 0) {

@@ -150,12 +150,15 @@ static void dial_failed(struct tcp_conn *c, int err)
     struct tcp_fo *fo = c->fo;
     struct tcp_dial *d = &fo->dial;
     char a[INET_ADDRSTRLEN];
-    int i = d->tries % fo->norder;
+    int i = fo->norder ? d->tries % fo->norder : 0;
     fo->tried_err[i] = err;
     bolt_log(BOLT_LOG_INFO, "tcp: resuming connection %d to rank %d over %s failed (%s)",
              c->index, c->peer, tcp_addr_name(&d->sa, a, sizeof a), err_str(err));
     dial_close(c);
-    if (err == ECONNREFUSED || err == ECONNRESET || err == TCP_ERR_NOT_PEER)
+    /* Nobody listens there (any more), or someone else does: the peer is
+     * gone. (A RESUME closed unanswered is not that: the peer may still be
+     * in its wire-up with others.) */
+    if (err == ECONNREFUSED || err == TCP_ERR_NOT_PEER)
         d->refused++;
     d->tries++;
     d->state = DIAL_RETRY;
@@ -300,12 +303,21 @@ static void dial_answer(struct tcp_conn *c)
         d->ev = 0;
         d->state = DIAL_IDLE;
         tcp_fo_resumed(c, fd, a.consumed);
-    } else if (a.status == TCP_RESUME_BUSY || a.status == TCP_RESUME_STALE) {
+    } else if (a.status == TCP_RESUME_BUSY) {
         dial_close(c);
-        d->state = DIAL_WAIT;
+        d->state = DIAL_WAIT; /* its dial comes; ours again later if it does not */
         d->retry_at = bolt_tl_now() + connect_timeout();
-    } else {
+    } else if (a.status == TCP_RESUME_STALE && a.gen > fo->gen) {
+        /* It resumed this connection once more than we know of (over a
+         * socket that then died before we saw it work): catch up, again. */
+        dial_close(c);
+        fo->gen = a.gen;
+        d->state = DIAL_RETRY;
+        d->retry_at = bolt_tl_now();
+    } else if (a.status == TCP_RESUME_REFUSED) {
         give_up(c, "it refused (it has failed this rank, or is finalizing)");
+    } else {
+        give_up(c, "it answered with an unknown status %u", (unsigned)a.status);
     }
 }
 

@@ -194,13 +194,15 @@ static void ctl_written(struct tcp_conn *c)
 static void frame_written(struct tcp_conn *c, struct bolt_tl_send *s)
 {
     struct tcp_fo *fo = c->fo;
+    int big = tcp_retain_by_ref(s->hdr.len);
     if (fo->tx_free) {
         s->complete(s, BOLT_OK);
-    } else if (!tcp_retain_by_ref(s->hdr.len) &&
-               tcp_retain_copy(&fo->rt, &s->hdr, s->payload) == 0) {
+    } else if (!big && tcp_retain_copy(&fo->rt, &s->hdr, s->payload) == 0) {
         s->complete(s, BOLT_OK);
-    } else if (tcp_retain_ref(&fo->rt, s) != 0) {
-        /* No memory to keep it: from now on a break fails the peer. */
+    } else if (!big || tcp_retain_ref(&fo->rt, s) != 0) {
+        /* No memory to keep it (a small frame is never held instead: the
+         * peer confirms those only every TCP_RETAIN_ACK_EVERY bytes, its send
+         * would wait that long). From now on a break fails the peer. */
         fo->lost = fo->tx_free = 1;
         struct bolt_tl_send *held = tcp_retain_take_refs(&fo->rt);
         s->complete(s, BOLT_OK);

@@ -1026,6 +1026,154 @@ START_TEST(test_resume)
 }
 END_TEST
 
+/* An armed peer that exits without finalizing: its EOF is no goodbye, so a
+ * resume is tried; every address refuses (nobody listens any more) and the
+ * peer fails at once, the message naming it and the paths tried. */
+START_TEST(test_resume_peer_gone)
+{
+    setup_env("auto", "0", 2, 20);
+    setenv("BOLT_TCP_FAILOVER", "1", 1);
+    fflush(stderr);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(60);
+        struct ep e;
+        if (ep_open(&e, 1, 2)) {
+            fprintf(stderr, "rank 1: open: %s\n", bolt_error_message());
+            _exit(2);
+        }
+        role_sleep(&e, (void *)1); /* exits, sockets closed */
+        _exit(0);
+    }
+    struct ep e;
+    ck_assert_msg(ep_open(&e, 0, 2) == BOLT_OK, "open: %s", bolt_error_message());
+    ck_assert_ptr_nonnull(e.ctx->peers[1].conns[0].fo);
+    static struct snd a;
+    unsigned char *big = make_payload(1, MiB);
+    g_completed = 0;
+    snd_init(&a, BOLT_FRAME_EAGER, 1, 0, big, MiB); /* held by reference */
+    ck_assert_int_eq(T->send(e.ctx, 1, &a.s), BOLT_OK);
+    ck_assert_int_eq(reap(pid, 20), 0);
+    double t0 = now();
+    ck_assert_msg(drive(&e, failed_seen, NULL, 10), "peer death not detected");
+    ck_assert(now() - t0 < 5);
+    ck_assert_int_eq(e.rt.failed_calls, 1);
+    ck_assert_int_eq(e.rt.failed_peer, 1);
+    ck_assert_msg(strstr(e.rt.why, "could not be resumed") && strstr(e.rt.why, "paths tried") &&
+                      strstr(e.rt.why, "rank 1 on "),
+                  "why: %s", e.rt.why);
+    ck_assert_int_eq(a.done, 1); /* failed, or (if confirmed before the exit) sent */
+    ep_close(&e);
+    free(big);
+    cleanup_dir();
+    unsetenv("BOLT_TCP_FAILOVER");
+}
+END_TEST
+
+/* The listener stays open during the run for resumes: strangers there are
+ * refused (a wire-up hello, a RESUME with another job's secret, garbage, a
+ * silent connection) and the job goes on. */
+static int stranger_resume_try(int port, int how)
+{
+    int fd = dial(port);
+    if (fd < 0)
+        return 0;
+    struct tcp_hs_challenge ch;
+    if (read_full(fd, &ch, sizeof ch) != 1 || ch.magic != TCP_HS_MAGIC || ch.rank != 0) {
+        close(fd);
+        return 0;
+    }
+    uint8_t wrong[BOLT_SECRET_BYTES];
+    memset(wrong, 0x5a, sizeof wrong);
+    unsigned char buf[sizeof(struct tcp_hs_resume)];
+    size_t len = sizeof buf;
+    if (how == BAD_SECRET) {
+        struct tcp_hs_resume m;
+        memset(&m, 0, sizeof m);
+        m.magic = TCP_HS_RESUME_MAGIC;
+        m.version = TCP_HS_VERSION;
+        m.order = TCP_HS_ORDER;
+        m.rank = 1;
+        m.target = 0;
+        tcp_hs_resume_mac(wrong, ch.nonce, &m, m.mac);
+        memcpy(buf, &m, sizeof m);
+    } else if (how == BAD_RANK) { /* a wire-up hello, after the wire-up */
+        struct tcp_hs_hello he;
+        memset(&he, 0, sizeof he);
+        he.magic = TCP_HS_MAGIC;
+        he.version = TCP_HS_VERSION;
+        he.order = TCP_HS_ORDER;
+        he.rank = 1;
+        tcp_hs_hello_mac(wrong, ch.nonce, 0, 1, 0, 0, he.mac);
+        memcpy(buf, &he, sizeof he);
+        len = sizeof he;
+    } else {
+        memset(buf, 0xee, sizeof buf);
+    }
+    if (write(fd, buf, len) != (ssize_t)len) {
+        close(fd);
+        return 0;
+    }
+    return refused(fd);
+}
+
+static int file_exists(struct ep *e, void *arg)
+{
+    char path[300];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", g_dir, (const char *)arg);
+    return stat(path, &st) == 0;
+}
+
+START_TEST(test_resume_strangers)
+{
+    setup_env("auto", "0", 1, 20);
+    setenv("BOLT_TCP_FAILOVER", "1", 1);
+    fflush(stderr);
+    pid_t stranger = fork();
+    ck_assert_int_ge(stranger, 0);
+    if (stranger == 0) {
+        alarm(60);
+        int port = read_port();
+        wait_file("wired", 30);
+        int silent = dial(port);
+        int ok = port > 0 && silent >= 0;
+        ok = ok && stranger_resume_try(port, BAD_SECRET);
+        ok = ok && stranger_resume_try(port, BAD_RANK);
+        ok = ok && stranger_resume_try(port, BAD_GARBAGE);
+        touch("stranger.done");
+        wait_file("rank1.done", 30);
+        close(silent);
+        _exit(ok ? 0 : 1);
+    }
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        alarm(60);
+        struct ep e;
+        if (ep_open(&e, 1, 2)) {
+            fprintf(stderr, "rank 1: open: %s\n", bolt_error_message());
+            _exit(2);
+        }
+        int r = role_one_frame(&e, NULL);
+        touch("rank1.done");
+        _exit(r ? 1 : 0);
+    }
+    struct ep e;
+    ck_assert_msg(ep_open(&e, 0, 2) == BOLT_OK, "open: %s", bolt_error_message());
+    ck_assert(e.ctx->listening);
+    touch("wired");
+    /* The listener answers only while we progress. */
+    ck_assert(drive(&e, file_exists, "stranger.done", 30));
+    ck_assert_int_eq(role_one_frame(&e, NULL), 0);
+    ck_assert_int_eq(reap(pid, 30), 0);
+    ck_assert_int_eq(reap(stranger, 30), 0);
+    cleanup_dir();
+    unsetenv("BOLT_TCP_FAILOVER");
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* singleton, settings                                                 */
 
@@ -1134,6 +1282,8 @@ static Suite *tcp_suite(void)
     tcase_add_test(tc, test_wrong_secret);
     tcase_add_test(tc, test_if_addr);
     tcase_add_loop_test(tc, test_resume, 0, 2 * NRESUME_PLANS);
+    tcase_add_test(tc, test_resume_peer_gone);
+    tcase_add_test(tc, test_resume_strangers);
     suite_add_tcase(s, tc);
     return s;
 }

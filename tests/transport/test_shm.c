@@ -155,6 +155,70 @@ START_TEST(test_ring_stale_payload_is_not_a_record)
 }
 END_TEST
 
+/* A small frame travels packed in its header cell and comes out as the
+ * frame it was: every envelope field, the payload, and one cell consumed.
+ * One byte more than SHM_SMALL_MAX, or a receiver request, takes the
+ * ordinary two-cell form; a packed cell claiming more is refused. */
+START_TEST(test_ring_small_frames_are_packed)
+{
+    struct ring_fixture f;
+    ring_setup(&f, 1024);
+    unsigned char pay[SHM_SMALL_MAX + 1], got[SHM_SMALL_MAX + 1];
+    for (unsigned i = 0; i < sizeof pay; i++)
+        pay[i] = (unsigned char)(7 * i + 1);
+    struct bolt_frame_hdr h = hdr_of(0x1234567890ull, 5);
+    h.msg_size = 5;
+    h.flags = 1;
+    h.ctx = 77;
+    h.src = 3;
+    h.tag = 99;
+    ck_assert_int_eq(shm_ring_put(&f.tx, SHM_REC_FRAME, 0, &h, pay, 5), 1);
+    ck_assert_uint_eq(f.tx.head, SHM_LINE); /* one cell */
+    struct shm_rec rec;
+    ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 1);
+    ck_assert_uint_eq(rec.kind, SHM_REC_FRAME);
+    ck_assert_uint_eq(rec.hdr.magic, BOLT_FRAME_MAGIC);
+    ck_assert_uint_eq(rec.hdr.type, BOLT_FRAME_EAGER);
+    ck_assert_uint_eq(rec.hdr.flags, 1);
+    ck_assert_uint_eq(rec.hdr.ctx, 77);
+    ck_assert_int_eq(rec.hdr.src, 3);
+    ck_assert_int_eq(rec.hdr.tag, 99);
+    ck_assert_uint_eq(rec.hdr.len, 5);
+    ck_assert_uint_eq(rec.hdr.msg_size, 5);
+    ck_assert_uint_eq(rec.hdr.sreq, 0x1234567890ull);
+    ck_assert_uint_eq(rec.hdr.rreq, 0);
+    shm_ring_read_payload(&f.rx, got, 5);
+    ck_assert_mem_eq(got, pay, 5);
+    shm_ring_pop(&f.rx, rec.hdr.len);
+    ck_assert_uint_eq(f.rx.tail, SHM_LINE);
+    /* Too long to pack: header cell plus a payload cell. */
+    struct bolt_frame_hdr big = hdr_of(2, SHM_SMALL_MAX + 1);
+    big.msg_size = big.len;
+    ck_assert_int_eq(shm_ring_put(&f.tx, SHM_REC_FRAME, 0, &big, pay, big.len), 1);
+    ck_assert_uint_eq(f.tx.head, 3 * SHM_LINE); /* 1 + 2 cells */
+    ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 1);
+    shm_ring_read_payload(&f.rx, got, big.len);
+    ck_assert_mem_eq(got, pay, big.len);
+    shm_ring_pop(&f.rx, rec.hdr.len);
+    /* A receiver request must travel: not packed. */
+    struct bolt_frame_hdr cts = hdr_of(3, 0);
+    cts.rreq = 5;
+    ck_assert_int_eq(shm_ring_put(&f.tx, SHM_REC_FRAME, 0, &cts, NULL, 0), 1);
+    ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 1);
+    ck_assert_uint_eq(rec.hdr.rreq, 5);
+    shm_ring_pop(&f.rx, 0);
+    /* A packed cell that claims more than fits is handed up as such. */
+    struct bolt_frame_hdr e = hdr_of(4, 1);
+    e.msg_size = 1;
+    uint64_t at = f.tx.head;
+    ck_assert_int_eq(shm_ring_put(&f.tx, SHM_REC_FRAME, 0, &e, pay, 1), 1);
+    ((struct shm_small *)(void *)(f.tx.ring + (at & 1023)))->len = SHM_SMALL_MAX + 8;
+    ck_assert_int_eq(shm_ring_peek(&f.rx, &rec), 1);
+    ck_assert_uint_eq(rec.kind, SHM_REC_SMALL);
+    free(f.c);
+}
+END_TEST
+
 START_TEST(test_ring_wraps_in_order)
 {
     struct ring_fixture f;
@@ -778,6 +842,7 @@ int main(void)
     tcase_add_test(tc, test_ring_full_and_empty);
     tcase_add_test(tc, test_ring_wraps_in_order);
     tcase_add_test(tc, test_ring_stale_payload_is_not_a_record);
+    tcase_add_test(tc, test_ring_small_frames_are_packed);
     tcase_add_test(tc, test_segment_is_unlinked);
     tcase_add_test(tc, test_singleton);
     tcase_add_test(tc, test_eager_frames_in_order);

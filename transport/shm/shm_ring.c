@@ -23,6 +23,7 @@ void shm_rx_ring_init(struct shm_rx_ring *r, struct shm_chan *c, uint64_t cap)
     r->ring = shm_chan_ring(c);
     r->cap = cap;
     r->tail = atomic_load_explicit(&c->cons.tail, memory_order_relaxed);
+    r->small = 0;
 }
 
 int shm_ring_has_room(struct shm_tx_ring *t, uint64_t inline_len)
@@ -47,18 +48,40 @@ static void ring_write(struct shm_tx_ring *t, uint64_t pos, const void *src, uin
     }
 }
 
+static int packable(uint32_t kind, const struct bolt_frame_hdr *h, uint64_t inline_len)
+{
+    return kind == SHM_REC_FRAME && inline_len <= SHM_SMALL_MAX && h->len == inline_len &&
+           h->msg_size == h->len && h->rreq == 0 && h->magic == BOLT_FRAME_MAGIC;
+}
+
 int shm_ring_put(struct shm_tx_ring *t, uint32_t kind, uint64_t aux,
                  const struct bolt_frame_hdr *h, const void *payload, uint64_t inline_len)
 {
-    if (!shm_ring_has_room(t, inline_len))
+    int small = packable(kind, h, inline_len);
+    uint64_t cell_len = small ? 0 : inline_len;
+    if (!shm_ring_has_room(t, cell_len))
         return 0;
-    uint64_t off = t->head & (t->cap - 1), need = shm_rec_bytes(inline_len);
-    struct shm_rec *rec = (struct shm_rec *)(void *)(t->ring + off);
-    rec->kind = kind;
-    rec->aux = aux;
-    rec->hdr = *h;
-    if (inline_len)
-        ring_write(t, t->head + SHM_LINE, payload, inline_len);
+    uint64_t off = t->head & (t->cap - 1), need = shm_rec_bytes(cell_len);
+    if (small) {
+        struct shm_small *sm = (struct shm_small *)(void *)(t->ring + off);
+        sm->kind = SHM_REC_SMALL;
+        sm->type = h->type;
+        sm->flags = h->flags;
+        sm->len = (uint16_t)inline_len;
+        sm->ctx = h->ctx;
+        sm->src = h->src;
+        sm->tag = h->tag;
+        sm->sreq = h->sreq;
+        if (inline_len)
+            memcpy(sm->data, payload, inline_len);
+    } else {
+        struct shm_rec *rec = (struct shm_rec *)(void *)(t->ring + off);
+        rec->kind = kind;
+        rec->aux = aux;
+        rec->hdr = *h;
+        if (inline_len)
+            ring_write(t, t->head + SHM_LINE, payload, inline_len);
+    }
     /* The next record's header cell, if free, must not look published. */
     if (t->head + need - t->tail_cache < t->cap)
         atomic_store_explicit(seq_word(t->ring, (t->head + need) & (t->cap - 1)), 0,
@@ -77,11 +100,34 @@ int shm_ring_peek(struct shm_rx_ring *r, struct shm_rec *rec)
         shm_rec_seq(r->tail))
         return 0;
     memcpy(rec, r->ring + off, sizeof *rec);
+    r->small = rec->kind == SHM_REC_SMALL;
+    if (r->small) {
+        struct shm_small sm;
+        memcpy(&sm, rec, sizeof sm);
+        if (sm.len > SHM_SMALL_MAX)
+            return 1; /* kind SHM_REC_SMALL: the caller refuses it as malformed */
+        memset(rec, 0, sizeof *rec);
+        rec->kind = SHM_REC_FRAME;
+        rec->seq = sm.seq;
+        rec->hdr.magic = BOLT_FRAME_MAGIC;
+        rec->hdr.type = sm.type;
+        rec->hdr.flags = sm.flags;
+        rec->hdr.ctx = sm.ctx;
+        rec->hdr.src = sm.src;
+        rec->hdr.tag = sm.tag;
+        rec->hdr.len = rec->hdr.msg_size = sm.len;
+        rec->hdr.sreq = sm.sreq;
+        memcpy(r->small_data, sm.data, SHM_SMALL_MAX);
+    }
     return 1;
 }
 
 void shm_ring_read_payload(struct shm_rx_ring *r, void *dst, uint64_t len)
 {
+    if (r->small) {
+        memcpy(dst, r->small_data, len < SHM_SMALL_MAX ? len : SHM_SMALL_MAX);
+        return;
+    }
     uint64_t off = (r->tail + SHM_LINE) & (r->cap - 1), first = r->cap - off;
     if (first >= len) {
         memcpy(dst, r->ring + off, len);
@@ -93,7 +139,8 @@ void shm_ring_read_payload(struct shm_rx_ring *r, void *dst, uint64_t len)
 
 void shm_ring_pop(struct shm_rx_ring *r, uint64_t inline_len)
 {
-    r->tail += shm_rec_bytes(inline_len);
+    r->tail += shm_rec_bytes(r->small ? 0 : inline_len);
+    r->small = 0;
     /* Release: our reads of the cells are done before the producer reuses them. */
     atomic_store_explicit(&r->c->cons.tail, r->tail, memory_order_release);
 }

@@ -17,6 +17,12 @@
  * not free is the header of an unconsumed record, whose sequence is that of
  * another position.) The consumer publishes tail with release after copying
  * a record out; the producer reads it only when its cached copy says full.
+ *
+ * A FRAME of at most SHM_SMALL_MAX payload bytes whose header carries nothing
+ * but its envelope (msg_size == len, no receiver request) is packed, header
+ * and payload, into its one header cell (struct shm_small): the consumer
+ * then waits for one cache line instead of two. Peek, read_payload and pop
+ * hide it: callers see an ordinary FRAME record.
  */
 #ifndef BOLT_SHM_RING_H
 #define BOLT_SHM_RING_H
@@ -32,6 +38,20 @@ enum shm_rec_kind {
     SHM_REC_FRAME = 1, /* header + hdr.len payload bytes inline */
     SHM_REC_PIPE = 2,  /* DATA frame whose payload follows through the staging chunks */
     SHM_REC_CMA = 3,   /* DATA frame the consumer reads from the producer's memory at aux */
+    SHM_REC_SMALL = 4, /* a small FRAME packed into its header cell (struct shm_small) */
+};
+
+#define SHM_SMALL_MAX 32
+
+struct shm_small {
+    uint32_t kind; /* SHM_REC_SMALL */
+    uint32_t seq;
+    uint8_t type, flags;
+    uint16_t len;
+    uint32_t ctx;
+    int32_t src, tag;
+    uint64_t sreq;
+    unsigned char data[SHM_SMALL_MAX];
 };
 
 struct shm_rec {
@@ -42,6 +62,8 @@ struct shm_rec {
 };
 _Static_assert(sizeof(struct shm_rec) == SHM_LINE, "a record header is one cell");
 _Static_assert(offsetof(struct shm_rec, seq) == 4, "the sequence word is 4-byte aligned");
+_Static_assert(sizeof(struct shm_small) == SHM_LINE, "a small record is one cell");
+_Static_assert(offsetof(struct shm_small, seq) == 4, "same sequence word");
 
 /* The sequence word of a record at running position pos: never 0, and
  * different for positions that differ by less than 2^31 cells. */
@@ -63,6 +85,8 @@ struct shm_rx_ring {
     unsigned char *ring;
     uint64_t cap;
     uint64_t tail;       /* ours: what we have consumed */
+    int small;           /* the record peeked at is a packed one; its payload: */
+    unsigned char small_data[SHM_SMALL_MAX];
 };
 
 void shm_tx_ring_init(struct shm_tx_ring *t, struct shm_chan *c, uint64_t cap);

@@ -8,13 +8,15 @@ libbolt_la_SOURCES += \
 	transport/shm/shm_xfer.c \
 	transport/shm/shm_bell.c \
 	transport/shm/shm_ctx.c \
-	transport/shm/shm_cma.h
-# Platform seam: process_vm_readv on Linux; elsewhere large messages are
-# copied through shared memory. (tests/transport builds the POSIX file on
+	transport/shm/shm_cma.h transport/shm/shm_fence.h
+# Platform seams: process_vm_readv on Linux, elsewhere large messages are
+# copied through shared memory; membarrier on Linux, elsewhere full fences on
+# both sides of the doorbell. (tests/transport builds the POSIX files on
 # Linux too.)
 if BOLT_OS_LINUX
-libbolt_la_SOURCES += transport/shm/shm_cma_linux.c
+libbolt_la_SOURCES += transport/shm/shm_cma_linux.c transport/shm/shm_fence_linux.c
 else
-libbolt_la_SOURCES += transport/shm/shm_cma_posix.c
+libbolt_la_SOURCES += transport/shm/shm_cma_posix.c transport/shm/shm_fence_posix.c
 endif
-EXTRA_DIST += transport/shm/shm_cma_linux.c transport/shm/shm_cma_posix.c
+EXTRA_DIST += transport/shm/shm_cma_linux.c transport/shm/shm_cma_posix.c \
+	transport/shm/shm_fence_linux.c transport/shm/shm_fence_posix.c

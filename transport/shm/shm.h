@@ -76,6 +76,7 @@ struct bolt_tl_ctx {
     int nwired;
     size_t eager_limit;
     int cma_mode;         /* -1 auto, 0 off, 1 required */
+    int fence_light;      /* registered: a waker's fence is a compiler barrier (shm_fence.h) */
     double timeout;
     double next_live_check;
     unsigned polls;

@@ -20,6 +20,7 @@
 #include "transport/tl_util.h"
 #include "transport/shm/shm.h"
 #include "transport/shm/shm_cma.h"
+#include "transport/shm/shm_fence.h"
 
 void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)
 {
@@ -151,6 +152,7 @@ static int attach(struct bolt_tl_ctx *ctx, const char *fdenv)
     memcpy(ctx->probe, ctx->seg->id, SHM_ID_BYTES);
     if (ctx->cma_mode == 1)
         (void)shm_cma_allow_peers();
+    ctx->fence_light = shm_fence_setup();
     ctx->me->world_rank = ctx->rank;
     ctx->me->pid = (int64_t)getpid();
     ctx->me->probe_addr = (uint64_t)(uintptr_t)ctx->probe;

@@ -11,7 +11,11 @@
 #     traffic after the pull (before it, the cables carry it).
 #  2. The same with BOLT_TCP_FAILOVER=0: no resume, the job ends cleanly,
 #     within BOLT_TIMEOUT and slack, with an error naming the broken peer.
-# The cable is plugged back after each case; nothing may be left behind.
+#  3. Failover armed, but h1's LAN port goes down with the cable: no path is
+#     left, so after BOLT_TIMEOUT of trying the peer fails, the message naming
+#     it, its host and the paths tried; the job ends within twice
+#     BOLT_TIMEOUT (detection, then the resume attempts) and slack.
+# The links are brought back up after each case; nothing may be left behind.
 . "$(dirname "$0")/lib.sh"
 STREAM="$TOP_BUILDDIR/tests/integration/stream_check"
 [ -x "$STREAM" ] || { echo "SKIP: $STREAM is not built"; exit 77; }
@@ -56,6 +60,7 @@ pull() {
     l1=$(lan_h1) c1=$(cable_h1h2)
     t0=$(now_ms)
     ip -n "$(cluster_ns 1)" link set tb2 down
+    [ -z "${PULL_LAN:-}" ] || ip -n "$(cluster_ns 1)" link set lan0 down
     before=$(rounds)
     t_resume="" t_last="" seen=0
     while kill -0 "$brun" 2>/dev/null; do
@@ -70,6 +75,7 @@ pull() {
     rc=$?
     t_end=$(($(now_ms) - t0))
     ip -n "$(cluster_ns 1)" link set tb2 up
+    ip -n "$(cluster_ns 1)" link set lan0 up
     after=$(($(rounds) - before))
     lan=$(($(lan_h1) - l1))
     cable=$((c1 - c0))
@@ -112,4 +118,13 @@ grep -q '^bolt: rank.*resumed' "$T/err" && fail "a connection resumed with BOLT_
 grep -Eq "rank [0-3].*(h1|h2)" "$T/err" || fail "no message naming the broken peer"
 [ "$t_end" -le 15000 ] || fail "the job took $t_end ms to end (BOLT_TIMEOUT=5)"
 sed 's/^/  /' "$T/err" | head -n 8
-echo "path failover: resumed over the LAN with every round verified; without it, a clean error"
+
+# 3. Armed, but no path left.
+PULL_LAN=1 pull nopath 60
+[ "$rc" -ne 0 ] || fail "the job survived with no path left between h1 and h2"
+grep -q '^bolt: rank.*resumed' "$T/err" && fail "a connection resumed with no path left"
+grep -Eq "link to rank [0-3] on (h1|h2) via 169\.254\.[0-9.]+ broke \(.*\) and could not be resumed: .*paths tried: 169\.254\." "$T/err" ||
+    fail "no message naming the peer, its host and the paths tried"
+[ "$t_end" -le 25000 ] || fail "the job took $t_end ms to end (BOLT_TIMEOUT=5: detection, then 5 s of resume attempts)"
+grep -m1 "could not be resumed" "$T/err" | sed 's/^/  /'
+echo "path failover: resumed over the LAN with every round verified; without it, or with no path left, a clean error"

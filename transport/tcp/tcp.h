@@ -21,6 +21,7 @@
 
 #include <limits.h>
 #include <netinet/in.h>
+#include <sys/uio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -140,7 +141,9 @@ struct tcp_hsbuf {
     size_t off, len;
     unsigned char buf[sizeof(struct tcp_hs_resume)];
 };
-/* Moves bytes: 1 done, 0 would block, -1 error (errno), -2 EOF. */
+/* Moves bytes buf[*off..len) to or from fd: 1 done, 0 would block, -1
+ * error (errno), -2 EOF. (Handshakes at wire-up and during the run.) */
+int tcp_fd_io(int fd, unsigned char *buf, size_t *off, size_t len, int reading);
 int tcp_hsbuf_io(struct tcp_hsbuf *b, int reading);
 
 /* ---- path failover: an armed connection's extra state ---- */
@@ -325,6 +328,16 @@ void tcp_conn_close(struct tcp_conn *c);
 /* Appends s; writes at once if the queue was empty. */
 void tcp_conn_enqueue(struct tcp_conn *c, struct bolt_tl_send *s);
 /* Writes what the socket takes. Returns frames completed. */
+/* Adds what is left to write of s (header, payload) to iov[n...], within
+ * TCP_WRITE_CAP bytes in all; *whole says whether all of it went in.
+ * Returns the new count. */
+int tcp_iov_add(const struct bolt_tl_send *s, struct iovec *iov, int n, uint64_t *total,
+                int *whole);
+/* `left` bytes of the queue were written: advances the head frames, handing
+ * each one written whole to `written` (which may re-enter send()). Returns
+ * the frames done. */
+int tcp_conn_written(struct tcp_conn *c, uint64_t left,
+                     void (*written)(struct tcp_conn *c, struct bolt_tl_send *s));
 int tcp_conn_flush(struct tcp_conn *c);
 /* Reads what is available, delivering frames. Returns frames delivered. */
 int tcp_conn_read(struct tcp_conn *c);

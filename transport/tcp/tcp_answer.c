@@ -77,17 +77,17 @@ int tcp_hs_resume_ack_mac(const uint8_t *secret, const uint8_t cnonce[TCP_NONCE_
     return bolt_hmac_sha256(secret, BOLT_SECRET_BYTES, d, sizeof d, out);
 }
 
-int tcp_hsbuf_io(struct tcp_hsbuf *b, int reading)
+int tcp_fd_io(int fd, unsigned char *buf, size_t *off, size_t len, int reading)
 {
-    while (b->off < b->len) {
+    while (*off < len) {
         ssize_t n;
         if (reading) {
-            n = read(b->fd, b->buf + b->off, b->len - b->off);
+            n = read(fd, buf + *off, len - *off);
             if (n == 0)
                 return -2;
         } else {
-            struct iovec iov = {b->buf + b->off, b->len - b->off};
-            n = tcp_os_writev(b->fd, &iov, 1);
+            struct iovec iov = {buf + *off, len - *off};
+            n = tcp_os_writev(fd, &iov, 1);
         }
         if (n < 0) {
             if (errno == EINTR)
@@ -96,9 +96,14 @@ int tcp_hsbuf_io(struct tcp_hsbuf *b, int reading)
                 return 0;
             return -1;
         }
-        b->off += (size_t)n;
+        *off += (size_t)n;
     }
     return 1;
+}
+
+int tcp_hsbuf_io(struct tcp_hsbuf *b, int reading)
+{
+    return tcp_fd_io(b->fd, b->buf, &b->off, b->len, reading);
 }
 
 /* As at wire-up: a real rank answers a challenge in milliseconds. */

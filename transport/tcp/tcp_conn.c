@@ -154,6 +154,69 @@ void tcp_conn_enqueue(struct tcp_conn *c, struct bolt_tl_send *s)
         tcp_conn_update_interest(c);
 }
 
+int tcp_iov_add(const struct bolt_tl_send *s, struct iovec *iov, int n, uint64_t *total,
+                int *whole)
+{
+    uint64_t done = s->tl_done;
+    *whole = 1;
+    if (done < TCP_HDR_BYTES) {
+        iov[n].iov_base = (char *)&s->hdr + done;
+        iov[n].iov_len = TCP_HDR_BYTES - (size_t)done;
+        *total += iov[n].iov_len;
+        n++;
+        done = 0;
+    } else {
+        done -= TCP_HDR_BYTES;
+    }
+    uint64_t left = s->hdr.len - done;
+    if (left > 0) {
+        if (*total >= TCP_WRITE_CAP) {
+            *whole = 0; /* the header alone filled the cap */
+            return n;
+        }
+        uint64_t room = TCP_WRITE_CAP - *total;
+        uint64_t take = left < room ? left : room;
+        iov[n].iov_base = (char *)s->payload + done;
+        iov[n].iov_len = (size_t)take;
+        *total += take;
+        n++;
+        *whole = take == left;
+    }
+    return n;
+}
+
+int tcp_conn_written(struct tcp_conn *c, uint64_t left,
+                     void (*written)(struct tcp_conn *c, struct bolt_tl_send *s))
+{
+    int frames = 0;
+    c->sq_bytes -= left;
+    while (c->sq_head) {
+        struct bolt_tl_send *s = c->sq_head;
+        uint64_t rem = TCP_HDR_BYTES + s->hdr.len - s->tl_done;
+        if (left < rem) {
+            s->tl_done += left;
+            break;
+        }
+        left -= rem;
+        s->tl_done += rem;
+        c->sq_head = s->tl_next;
+        if (!c->sq_head)
+            c->sq_tail = NULL;
+        s->tl_next = NULL;
+        frames++;
+        written(c, s); /* may re-enter send(): it only appends */
+        if (c->dead)
+            break;
+    }
+    return frames;
+}
+
+static void frame_sent(struct tcp_conn *c, struct bolt_tl_send *s)
+{
+    (void)c;
+    s->complete(s, BOLT_OK);
+}
+
 int tcp_conn_flush(struct tcp_conn *c)
 {
     if (c->fo)
@@ -166,32 +229,10 @@ int tcp_conn_flush(struct tcp_conn *c)
         struct iovec iov[TCP_IOV];
         int n = 0;
         uint64_t total = 0;
-        for (struct bolt_tl_send *s = c->sq_head; s && n < TCP_IOV - 1 && total < TCP_WRITE_CAP;
-             s = s->tl_next) {
-            uint64_t done = s->tl_done;
-            if (done < TCP_HDR_BYTES) {
-                iov[n].iov_base = (char *)&s->hdr + done;
-                iov[n].iov_len = TCP_HDR_BYTES - (size_t)done;
-                total += iov[n].iov_len;
-                n++;
-                done = 0;
-            } else {
-                done -= TCP_HDR_BYTES;
-            }
-            uint64_t left = s->hdr.len - done;
-            if (left > 0) {
-                if (total >= TCP_WRITE_CAP)
-                    break; /* the header alone filled the cap */
-                uint64_t room = TCP_WRITE_CAP - total;
-                uint64_t take = left < room ? left : room;
-                iov[n].iov_base = (char *)s->payload + done;
-                iov[n].iov_len = (size_t)take;
-                total += take;
-                n++;
-                if (take < left)
-                    break;
-            }
-        }
+        int whole = 1;
+        for (struct bolt_tl_send *s = c->sq_head;
+             s && whole && n < TCP_IOV - 1 && total < TCP_WRITE_CAP; s = s->tl_next)
+            n = tcp_iov_add(s, iov, n, &total, &whole);
         ssize_t w = tcp_os_writev(c->fd, iov, n);
         if (w < 0) {
             if (errno == EINTR)
@@ -201,26 +242,7 @@ int tcp_conn_flush(struct tcp_conn *c)
             tcp_conn_broken(c, errno, "write");
             break;
         }
-        uint64_t left = (uint64_t)w;
-        c->sq_bytes -= left;
-        while (c->sq_head) {
-            struct bolt_tl_send *s = c->sq_head;
-            uint64_t rem = TCP_HDR_BYTES + s->hdr.len - s->tl_done;
-            if (left < rem) {
-                s->tl_done += left;
-                break;
-            }
-            left -= rem;
-            s->tl_done += rem;
-            c->sq_head = s->tl_next;
-            if (!c->sq_head)
-                c->sq_tail = NULL;
-            s->tl_next = NULL;
-            frames++;
-            s->complete(s, BOLT_OK); /* may re-enter send(): it only appends */
-            if (c->dead)
-                break;
-        }
+        frames += tcp_conn_written(c, (uint64_t)w, frame_sent);
         if ((uint64_t)w < total)
             break; /* the socket is full */
     }

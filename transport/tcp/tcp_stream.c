@@ -228,29 +228,10 @@ static int gather_queue(struct tcp_conn *c, struct iovec *iov, int n, uint64_t *
             }
             room = need > room ? 0 : room - need;
         }
-        uint64_t done = s->tl_done;
-        if (done < TCP_HDR_BYTES) {
-            iov[n].iov_base = (char *)&s->hdr + done;
-            iov[n].iov_len = TCP_HDR_BYTES - (size_t)done;
-            *total += iov[n].iov_len;
-            n++;
-            done = 0;
-        } else {
-            done -= TCP_HDR_BYTES;
-        }
-        uint64_t left = s->hdr.len - done;
-        if (left > 0) {
-            if (*total >= TCP_WRITE_CAP)
-                break;
-            uint64_t cap = TCP_WRITE_CAP - *total;
-            uint64_t take = left < cap ? left : cap;
-            iov[n].iov_base = (char *)s->payload + done;
-            iov[n].iov_len = (size_t)take;
-            *total += take;
-            n++;
-            if (take < left)
-                break;
-        }
+        int whole;
+        n = tcp_iov_add(s, iov, n, total, &whole);
+        if (!whole)
+            break;
     }
     return n;
 }
@@ -307,25 +288,7 @@ int tcp_stream_flush(struct tcp_conn *c)
             if (fo->ctl_done == fo->ctl_len)
                 ctl_written(c);
         }
-        c->sq_bytes -= left;
-        while (c->sq_head) {
-            struct bolt_tl_send *s = c->sq_head;
-            uint64_t rem = TCP_HDR_BYTES + s->hdr.len - s->tl_done;
-            if (left < rem) {
-                s->tl_done += left;
-                break;
-            }
-            left -= rem;
-            s->tl_done += rem;
-            c->sq_head = s->tl_next;
-            if (!c->sq_head)
-                c->sq_tail = NULL;
-            s->tl_next = NULL;
-            frames++;
-            frame_written(c, s); /* may re-enter send(): it only appends */
-            if (c->dead)
-                break;
-        }
+        frames += tcp_conn_written(c, left, frame_written);
         if ((uint64_t)w < total)
             break; /* the socket is full */
     }

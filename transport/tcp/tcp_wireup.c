@@ -166,26 +166,7 @@ static const char *addr_str(const struct sockaddr_in *sa, char *buf, size_t cap)
  * (errno), -2 EOF. */
 static int hs_io(struct hs *h)
 {
-    while (h->off < h->len) {
-        ssize_t n;
-        if (hs_reading(h->state)) {
-            n = read(h->fd, h->buf + h->off, h->len - h->off);
-            if (n == 0)
-                return -2;
-        } else {
-            struct iovec iov = {h->buf + h->off, h->len - h->off};
-            n = tcp_os_writev(h->fd, &iov, 1);
-        }
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                return 0;
-            return -1;
-        }
-        h->off += (size_t)n;
-    }
-    return 1;
+    return tcp_fd_io(h->fd, h->buf, &h->off, h->len, hs_reading(h->state));
 }
 
 static void hs_set(struct hs *h, int state, size_t len)

@@ -333,6 +333,9 @@ void tcp_conn_enqueue(struct tcp_conn *c, struct bolt_tl_send *s);
  * Returns the new count. */
 int tcp_iov_add(const struct bolt_tl_send *s, struct iovec *iov, int n, uint64_t *total,
                 int *whole);
+/* One writev: bytes written, -2 interrupted (try again), -1 full or broken
+ * (then the connection is marked broken). */
+ssize_t tcp_conn_writev(struct tcp_conn *c, const struct iovec *iov, int n);
 /* `left` bytes of the queue were written: advances the head frames, handing
  * each one written whole to `written` (which may re-enter send()). Returns
  * the frames done. */

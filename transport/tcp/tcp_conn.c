@@ -185,6 +185,18 @@ int tcp_iov_add(const struct bolt_tl_send *s, struct iovec *iov, int n, uint64_t
     return n;
 }
 
+ssize_t tcp_conn_writev(struct tcp_conn *c, const struct iovec *iov, int n)
+{
+    ssize_t w = tcp_os_writev(c->fd, iov, n);
+    if (w >= 0)
+        return w;
+    if (errno == EINTR)
+        return -2;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+        tcp_conn_broken(c, errno, "write");
+    return -1;
+}
+
 int tcp_conn_written(struct tcp_conn *c, uint64_t left,
                      void (*written)(struct tcp_conn *c, struct bolt_tl_send *s))
 {
@@ -233,15 +245,11 @@ int tcp_conn_flush(struct tcp_conn *c)
         for (struct bolt_tl_send *s = c->sq_head;
              s && whole && n < TCP_IOV - 1 && total < TCP_WRITE_CAP; s = s->tl_next)
             n = tcp_iov_add(s, iov, n, &total, &whole);
-        ssize_t w = tcp_os_writev(c->fd, iov, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
-            tcp_conn_broken(c, errno, "write");
+        ssize_t w = tcp_conn_writev(c, iov, n);
+        if (w == -2)
+            continue;
+        if (w < 0)
             break;
-        }
         frames += tcp_conn_written(c, (uint64_t)w, frame_sent);
         if ((uint64_t)w < total)
             break; /* the socket is full */

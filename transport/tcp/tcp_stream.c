@@ -268,15 +268,11 @@ int tcp_stream_flush(struct tcp_conn *c)
         }
         if (n == 0)
             break;
-        ssize_t w = tcp_os_writev(c->fd, iov, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
-            tcp_conn_broken(c, errno, "write");
+        ssize_t w = tcp_conn_writev(c, iov, n);
+        if (w == -2)
+            continue;
+        if (w < 0)
             break;
-        }
         uint64_t left = (uint64_t)w;
         uint64_t k = left < resend ? left : resend;
         fo->rs_pos += k;

@@ -900,6 +900,23 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* path failover: connections cut mid-transfer resume, nothing lost    */
 
+/* BOLT_TCP_FAILOVER=1 arms loopback peers, and the ranks publish only their
+ * loopback address: a resume must not go over another test's interfaces
+ * (tests/cluster's management links come and go while this runs; a
+ * connection resumed over one that is then deleted is black-holed until
+ * BOLT_TIMEOUT notices). */
+static void failover_env(void)
+{
+    setenv("BOLT_TCP_FAILOVER", "1", 1);
+    setenv("BOLT_IF_INCLUDE", "127.0.0.0/8", 1);
+}
+
+static void failover_env_clear(void)
+{
+    unsetenv("BOLT_TCP_FAILOVER");
+    unsetenv("BOLT_IF_INCLUDE");
+}
+
 /* BOLT_TCP_FAILOVER=1 arms loopback peers too; a connection is "cut" with
  * shutdown(), which both ends see as an EOF without a goodbye. */
 #define NRES 60
@@ -931,12 +948,50 @@ static int sent_atleast(struct ep *e, void *arg)
     return g_completed >= *(int *)arg;
 }
 
-static int resume_done(struct ep *e, void *arg)
+static int resume_done_n(struct ep *e, int n)
 {
     int got = 0;
     for (int i = 0; i < e->rt.n; i++)
         got += e->rt.f[i].done;
-    return got >= NRES && g_completed >= NRES;
+    return got >= n && g_completed >= n;
+}
+
+static int resume_done(struct ep *e, void *arg)
+{
+    (void)arg;
+    return resume_done_n(e, NRES);
+}
+
+/* A stalled resume says where each connection end stands. */
+static void resume_dump(struct ep *e, int peer, const struct snd *s, int n)
+{
+    struct tcp_peer *p = &e->ctx->peers[peer];
+    int got = 0, sent = 0;
+    for (int i = 0; i < e->rt.n; i++)
+        got += e->rt.f[i].done;
+    for (int i = 0; i < n; i++)
+        sent += s[i].done;
+    fprintf(stderr, "rank %d: stalled: %d frames in, %d sends done (completed %d)\n", e->rank, got,
+            sent, g_completed);
+    for (int k = 0; k < p->nconns; k++) {
+        const struct tcp_conn *c = &p->conns[k];
+        const struct tcp_fo *fo = c->fo;
+        fprintf(stderr,
+                "rank %d conn %d: fd %d dead %d interest %d rd_eof %d in_payload %d hgot %u "
+                "rgot %llu/%llu sq %s tl_done %llu sq_bytes %llu | fo state %d gen %u dial %d "
+                "confirmed %llu end %llu rs_pos %llu nrefs %u ring_wait %d ctl %u/%u "
+                "ack_sent %llu ack_want %llu rx_done %llu kick %d bye %d/%d/%d answering %d\n",
+                e->rank, k, c->fd, c->dead, c->interest, c->rd_eof, c->in_payload, c->hgot,
+                (unsigned long long)c->rgot, (unsigned long long)c->rhdr.len,
+                c->sq_head ? "yes" : "no",
+                (unsigned long long)(c->sq_head ? c->sq_head->tl_done : 0),
+                (unsigned long long)c->sq_bytes, fo->state, fo->gen, fo->dial.state,
+                (unsigned long long)fo->rt.confirmed, (unsigned long long)fo->rt.end,
+                (unsigned long long)fo->rs_pos, fo->rt.nrefs, fo->ring_wait, fo->ctl_done,
+                fo->ctl_len, (unsigned long long)fo->ack_sent, (unsigned long long)fo->ack_want,
+                (unsigned long long)fo->rx_done, fo->kick, fo->bye_want, fo->bye_sent,
+                fo->peer_bye, fo->answering != NULL);
+    }
 }
 
 static int role_resume(struct ep *e, void *arg)
@@ -969,7 +1024,10 @@ static int role_resume(struct ep *e, void *arg)
             }
         }
     }
-    REQUIRE(drive(e, resume_done, NULL, 30));
+    if (!drive(e, resume_done, NULL, 30)) {
+        resume_dump(e, peer, s, NRES);
+        REQUIRE(0 && "every frame in and every send done within 30 s");
+    }
     for (int i = 0; i < NRES; i++)
         REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);
     /* Every frame of the peer exactly once, intact; non-DATA ones in order. */
@@ -1018,18 +1076,126 @@ static const struct resume_plan resume_plans[] = {
 
 START_TEST(test_resume)
 {
-    /* Known stall, under investigation: about one run in seven of this
-     * binary, one plan (seen: 0 on the poll loop, 3 on epoll) ends with all
-     * its connection ends resumed and then no progress. Failover is off by
-     * default until it is found; BOLT_TEST_RESUME=1 runs these cases. */
-    const char *want = getenv("BOLT_TEST_RESUME");
-    if (!want || strcmp(want, "1") != 0)
-        return;
     setup_env(_i % 2 ? "poll" : "auto", "16K", 2, 20);
-    setenv("BOLT_TCP_FAILOVER", "1", 1);
+    failover_env();
     struct resume_plan pl = resume_plans[_i / 2];
     run_pair(role_resume, role_resume, &pl);
-    unsetenv("BOLT_TCP_FAILOVER");
+    failover_env_clear();
+}
+END_TEST
+
+/* A link that flaps: both ranks cut connections again and again, at
+ * random moments and in every way, while frames of every size flow both
+ * ways; each frame arrives once, intact, the ordered ones in order. */
+#define NSTORM 240
+
+static uint64_t storm_rand(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static size_t storm_len(int i)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
+    uint64_t r = storm_rand(&x);
+    switch (r % 8) {
+    case 0: return 0;
+    case 1: case 2: return (size_t)(r >> 8) % 64;
+    case 3: case 4: return 1000 + (size_t)(r >> 8) % 64000;
+    case 5: return 65536 + (size_t)(r >> 8) % 2;
+    case 6: return 65537 + (size_t)(r >> 8) % 400000;
+    default: return (size_t)(r >> 8) % 3 == 0 ? 2 * MiB + 5 : 200000 + (size_t)(r >> 8) % 100000;
+    }
+}
+
+static int storm_type(int i)
+{
+    return storm_len(i) >= 200000 ? BOLT_FRAME_DATA : BOLT_FRAME_EAGER;
+}
+
+static int role_storm(struct ep *e, void *arg)
+{
+    (void)arg;
+    int peer = 1 - e->rank;
+    struct tcp_peer *p = &e->ctx->peers[peer];
+    REQUIRE(p->nconns == 2 && p->conns[0].fo && p->conns[1].fo);
+    static struct snd s[NSTORM];
+    static unsigned char *pay[NSTORM];
+    g_completed = 0;
+    for (int i = 0; i < NSTORM; i++) {
+        uint64_t seq = (uint64_t)i + 1000u * (uint64_t)e->rank;
+        pay[i] = make_payload(seq, storm_len(i));
+        snd_init(&s[i], storm_type(i), seq, (uint64_t)i, pay[i], storm_len(i));
+        REQUIRE(T->send(e->ctx, peer, &s[i].s) == BOLT_OK);
+    }
+    uint64_t rng = 0x1234567ull + (uint64_t)e->rank * 77 + (uint64_t)getpid();
+    int kept[16], nkept = 0, cuts = 0, next_cut = 10 + (int)(storm_rand(&rng) % 20);
+    double end = now() + 45;
+    while (!resume_done_n(e, NSTORM)) {
+        if (now() > end) {
+            resume_dump(e, peer, s, NSTORM);
+            REQUIRE(0 && "every frame in and every send done within 45 s");
+        }
+        if (cuts < 8 && g_completed >= next_cut) {
+            int k = (int)(storm_rand(&rng) % 2);
+            struct tcp_conn *c = &p->conns[k];
+            if (c->fo->state == TCP_FO_UP && c->fd >= 0) {
+                int how = (int)(storm_rand(&rng) % 3);
+                if (how == 2 && nkept < 16) {
+                    kept[nkept++] = dup(c->fd);
+                    tcp_conn_broken(c, ETIMEDOUT, "write");
+                } else {
+                    shutdown(c->fd, how == 0 ? SHUT_RDWR : SHUT_WR);
+                }
+                cuts++;
+            }
+            next_cut = g_completed + 5 + (int)(storm_rand(&rng) % 30);
+        }
+        if (T->progress(e->ctx) == 0) {
+            struct pollfd fds[64];
+            int n = T->pollfds(e->ctx, fds, 64);
+            REQUIRE(n >= 0);
+            poll(fds, (nfds_t)n, 2);
+        }
+    }
+    for (int i = 0; i < NSTORM; i++)
+        REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);
+    REQUIRE(e->rt.n == NSTORM);
+    int seen[NSTORM] = {0};
+    int next = 0;
+    for (int i = 0; i < e->rt.n; i++) {
+        struct rx *f = &e->rt.f[i];
+        int k = (int)(f->hdr.sreq - 1000u * (uint64_t)peer);
+        REQUIRE(k >= 0 && k < NSTORM && f->hdr.len == storm_len(k));
+        REQUIRE(check_payload(f->buf, f->hdr.sreq, f->hdr.len));
+        seen[k]++;
+        if (f->hdr.type != BOLT_FRAME_DATA) {
+            while (storm_type(next) == BOLT_FRAME_DATA)
+                next++;
+            REQUIRE(k == next);
+            next++;
+        }
+    }
+    for (int k = 0; k < NSTORM; k++)
+        REQUIRE(seen[k] == 1);
+    REQUIRE(e->rt.failed_calls == 0 || strstr(e->rt.why, "closed the connection"));
+    ep_close(e);
+    for (int i = 0; i < nkept; i++)
+        close(kept[i]);
+    for (int i = 0; i < NSTORM; i++)
+        free(pay[i]);
+    return 0;
+}
+
+START_TEST(test_resume_storm)
+{
+    setup_env(_i % 2 ? "poll" : "auto", "16K", 2, 20);
+    failover_env();
+    run_pair(role_storm, role_storm, NULL);
+    failover_env_clear();
 }
 END_TEST
 
@@ -1039,7 +1205,7 @@ END_TEST
 START_TEST(test_resume_peer_gone)
 {
     setup_env("auto", "0", 2, 20);
-    setenv("BOLT_TCP_FAILOVER", "1", 1);
+    failover_env();
     fflush(stderr);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
@@ -1074,7 +1240,7 @@ START_TEST(test_resume_peer_gone)
     ep_close(&e);
     free(big);
     cleanup_dir();
-    unsetenv("BOLT_TCP_FAILOVER");
+    failover_env_clear();
 }
 END_TEST
 
@@ -1136,7 +1302,7 @@ static int file_exists(struct ep *e, void *arg)
 START_TEST(test_resume_strangers)
 {
     setup_env("auto", "0", 1, 20);
-    setenv("BOLT_TCP_FAILOVER", "1", 1);
+    failover_env();
     fflush(stderr);
     pid_t stranger = fork();
     ck_assert_int_ge(stranger, 0);
@@ -1177,7 +1343,7 @@ START_TEST(test_resume_strangers)
     ck_assert_int_eq(reap(pid, 30), 0);
     ck_assert_int_eq(reap(stranger, 30), 0);
     cleanup_dir();
-    unsetenv("BOLT_TCP_FAILOVER");
+    failover_env_clear();
 }
 END_TEST
 
@@ -1288,7 +1454,12 @@ static Suite *tcp_suite(void)
     tcase_add_loop_test(tc, test_stranger_refused, 0, NEVLOOPS - 1);
     tcase_add_test(tc, test_wrong_secret);
     tcase_add_test(tc, test_if_addr);
+    suite_add_tcase(s, tc);
+    /* Path failover (CK_RUN_CASE=failover runs these alone). */
+    tc = tcase_create("failover");
+    tcase_set_timeout(tc, 90);
     tcase_add_loop_test(tc, test_resume, 0, 2 * NRESUME_PLANS);
+    tcase_add_loop_test(tc, test_resume_storm, 0, 2);
     tcase_add_test(tc, test_resume_peer_gone);
     tcase_add_test(tc, test_resume_strangers);
     suite_add_tcase(s, tc);

@@ -316,7 +316,9 @@ static int choose_addrs(const struct bolt_tl_ctx *ctx, const struct tcp_remote *
     unsigned char used[TCP_MAX_ADDRS] = {0};
     int plen[TCP_MAX_ADDRS];
     int first = n;
-    for (int i = 0; i < r->naddrs; i++)
+    for (int i = 0; i < r->naddrs; i++) {
+        if (first && r->addrs[i].addr.s_addr == out[0].s_addr)
+            used[i] = 1; /* its loopback address, listed first already */
         for (int j = 0; j < ctx->naddrs && !used[i] && n < TCP_MAX_ADDRS; j++) {
             uint32_t m = ctx->addrs[j].mask.s_addr;
             if ((r->addrs[i].addr.s_addr & m) == (ctx->addrs[j].addr.s_addr & m)) {
@@ -332,6 +334,7 @@ static int choose_addrs(const struct bolt_tl_ctx *ctx, const struct tcp_remote *
                 plen[k] = p;
             }
         }
+    }
     info->nshared = n - first;
     for (int i = 0; i < r->naddrs && n < TCP_MAX_ADDRS; i++)
         if (!used[i])

@@ -86,7 +86,7 @@ pull() {
 }
 
 # 1. Failover: everything resumes over the LAN.
-pull resume 60 -x BOLT_TCP_FAILOVER=auto
+pull resume 60   # the default, BOLT_TCP_FAILOVER=auto
 grep '^bolt: rank' "$T/err" | sed 's/^/  /'
 expect_rc 0 "the job must survive the pull (failover)"
 grep -q '^stream: 8 ranks, 60 rounds of 1048576 bytes: ok' "$T/out" || fail "no successful end of stream_check"
@@ -120,7 +120,7 @@ grep -Eq "rank [0-3].*(h1|h2)" "$T/err" || fail "no message naming the broken pe
 sed 's/^/  /' "$T/err" | head -n 8
 
 # 3. Armed, but no path left.
-PULL_LAN=1 pull nopath 60 -x BOLT_TCP_FAILOVER=auto
+PULL_LAN=1 pull nopath 60
 [ "$rc" -ne 0 ] || fail "the job survived with no path left between h1 and h2"
 grep -q '^bolt: rank.*resumed' "$T/err" && fail "a connection resumed with no path left"
 grep -Eq "link to rank [0-3] on (h1|h2) via 169\.254\.[0-9.]+ broke \(.*\) and could not be resumed: .*paths tried: 169\.254\." "$T/err" ||

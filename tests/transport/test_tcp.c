@@ -1190,6 +1190,68 @@ static int role_storm(struct ep *e, void *arg)
     return 0;
 }
 
+/* The sender's last frames completed (copied) and its connection broke
+ * before the receiver read them; the sender finalizes at once. Finalize
+ * must resume the connection and see the frames confirmed before its
+ * goodbye, or they are lost with the reset. */
+#define NLAST 20
+
+static int role_last_sender(struct ep *e, void *arg)
+{
+    (void)arg;
+    struct tcp_peer *p = &e->ctx->peers[1];
+    static struct snd s[NLAST];
+    unsigned char *pay[NLAST];
+    g_completed = 0;
+    for (int i = 0; i < NLAST; i++) {
+        pay[i] = make_payload((uint64_t)i, 500);
+        snd_init(&s[i], BOLT_FRAME_EAGER, (uint64_t)i, 0, pay[i], 500);
+        REQUIRE(T->send(e->ctx, 1, &s[i].s) == BOLT_OK);
+    }
+    int want = NLAST;
+    REQUIRE(drive(e, sent_atleast, &want, 10)); /* copies: complete at once */
+    /* Reset on close: what the receiver has not read yet is destroyed. */
+    struct linger lg = {1, 0};
+    REQUIRE(setsockopt(p->conns[0].fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg) == 0);
+    tcp_conn_broken(&p->conns[0], ECONNRESET, "write");
+    ep_close(e);
+    for (int i = 0; i < NLAST; i++)
+        free(pay[i]);
+    return 0;
+}
+
+static int got_atleast(struct ep *e, void *arg)
+{
+    int got = 0;
+    for (int i = 0; i < e->rt.n; i++)
+        got += e->rt.f[i].done;
+    return got >= *(int *)arg || e->rt.failed_calls > 0;
+}
+
+static int role_last_receiver(struct ep *e, void *arg)
+{
+    (void)arg;
+    usleep(500 * 1000); /* not reading while the sender breaks and finalizes */
+    int want = NLAST;
+    REQUIRE(drive(e, got_atleast, &want, 30));
+    REQUIRE(e->rt.n == NLAST);
+    for (int i = 0; i < NLAST; i++) {
+        REQUIRE(e->rt.f[i].done && e->rt.f[i].hdr.sreq == (uint64_t)i);
+        REQUIRE(check_payload(e->rt.f[i].buf, (uint64_t)i, 500));
+    }
+    ep_close(e);
+    return 0;
+}
+
+START_TEST(test_resume_at_finalize)
+{
+    setup_env("auto", "16K", 2, 20);
+    failover_env();
+    run_pair(role_last_sender, role_last_receiver, NULL);
+    failover_env_clear();
+}
+END_TEST
+
 START_TEST(test_resume_storm)
 {
     setup_env(_i % 2 ? "poll" : "auto", "16K", 2, 20);
@@ -1460,6 +1522,7 @@ static Suite *tcp_suite(void)
     tcase_set_timeout(tc, 90);
     tcase_add_loop_test(tc, test_resume, 0, 2 * NRESUME_PLANS);
     tcase_add_loop_test(tc, test_resume_storm, 0, 2);
+    tcase_add_test(tc, test_resume_at_finalize);
     tcase_add_test(tc, test_resume_peer_gone);
     tcase_add_test(tc, test_resume_strangers);
     suite_add_tcase(s, tc);

@@ -313,6 +313,7 @@ static Suite *retain_suite(void)
 {
     Suite *s = suite_create("tcp_retain");
     TCase *tc = tcase_create("retain");
+    tcase_set_timeout(tc, 60); /* byte-by-byte resend checks: slow under ASan on a busy host */
     tcase_add_test(tc, test_copies_wrap_around);
     tcase_add_test(tc, test_resend_mid_frame_mixed);
     tcase_add_test(tc, test_full_ring_backpressure);

@@ -47,7 +47,7 @@
  * connector -> acceptor  : struct tcp_hs_hello (rank, index, HMAC)
  * acceptor  -> connector : struct tcp_hs_ack (HMAC over both nonces) */
 #define TCP_HS_MAGIC 0x424f4c54u /* "BOLT" */
-#define TCP_HS_VERSION 2u
+#define TCP_HS_VERSION 3u
 #define TCP_HS_ORDER 0x0102u
 #define TCP_NONCE_BYTES 32
 
@@ -156,6 +156,7 @@ enum { TCP_SRC_CONN = 0, TCP_SRC_LISTEN, TCP_SRC_DIAL, TCP_SRC_ANSWER };
  * stream's count; the runtime never sees them. */
 #define TCP_CTL_ACK 1u     /* msg_size: bytes of the stream its sender consumed */
 #define TCP_CTL_GOODBYE 2u /* nothing more comes: the EOF after it is a clean close */
+#define TCP_CTL_SYNC 3u    /* a finalizing sender asks: confirm what you consumed now */
 
 enum tcp_fo_state {
     TCP_FO_UP,       /* the socket carries the streams */
@@ -210,6 +211,8 @@ struct tcp_fo {
     uint64_t ack_sent;       /* last consumed count the peer was told */
     uint64_t ack_want;       /* to tell it next */
     int bye_want, bye_sent;
+    int sync_want;           /* finalize: a SYNC is to go after the queue */
+    uint64_t sync_at;        /* our stream's end when the last SYNC went (0: none) */
     /* receiving */
     uint64_t rx_done;        /* stream bytes of the whole frames consumed */
     int peer_bye;            /* its goodbye came */
@@ -385,8 +388,9 @@ int tcp_stream_valid(const struct tcp_conn *c, uint64_t from);
 /* After a resume: resend from `from`; returns the bytes that go out again. */
 uint64_t tcp_stream_rewind(struct tcp_conn *c, uint64_t from);
 int tcp_stream_wants_out(const struct tcp_conn *c);
-/* Any send still held by reference, or a resend, on a connection. */
-int tcp_stream_busy(const struct tcp_conn *c);
+/* Finalize: whether the peer has yet to confirm part of our stream (or the
+ * connection is resuming); once everything is written, asks it (SYNC). */
+int tcp_stream_unsettled(struct tcp_conn *c);
 
 /* tcp_resume.c */
 /* The armed connection broke: noted, handled from the next progress(). */

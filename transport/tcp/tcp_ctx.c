@@ -301,8 +301,8 @@ static int any_queued(struct bolt_tl_ctx *ctx)
     for (int r = 0; r < ctx->size; r++)
         for (int i = 0; i < ctx->peers[r].nconns; i++) {
             struct tcp_conn *c = &ctx->peers[r].conns[i];
-            if (!c->dead && (c->sq_head || tcp_stream_busy(c)))
-                return 1; /* queued, or held until the peer confirms it */
+            if (!c->dead && (c->sq_head || (c->fo && tcp_stream_unsettled(c))))
+                return 1; /* queued, or kept until the peer confirms it */
         }
     return 0;
 }

@@ -101,6 +101,10 @@ static void dial_set(struct tcp_conn *c, int state, size_t len)
     d->state = state;
     d->io.off = 0;
     d->io.len = len;
+    /* Each step is bounded, not only the connect(): a path that dies in the
+     * handshake costs one attempt, not BOLT_TIMEOUT. The answer may need
+     * the peer to drain its old socket first: twice as long. */
+    d->attempt_end = bolt_tl_now() + connect_timeout() * (state == DIAL_ACK ? 2 : 1);
     int want = state == DIAL_CONNECTING || state == DIAL_HELLO ? TCP_EV_OUT : TCP_EV_IN;
     if (d->io.fd >= 0 && want != d->ev && c->ctx->evops->mod(c->ctx->ev, d->io.fd, want, d) == BOLT_OK)
         d->ev = want;
@@ -184,7 +188,6 @@ static void dial_start(struct tcp_conn *c)
         return;
     }
     d->sa = fo->order[d->tries % fo->norder];
-    d->attempt_end = bolt_tl_now() + connect_timeout();
     d->io.fd = socket(AF_INET, SOCK_STREAM, 0);
     if (d->io.fd < 0 || tcp_sock_prepare(d->io.fd, ctx->bufsz) != 0) {
         int e = errno;
@@ -490,6 +493,9 @@ void tcp_fo_service(struct bolt_tl_ctx *ctx)
 {
     if (ctx->in_send)
         return; /* draining delivers frames: not while the runtime sends */
+    /* A break noted during this pass (a drain's upcall may send) sets it
+     * again: it must survive the pass. */
+    ctx->fo_watch = 0;
     int busy = 0;
     for (int r = 0; r < ctx->size; r++) {
         struct tcp_peer *p = &ctx->peers[r];
@@ -507,7 +513,8 @@ void tcp_fo_service(struct bolt_tl_ctx *ctx)
             struct tcp_dial *d = &fo->dial;
             if (now >= fo->deadline) {
                 give_up(c, "no resume within BOLT_TIMEOUT=%g s", ctx->timeout);
-            } else if (d->state == DIAL_CONNECTING && now >= d->attempt_end) {
+            } else if (d->state >= DIAL_CONNECTING && d->state <= DIAL_ACK &&
+                       now >= d->attempt_end) {
                 dial_failed(c, ETIMEDOUT);
             } else if ((d->state == DIAL_RETRY || d->state == DIAL_WAIT) && now >= d->retry_at) {
                 if (d->state == DIAL_WAIT)
@@ -518,7 +525,8 @@ void tcp_fo_service(struct bolt_tl_ctx *ctx)
     }
     if (ctx->listening && tcp_answer_expire(ctx, bolt_tl_now()) > 0)
         busy = 1;
-    ctx->fo_watch = busy;
+    if (busy)
+        ctx->fo_watch = 1;
 }
 
 void tcp_fo_event(struct bolt_tl_ctx *ctx, void *src, int events)

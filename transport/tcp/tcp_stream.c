@@ -77,13 +77,21 @@ int tcp_stream_ctl_in(struct tcp_conn *c, const struct bolt_frame_hdr *h)
 {
     struct tcp_fo *fo = c->fo;
     struct bolt_tl_send *done = NULL;
-    if (h->len != 0 || (h->flags != TCP_CTL_ACK && h->flags != TCP_CTL_GOODBYE)) {
+    if (h->len != 0 ||
+        (h->flags != TCP_CTL_ACK && h->flags != TCP_CTL_GOODBYE && h->flags != TCP_CTL_SYNC)) {
         tcp_peer_fail(c->ctx, c->peer,
                       "sent a malformed transport frame on connection %d (kind %u, %llu bytes)",
                       c->index, (unsigned)h->flags, (unsigned long long)h->len);
         return -1;
     }
-    if (h->flags == TCP_CTL_GOODBYE) {
+    if (h->flags == TCP_CTL_SYNC) {
+        /* Everything it wrote before the SYNC is consumed: say so now (an
+         * ACK of this count already sent or on its way needs no other). */
+        if (fo->rx_done > fo->ack_want && fo->rx_done > fo->ack_sent) {
+            fo->ack_want = fo->rx_done;
+            fo->kick = 1;
+        }
+    } else if (h->flags == TCP_CTL_GOODBYE) {
         /* It reads on to our EOF but confirms nothing more, and will not
          * resume: what it holds is as good as delivered. */
         fo->peer_bye = fo->tx_free = 1;
@@ -134,6 +142,7 @@ uint64_t tcp_stream_rewind(struct tcp_conn *c, uint64_t from)
     }
     fo->ctl_len = fo->ctl_done = 0;
     fo->ring_wait = 0;
+    fo->sync_at = 0; /* a SYNC on the old socket may be lost: ask again */
     bolt_tl_complete_list(done, BOLT_OK);
     return sent - from;
 }
@@ -144,13 +153,26 @@ int tcp_stream_wants_out(const struct tcp_conn *c)
     if (fo->bye_sent)
         return 0;
     return (c->sq_head && !fo->ring_wait) || fo->ctl_len || fo->rs_pos < fo->rt.end ||
-           fo->ack_want > fo->ack_sent || fo->bye_want;
+           fo->ack_want > fo->ack_sent || fo->bye_want || fo->sync_want;
 }
 
-int tcp_stream_busy(const struct tcp_conn *c)
+int tcp_stream_unsettled(struct tcp_conn *c)
 {
-    const struct tcp_fo *fo = c->fo;
-    return fo && fo->state != TCP_FO_DEAD && (fo->rt.nrefs || fo->rs_pos < fo->rt.end);
+    struct tcp_fo *fo = c->fo;
+    if (fo->state == TCP_FO_DEAD || fo->tx_free)
+        return 0;
+    if (fo->state != TCP_FO_UP)
+        return 1; /* resuming: what it keeps must still get through */
+    if (!c->sq_head && fo->rt.confirmed >= fo->rt.end)
+        return 0;
+    /* Copies complete their sends at once; the peer confirms them only
+     * every TCP_RETAIN_ACK_EVERY bytes. Before the goodbye, while a break
+     * can still be resumed, ask it to confirm the rest. */
+    if (!c->sq_head && fo->rs_pos == fo->rt.end && fo->sync_at < fo->rt.end && !fo->sync_want) {
+        fo->sync_want = 1;
+        tcp_conn_flush(c);
+    }
+    return 1;
 }
 
 /* Loads the next transport frame; only at a frame boundary of our stream. */
@@ -163,6 +185,8 @@ static void ctl_load(struct tcp_conn *c)
     uint8_t kind = 0;
     if (fo->ack_want > fo->ack_sent)
         kind = TCP_CTL_ACK;
+    else if (fo->sync_want && !c->sq_head)
+        kind = TCP_CTL_SYNC;
     else if (fo->bye_want && !c->sq_head)
         kind = TCP_CTL_GOODBYE;
     if (!kind)
@@ -182,6 +206,9 @@ static void ctl_written(struct tcp_conn *c)
     fo->ctl_len = fo->ctl_done = 0;
     if (fo->ctl.flags == TCP_CTL_ACK) {
         fo->ack_sent = fo->ctl.msg_size;
+    } else if (fo->ctl.flags == TCP_CTL_SYNC) {
+        fo->sync_want = 0;
+        fo->sync_at = fo->rt.end;
     } else {
         fo->bye_sent = 1;
         shutdown(c->fd, SHUT_WR);
@@ -189,8 +216,6 @@ static void ctl_written(struct tcp_conn *c)
 }
 
 /* A frame went out whole: into retention, or complete. */
-#include <stdio.h>
-#include <unistd.h>
 static void frame_written(struct tcp_conn *c, struct bolt_tl_send *s)
 {
     struct tcp_fo *fo = c->fo;
@@ -229,8 +254,14 @@ static int gather_queue(struct tcp_conn *c, struct iovec *iov, int n, uint64_t *
             room = need > room ? 0 : room - need;
         }
         int whole;
+        int mid = s->tl_done > 0;
         n = tcp_iov_add(s, iov, n, total, &whole);
         if (!whole)
+            break;
+        /* An ACK owed waits for a frame boundary: end this write at the
+         * first one, or a queue of large frames would hold it back (and the
+         * peer's sends it confirms) until the queue drains. */
+        if (mid && fo->ack_want > fo->ack_sent && !fo->ctl_len)
             break;
     }
     return n;

@@ -251,8 +251,9 @@ int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
 }
 
 /* ---- nonblocking collectives ------------------------------------------------------------- */
-/* They run on the user's buffers directly, so they take contiguous
- * datatypes (every predefined type, and derived types without holes). */
+/* They run on the user's buffers when the datatype is contiguous; a datatype
+ * with holes goes through packed copies kept in the request (coll_in for
+ * what is sent; tmp for what is received, unpacked at completion). */
 static int nb_request(MPI_Comm comm, const char *fn, MPI_Request *req, struct face_req **q)
 {
     if (!req)
@@ -274,13 +275,40 @@ static int nb_started(MPI_Comm comm, const char *fn, MPI_Request *req, int rc)
     return face_native_error(comm, fn, rc);
 }
 
-static int nb_contig(MPI_Comm comm, const char *fn, struct face_type *t)
+/* count elements of buf, packed into the request's send copy. */
+static void *nb_pack_in(struct face_req *q, struct face_type *t, const void *buf, size_t count)
 {
-    if (t->contig)
-        return MPI_SUCCESS;
-    return face_error(comm, fn, MPI_ERR_TYPE,
-                      "nonblocking collectives take contiguous datatypes in Bolt; this one has "
-                      "holes (use the blocking call, or pack the data first)");
+    size_t bytes = count * t->size;
+    if (!(q->coll_in = malloc(bytes ? bytes : 1)))
+        return NULL;
+    face_pack(t, buf, count, q->coll_in);
+    return q->coll_in;
+}
+
+/* The request's receive copy of count elements of dt: starts as a packed
+ * copy of buf when `copy` (in place, or a broadcast root), and is unpacked
+ * into buf at completion when `unpack`. */
+static void *nb_out(struct face_req *q, MPI_Datatype dt, struct face_type *t, void *buf,
+                    size_t count, int copy, int unpack)
+{
+    size_t bytes = count * t->size;
+    if (!(q->tmp = malloc(bytes ? bytes : 1)))
+        return NULL;
+    if (copy)
+        face_pack(t, buf, count, q->tmp);
+    if (unpack) {
+        q->user_buf = buf;
+        q->dt = dt;
+        q->coll_count = count;
+    }
+    return q->tmp;
+}
+
+static int nb_nomem(MPI_Comm comm, const char *fn, MPI_Request *req)
+{
+    face_req_release(*req);
+    *req = MPI_REQUEST_NULL;
+    return nomem(comm, fn);
 }
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
@@ -300,7 +328,7 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, 
     struct face_type *t = NULL;
     struct face_req *q = NULL;
     int rc = face_comm_check(comm, fn, &c);
-    if (rc || (rc = face_type_check(comm, dt, fn, &t)) || (rc = nb_contig(comm, fn, t)))
+    if (rc || (rc = face_type_check(comm, dt, fn, &t)))
         return rc;
     if (count < 0 || root < 0 || root >= c->size)
         return face_error(comm, fn, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ROOT,
@@ -308,9 +336,11 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, 
                           root, c->size);
     if ((rc = nb_request(comm, fn, req, &q)))
         return rc;
+    char *p = (char *)buf + t->true_lb;
+    if (!t->contig && !(p = nb_out(q, dt, t, buf, (size_t)count, c->rank == root, c->rank != root)))
+        return nb_nomem(comm, fn, req);
     return nb_started(comm, fn, req,
-                      bolt_ibcast((char *)buf + t->true_lb, (size_t)count * t->size, BOLT_BYTE,
-                                  root, c->native, &q->native));
+                      bolt_ibcast(p, (size_t)count * t->size, BOLT_BYTE, root, c->native, &q->native));
 }
 
 static int nb_red(const char *fn, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
@@ -320,7 +350,7 @@ static int nb_red(const char *fn, const void *sbuf, void *rbuf, int count, MPI_D
     struct face_req *q = NULL;
     struct red r;
     int rc = red_setup(comm, fn, dt, count, op, &c, &r);
-    if (rc || (r.packed && (rc = nb_contig(comm, fn, r.t))))
+    if (rc)
         return rc;
     if (r.user)
         return face_error(comm, fn, MPI_ERR_OP,
@@ -330,14 +360,20 @@ static int nb_red(const char *fn, const void *sbuf, void *rbuf, int count, MPI_D
         return face_error(comm, fn, MPI_ERR_ROOT, "root %d is out of range", root);
     if ((rc = nb_request(comm, fn, req, &q)))
         return rc;
-    int in_place = sbuf == MPI_IN_PLACE;
+    int in_place = sbuf == MPI_IN_PLACE, gets = root < 0 || c->rank == root;
     const void *s = in_place ? BOLT_IN_PLACE : red_base(&r, sbuf);
+    void *o = gets ? red_base(&r, rbuf) : NULL;
+    if (r.packed) {
+        if (!in_place && !(s = nb_pack_in(q, r.t, sbuf, (size_t)count)))
+            return nb_nomem(comm, fn, req);
+        if (gets && !(o = nb_out(q, dt, r.t, rbuf, (size_t)count, in_place, 1)))
+            return nb_nomem(comm, fn, req);
+    }
     size_t n = (size_t)count * r.per;
     if (root < 0)
-        rc = bolt_iallreduce(s, red_base(&r, rbuf), n, r.ndt, r.nop, c->native, &q->native);
+        rc = bolt_iallreduce(s, o, n, r.ndt, r.nop, c->native, &q->native);
     else
-        rc = bolt_ireduce(s, c->rank == root ? red_base(&r, rbuf) : NULL, n, r.ndt, r.nop, root,
-                          c->native, &q->native);
+        rc = bolt_ireduce(s, o, n, r.ndt, r.nop, root, c->native, &q->native);
     return nb_started(comm, fn, req, rc);
 }
 
@@ -358,17 +394,19 @@ int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
 typedef int (*nb_gather_fn)(const void *s, void *r, size_t n, bolt_datatype_t dt, bolt_comm_t c,
                             bolt_request_t *req);
 
-static int nb_all(const char *fn, nb_gather_fn f, const void *sbuf, int scount, MPI_Datatype sdt,
-                  void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+/* to_each: the send buffer holds a block for every rank (all-to-all). */
+static int nb_all(const char *fn, nb_gather_fn f, int to_each, const void *sbuf, int scount,
+                  MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
+                  MPI_Request *req)
 {
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct face_req *q = NULL;
     int in_place = sbuf == MPI_IN_PLACE;
     int rc = face_comm_check(comm, fn, &c);
-    if (rc || (rc = face_type_check(comm, rdt, fn, &rt)) || (rc = nb_contig(comm, fn, rt)))
+    if (rc || (rc = face_type_check(comm, rdt, fn, &rt)))
         return rc;
-    if (!in_place && ((rc = face_type_check(comm, sdt, fn, &st)) || (rc = nb_contig(comm, fn, st))))
+    if (!in_place && (rc = face_type_check(comm, sdt, fn, &st)))
         return rc;
     if (rcount < 0 || (!in_place && scount < 0))
         return face_error(comm, fn, MPI_ERR_COUNT, "a count is negative");
@@ -378,19 +416,26 @@ static int nb_all(const char *fn, nb_gather_fn f, const void *sbuf, int scount, 
                           (size_t)scount * st->size, each);
     if ((rc = nb_request(comm, fn, req, &q)))
         return rc;
-    return nb_started(comm, fn, req,
-                      f(in_place ? BOLT_IN_PLACE : (const char *)sbuf + st->true_lb,
-                        (char *)rbuf + rt->true_lb, each, BOLT_BYTE, c->native, &q->native));
+    const void *s = in_place ? BOLT_IN_PLACE : (const char *)sbuf + st->true_lb;
+    char *o = (char *)rbuf + rt->true_lb;
+    size_t nsend = (size_t)scount * (to_each ? (size_t)c->size : 1);
+    if (!in_place && !st->contig && !(s = nb_pack_in(q, st, sbuf, nsend)))
+        return nb_nomem(comm, fn, req);
+    /* Every rank's block: the whole receive buffer (in place: with ours in it). */
+    if (!rt->contig &&
+        !(o = nb_out(q, rdt, rt, rbuf, (size_t)rcount * (size_t)c->size, in_place, 1)))
+        return nb_nomem(comm, fn, req);
+    return nb_started(comm, fn, req, f(s, o, each, BOLT_BYTE, c->native, &q->native));
 }
 
 int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
-    return nb_all("MPI_Iallgather", bolt_iallgather, sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
+    return nb_all("MPI_Iallgather", bolt_iallgather, 0, sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
 }
 
 int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
-    return nb_all("MPI_Ialltoall", bolt_ialltoall, sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
+    return nb_all("MPI_Ialltoall", bolt_ialltoall, 1, sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
 }

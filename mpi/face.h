@@ -128,6 +128,11 @@ struct face_req {
     int pmode;                /* 0 send, 1 ssend, 2 rsend, 3 bsend, 4 recv */
     void *pbuf;
     int peer, tag;
+    /* Nonblocking collectives on datatypes with holes run on packed copies:
+     * coll_in holds the packed send data; tmp, when user_buf is set, holds
+     * coll_count elements of dt, unpacked into user_buf at completion. */
+    void *coll_in;
+    size_t coll_count;
     /* Freed by MPI_Request_free while still active: release at completion. */
     int freed;
     void *bsend_block;        /* Bsend: the attached-buffer block to give back */

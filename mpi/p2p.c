@@ -146,9 +146,15 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
         struct face_type *t = face_type_get(q->dt);
         if (t && ns->bytes)
             face_unpack_partial(t, q->tmp, ns->bytes, q->user_buf);
+    } else if (q->kind == FACE_REQ_COLL && q->tmp && q->user_buf && !native_rc) {
+        struct face_type *t = face_type_get(q->dt);
+        if (t)
+            face_unpack(t, q->tmp, q->coll_count, q->user_buf);
     }
     free(q->tmp);
     q->tmp = NULL;
+    free(q->coll_in);
+    q->coll_in = NULL;
     if (q->bsend_block) {
         face_bsend_release(q->bsend_block);
         q->bsend_block = NULL;

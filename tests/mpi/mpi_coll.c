@@ -217,6 +217,41 @@ int main(int argc, char **argv)
     CHECK(bc == 77, "ibcast %d", bc);
     for (int i = 0; i < n; i++)
         CHECK(g[i] == i && h[i] == i * n + me, "iallgather/ialltoall at %d: %d %d", i, g[i], h[i]);
+    /* Nonblocking on a type with holes: {x, hole, y}, extent 3 ints. The
+     * holes in the receive buffers must stay untouched. */
+    MPI_Datatype gap;
+    CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &gap));
+    CHECK_MPI(MPI_Type_commit(&gap));
+    int gs[3] = {me, -1, 10 * me}, bb[3] = {me == 0 ? 5 : 0, -1, me == 0 ? 6 : 0};
+    int *gr = malloc(3 * n * sizeof *gr), *gi = malloc(3 * n * sizeof *gi);
+    int *as = malloc(3 * n * sizeof *as), *ar = malloc(3 * n * sizeof *ar);
+    for (int i = 0; i < 3 * n; i++)
+        gr[i] = gi[i] = ar[i] = -7;
+    for (int j = 0; j < n; j++) {
+        as[3 * j] = 100 * me + j;
+        as[3 * j + 1] = -1;
+        as[3 * j + 2] = -(100 * me + j);
+    }
+    gi[3 * me] = me;
+    gi[3 * me + 2] = 10 * me;
+    CHECK_MPI(MPI_Iallgather(gs, 1, gap, gr, 1, gap, MPI_COMM_WORLD, &q[0]));
+    CHECK_MPI(MPI_Ibcast(bb, 1, gap, 0, MPI_COMM_WORLD, &q[1]));
+    CHECK_MPI(MPI_Ialltoall(as, 1, gap, ar, 1, gap, MPI_COMM_WORLD, &q[2]));
+    CHECK_MPI(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, gi, 1, gap, MPI_COMM_WORLD, &q[3]));
+    CHECK_MPI(MPI_Waitall(4, q, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < n; i++) {
+        CHECK(gr[3 * i] == i && gr[3 * i + 1] == -7 && gr[3 * i + 2] == 10 * i,
+              "strided iallgather block %d: %d %d %d", i, gr[3 * i], gr[3 * i + 1], gr[3 * i + 2]);
+        CHECK(gi[3 * i] == i && gi[3 * i + 1] == -7 && gi[3 * i + 2] == 10 * i,
+              "strided in-place iallgather block %d: %d %d %d", i, gi[3 * i], gi[3 * i + 1],
+              gi[3 * i + 2]);
+        CHECK(ar[3 * i] == 100 * i + me && ar[3 * i + 1] == -7 && ar[3 * i + 2] == -(100 * i + me),
+              "strided ialltoall block %d: %d %d %d", i, ar[3 * i], ar[3 * i + 1], ar[3 * i + 2]);
+    }
+    CHECK(bb[0] == 5 && bb[1] == -1 && bb[2] == 6, "strided ibcast: %d %d %d", bb[0], bb[1], bb[2]);
+    MPI_Type_free(&gap);
+    free(gr); free(gi); free(as); free(ar);
+
     int red = 0;
     CHECK_MPI(MPI_Ireduce(&me, &red, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD, &q[0]));
     CHECK_MPI(MPI_Wait(&q[0], MPI_STATUS_IGNORE));

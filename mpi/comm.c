@@ -8,8 +8,9 @@
 
 #include "mpi/face.h"
 
-static struct face_comm **comms;
-static int ncomms, cap_comms;
+struct face_comm **face_comms;
+int face_ncomms;
+static int cap_comms;
 
 /* ---- keyvals ---------------------------------------------------------------- */
 #define FIRST_USER_KEYVAL 100
@@ -23,13 +24,6 @@ static struct keyval *keyvals;
 static int nkeyvals, cap_keyvals;
 static int attr_tag_ub = BOLT_TAG_UB, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
            attr_wtime_global = 0, attr_universe, attr_appnum = 0, attr_lastcode = MPI_ERR_LASTCODE;
-
-struct face_comm *face_comm_get(MPI_Comm comm)
-{
-    if (comm <= 0 || comm >= ncomms)
-        return NULL;
-    return comms[comm];
-}
 
 int face_comm_check(MPI_Comm comm, const char *fn, struct face_comm **out)
 {
@@ -84,26 +78,26 @@ int face_comm_add(bolt_comm_t native, MPI_Comm *out)
         bolt_comm_world_rank(native, i, &c->world_ranks[i]);
     /* Reuse a freed slot (past the predefined ones) before growing. */
     int slot = -1;
-    for (int i = 3; i < ncomms; i++)
-        if (!comms[i]) {
+    for (int i = 3; i < face_ncomms; i++)
+        if (!face_comms[i]) {
             slot = i;
             break;
         }
     if (slot < 0) {
-        if (ncomms == cap_comms) {
+        if (face_ncomms == cap_comms) {
             int n = cap_comms ? cap_comms * 2 : 16;
-            struct face_comm **t = realloc(comms, (size_t)n * sizeof *t);
+            struct face_comm **t = realloc(face_comms, (size_t)n * sizeof *t);
             if (!t) {
                 free(c->world_ranks);
                 free(c);
                 return MPI_ERR_NO_MEM;
             }
-            comms = t;
+            face_comms = t;
             cap_comms = n;
         }
-        slot = ncomms++;
+        slot = face_ncomms++;
     }
-    comms[slot] = c;
+    face_comms[slot] = c;
     *out = slot;
     return MPI_SUCCESS;
 }
@@ -112,16 +106,16 @@ int face_comms_init(void)
 {
     MPI_Comm h;
     int rc;
-    ncomms = 1; /* slot 0 is MPI_COMM_NULL */
-    if (!comms && !(comms = calloc(16, sizeof *comms)))
+    face_ncomms = 1; /* slot 0 is MPI_COMM_NULL */
+    if (!face_comms && !(face_comms = calloc(16, sizeof *face_comms)))
         return MPI_ERR_NO_MEM;
     cap_comms = cap_comms ? cap_comms : 16;
-    comms[0] = NULL;
+    face_comms[0] = NULL;
     if ((rc = face_comm_add(bolt_comm_world(), &h)) || (rc = face_comm_add(bolt_comm_self(), &h)))
         return rc;
-    snprintf(comms[MPI_COMM_WORLD]->name, MPI_MAX_OBJECT_NAME, "MPI_COMM_WORLD");
-    snprintf(comms[MPI_COMM_SELF]->name, MPI_MAX_OBJECT_NAME, "MPI_COMM_SELF");
-    attr_universe = comms[MPI_COMM_WORLD]->size;
+    snprintf(face_comms[MPI_COMM_WORLD]->name, MPI_MAX_OBJECT_NAME, "MPI_COMM_WORLD");
+    snprintf(face_comms[MPI_COMM_SELF]->name, MPI_MAX_OBJECT_NAME, "MPI_COMM_SELF");
+    attr_universe = face_comms[MPI_COMM_WORLD]->size;
     return MPI_SUCCESS;
 }
 
@@ -140,7 +134,7 @@ static void attrs_delete(MPI_Comm h, struct face_comm *c)
 
 static void comm_destroy(MPI_Comm h)
 {
-    struct face_comm *c = comms[h];
+    struct face_comm *c = face_comms[h];
     attrs_delete(h, c);
     if (h > MPI_COMM_SELF)
         bolt_comm_free(&c->native);
@@ -151,19 +145,19 @@ static void comm_destroy(MPI_Comm h)
     }
     free(c->world_ranks);
     free(c);
-    comms[h] = NULL;
+    face_comms[h] = NULL;
 }
 
 void face_comms_finalize(void)
 {
     /* MPI deletes MPI_COMM_SELF's attributes first, so codes can hook finalize. */
     for (int i = MPI_COMM_SELF; i >= 1; i--)
-        if (comms[i])
-            attrs_delete(i, comms[i]);
-    for (int i = ncomms - 1; i >= 1; i--)
-        if (comms[i])
+        if (face_comms[i])
+            attrs_delete(i, face_comms[i]);
+    for (int i = face_ncomms - 1; i >= 1; i--)
+        if (face_comms[i])
             comm_destroy(i);
-    ncomms = 1;
+    face_ncomms = 1;
 }
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -234,7 +228,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         bolt_comm_free(&n);
         return face_error(comm, "MPI_Comm_dup", rc, "out of memory");
     }
-    struct face_comm *d = comms[*newcomm];
+    struct face_comm *d = face_comms[*newcomm];
     d->errh = c->errh;
     if (c->cart) {
         int nd = c->cart->ndims;
@@ -275,7 +269,7 @@ int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const 
         bolt_comm_free(&n);
         return face_error(comm, fn, rc, "out of memory");
     }
-    comms[*newcomm]->errh = c->errh;
+    face_comms[*newcomm]->errh = c->errh;
     return MPI_SUCCESS;
 }
 

@@ -12,8 +12,9 @@
 
 #include "mpi/dtype.h"
 
-static struct face_type **types;
-static int ntypes, cap_types;
+struct face_type **face_types;
+int face_ntypes;
+static int cap_types;
 
 #define PAIR(T) struct { T v; int i; }
 typedef PAIR(float) pair_float_int;
@@ -97,13 +98,6 @@ static size_t pair_data_blocks(MPI_Datatype dt, struct face_block *b)
     return 2;
 }
 
-struct face_type *face_type_get(MPI_Datatype dt)
-{
-    if (dt <= 0 || dt >= ntypes || !types[dt] || !types[dt]->live)
-        return NULL;
-    return types[dt];
-}
-
 int face_type_check(MPI_Comm comm, MPI_Datatype dt, const char *fn, struct face_type **out)
 {
     struct face_type *t = face_type_get(dt);
@@ -124,24 +118,24 @@ int face_type_check(MPI_Comm comm, MPI_Datatype dt, const char *fn, struct face_
 int face_type_add(struct face_type *t, MPI_Datatype *out)
 {
     int slot = -1;
-    for (int i = BOLT_MPI_N_PREDEFINED_TYPES; i < ntypes; i++)
-        if (!types[i]) {
+    for (int i = BOLT_MPI_N_PREDEFINED_TYPES; i < face_ntypes; i++)
+        if (!face_types[i]) {
             slot = i;
             break;
         }
     if (slot < 0) {
-        if (ntypes == cap_types) {
+        if (face_ntypes == cap_types) {
             int n = cap_types ? cap_types * 2 : 64;
-            struct face_type **p = realloc(types, (size_t)n * sizeof *p);
+            struct face_type **p = realloc(face_types, (size_t)n * sizeof *p);
             if (!p)
                 return MPI_ERR_NO_MEM;
-            types = p;
+            face_types = p;
             cap_types = n;
         }
-        slot = ntypes++;
+        slot = face_ntypes++;
     }
     t->live = 1;
-    types[slot] = t;
+    face_types[slot] = t;
     *out = slot;
     return MPI_SUCCESS;
 }
@@ -156,8 +150,8 @@ void face_type_destroy(struct face_type *t)
 
 void face_type_remove(MPI_Datatype dt)
 {
-    face_type_destroy(types[dt]);
-    types[dt] = NULL;
+    face_type_destroy(face_types[dt]);
+    face_types[dt] = NULL;
 }
 
 void face_type_set_contig(struct face_type *t)
@@ -169,7 +163,7 @@ void face_type_set_contig(struct face_type *t)
 
 int face_types_init(void)
 {
-    ntypes = 0;
+    face_ntypes = 0;
     for (int dt = 0; dt < BOLT_MPI_N_PREDEFINED_TYPES; dt++) {
         struct face_type *t = NULL;
         MPI_Datatype h;
@@ -199,16 +193,16 @@ int face_types_init(void)
             }
             face_type_set_contig(t);
         }
-        if (ntypes == cap_types) {
+        if (face_ntypes == cap_types) {
             int n = cap_types ? cap_types * 2 : 64;
-            struct face_type **q = realloc(types, (size_t)n * sizeof *q);
+            struct face_type **q = realloc(face_types, (size_t)n * sizeof *q);
             if (!q)
                 goto fail;
-            types = q;
+            face_types = q;
             cap_types = n;
         }
-        h = ntypes++;
-        types[h] = t;
+        h = face_ntypes++;
+        face_types[h] = t;
         if (t)
             t->live = 1;
         continue;
@@ -221,11 +215,11 @@ int face_types_init(void)
 
 void face_types_finalize(void)
 {
-    for (int i = 0; i < ntypes; i++)
-        face_type_destroy(types[i]);
-    free(types);
-    types = NULL;
-    ntypes = cap_types = 0;
+    for (int i = 0; i < face_ntypes; i++)
+        face_type_destroy(face_types[i]);
+    free(face_types);
+    face_types = NULL;
+    face_ntypes = cap_types = 0;
 }
 
 /* ---- queries ----------------------------------------------------------------------------- */

@@ -8,10 +8,11 @@
 
 #include "mpi/face.h"
 
-static int face_initialized, face_finalized, thread_level;
+int face_initialized, face_finalized;
+static int thread_level;
 static pthread_t main_thread;
 
-int face_check_init(const char *fn)
+int face_check_init_slow(const char *fn)
 {
     if (face_initialized && !face_finalized)
         return MPI_SUCCESS;

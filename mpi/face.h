@@ -13,6 +13,9 @@
 #include "bolt.h"
 #include "mpi.h"
 
+/* Internal to libmpi: calls between its files go direct, not through the PLT. */
+#pragma GCC visibility push(hidden)
+
 /* ---- errors ------------------------------------------------------------------- */
 /* Raises an MPI error in call `fn` on `comm` (MPI_COMM_NULL: the world's
  * handler): with MPI_ERRORS_ARE_FATAL prints "rank R on H: fn: message" and
@@ -23,7 +26,14 @@ int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
 int face_native_error(MPI_Comm comm, const char *fn, int native);
 int face_class_of_native(int native);
 /* Every call but a few starts with this: MPI must be initialized. */
-int face_check_init(const char *fn);
+/* Every call's checks, inline: the MPI face's cost per call is what it adds
+ * to the native one (bench/mpi_pingpong against bench/bolt_pingpong). */
+extern int face_initialized, face_finalized;
+int face_check_init_slow(const char *fn);
+static inline int face_check_init(const char *fn)
+{
+    return face_initialized && !face_finalized ? MPI_SUCCESS : face_check_init_slow(fn);
+}
 
 /* ---- communicators -------------------------------------------------------------- */
 struct face_attr {
@@ -47,7 +57,12 @@ struct face_comm {
     int *world_ranks; /* rank i of this comm is world rank world_ranks[i] */
 };
 
-struct face_comm *face_comm_get(MPI_Comm comm);
+extern struct face_comm **face_comms;
+extern int face_ncomms;
+static inline struct face_comm *face_comm_get(MPI_Comm comm)
+{
+    return comm > 0 && comm < face_ncomms ? face_comms[comm] : NULL;
+}
 /* Checks a communicator handle: MPI_ERR_COMM when it is not a live one. */
 int face_comm_check(MPI_Comm comm, const char *fn, struct face_comm **out);
 int face_comm_add(bolt_comm_t native, MPI_Comm *out);
@@ -93,7 +108,13 @@ struct face_type {
     char name[MPI_MAX_OBJECT_NAME];
 };
 
-struct face_type *face_type_get(MPI_Datatype dt);
+extern struct face_type **face_types;
+extern int face_ntypes;
+static inline struct face_type *face_type_get(MPI_Datatype dt)
+{
+    struct face_type *t = dt > 0 && dt < face_ntypes ? face_types[dt] : NULL;
+    return t && t->live ? t : NULL;
+}
 /* Checks a datatype handle: MPI_ERR_TYPE for NULL, freed or uncommitted types. */
 int face_type_check(MPI_Comm comm, MPI_Datatype dt, const char *fn, struct face_type **out);
 static inline MPI_Aint face_type_extent(const struct face_type *t) { return t->ub - t->lb; }
@@ -167,5 +188,7 @@ void face_infos_finalize(void);
 void face_messages_finalize(void);
 
 #define STATUS_IGNORED(st) ((st) == MPI_STATUS_IGNORE || (st) == NULL)
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,7 +11,7 @@ libmpi_la_SOURCES = \
 	mpi/profile.c
 libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libmpi_la_LIBADD = libbolt.la
-libmpi_la_LDFLAGS = -version-info 0:0:0
+libmpi_la_LDFLAGS = -version-info 0:0:0 $(BOLT_LIB_SYMBOLIC)
 boltmpiincdir = $(includedir)/bolt
 boltmpiinc_HEADERS = mpi/mpi.h mpi/mpi_functions.h
 

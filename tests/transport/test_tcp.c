@@ -994,6 +994,37 @@ static void resume_dump(struct ep *e, int peer, const struct snd *s, int n)
     }
 }
 
+/* Every send done; every frame of the peer exactly once, intact, the
+ * non-DATA ones in order; a peer done before us may have finalized (its EOF
+ * after its GOODBYE). Frame i of the peer has len(i) bytes and type type(i). */
+static int resume_check(struct ep *e, const struct snd *s, int n, int peer, size_t (*len)(int),
+                        int (*type)(int))
+{
+    for (int i = 0; i < n; i++)
+        REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);
+    REQUIRE(e->rt.n == n);
+    int *seen = calloc((size_t)n, sizeof *seen), next = 0;
+    REQUIRE(seen);
+    for (int i = 0; i < e->rt.n; i++) {
+        struct rx *f = &e->rt.f[i];
+        int k = (int)(f->hdr.sreq - 1000u * (uint64_t)peer);
+        REQUIRE(k >= 0 && k < n && f->hdr.len == len(k));
+        REQUIRE(check_payload(f->buf, f->hdr.sreq, f->hdr.len));
+        seen[k]++;
+        if (f->hdr.type != BOLT_FRAME_DATA) {
+            while (type(next) == BOLT_FRAME_DATA)
+                next++;
+            REQUIRE(k == next);
+            next++;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        REQUIRE(seen[k] == 1);
+    free(seen);
+    REQUIRE(e->rt.failed_calls == 0 || strstr(e->rt.why, "closed the connection"));
+    return 0;
+}
+
 static int role_resume(struct ep *e, void *arg)
 {
     struct resume_plan *pl = arg;
@@ -1028,29 +1059,8 @@ static int role_resume(struct ep *e, void *arg)
         resume_dump(e, peer, s, NRES);
         REQUIRE(0 && "every frame in and every send done within 30 s");
     }
-    for (int i = 0; i < NRES; i++)
-        REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);
-    /* Every frame of the peer exactly once, intact; non-DATA ones in order. */
-    REQUIRE(e->rt.n == NRES);
-    int seen[NRES] = {0};
-    int next = 0;
-    for (int i = 0; i < e->rt.n; i++) {
-        struct rx *f = &e->rt.f[i];
-        int k = (int)(f->hdr.sreq - 1000u * (uint64_t)peer);
-        REQUIRE(k >= 0 && k < NRES && f->hdr.len == resume_len(k));
-        REQUIRE(check_payload(f->buf, f->hdr.sreq, f->hdr.len));
-        seen[k]++;
-        if (f->hdr.type != BOLT_FRAME_DATA) {
-            while (resume_type(next) == BOLT_FRAME_DATA)
-                next++;
-            REQUIRE(k == next);
-            next++;
-        }
-    }
-    for (int k = 0; k < NRES; k++)
-        REQUIRE(seen[k] == 1);
-    /* A peer done before us may have finalized: its EOF after its GOODBYE. */
-    REQUIRE(e->rt.failed_calls == 0 || strstr(e->rt.why, "closed the connection"));
+    if (resume_check(e, s, NRES, peer, resume_len, resume_type))
+        return 1;
     for (int k = 0; k < 2; k++)
         if (pl->conns & (1u << k))
             REQUIRE(p->conns[k].fo->gen >= 1); /* it did resume */
@@ -1161,27 +1171,8 @@ static int role_storm(struct ep *e, void *arg)
             poll(fds, (nfds_t)n, 2);
         }
     }
-    for (int i = 0; i < NSTORM; i++)
-        REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);
-    REQUIRE(e->rt.n == NSTORM);
-    int seen[NSTORM] = {0};
-    int next = 0;
-    for (int i = 0; i < e->rt.n; i++) {
-        struct rx *f = &e->rt.f[i];
-        int k = (int)(f->hdr.sreq - 1000u * (uint64_t)peer);
-        REQUIRE(k >= 0 && k < NSTORM && f->hdr.len == storm_len(k));
-        REQUIRE(check_payload(f->buf, f->hdr.sreq, f->hdr.len));
-        seen[k]++;
-        if (f->hdr.type != BOLT_FRAME_DATA) {
-            while (storm_type(next) == BOLT_FRAME_DATA)
-                next++;
-            REQUIRE(k == next);
-            next++;
-        }
-    }
-    for (int k = 0; k < NSTORM; k++)
-        REQUIRE(seen[k] == 1);
-    REQUIRE(e->rt.failed_calls == 0 || strstr(e->rt.why, "closed the connection"));
+    if (resume_check(e, s, NSTORM, peer, storm_len, storm_type))
+        return 1;
     ep_close(e);
     for (int i = 0; i < nkept; i++)
         close(kept[i]);

@@ -994,6 +994,20 @@ static void resume_dump(struct ep *e, int peer, const struct snd *s, int n)
     }
 }
 
+/* Sends n frames to the peer at once: frame i of len(i) bytes, type type(i). */
+static int resume_send_all(struct ep *e, int peer, struct snd *s, unsigned char **pay, int n,
+                           size_t (*len)(int), int (*type)(int))
+{
+    g_completed = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t seq = (uint64_t)i + 1000u * (uint64_t)e->rank;
+        pay[i] = make_payload(seq, len(i));
+        snd_init(&s[i], type(i), seq, (uint64_t)i, pay[i], len(i));
+        REQUIRE(T->send(e->ctx, peer, &s[i].s) == BOLT_OK);
+    }
+    return 0;
+}
+
 /* Every send done; every frame of the peer exactly once, intact, the
  * non-DATA ones in order; a peer done before us may have finalized (its EOF
  * after its GOODBYE). Frame i of the peer has len(i) bytes and type type(i). */
@@ -1033,13 +1047,8 @@ static int role_resume(struct ep *e, void *arg)
     REQUIRE(p->nconns == 2 && p->conns[0].fo && p->conns[1].fo); /* armed */
     static struct snd s[NRES];
     unsigned char *pay[NRES];
-    g_completed = 0;
-    for (int i = 0; i < NRES; i++) {
-        uint64_t seq = (uint64_t)i + 1000u * (uint64_t)e->rank;
-        pay[i] = make_payload(seq, resume_len(i));
-        snd_init(&s[i], resume_type(i), seq, (uint64_t)i, pay[i], resume_len(i));
-        REQUIRE(T->send(e->ctx, peer, &s[i].s) == BOLT_OK);
-    }
+    if (resume_send_all(e, peer, s, pay, NRES, resume_len, resume_type))
+        return 1;
     int kept[2] = {-1, -1};
     if (e->rank == pl->cutter && pl->cut_after) {
         int want = pl->cut_after;
@@ -1134,13 +1143,8 @@ static int role_storm(struct ep *e, void *arg)
     REQUIRE(p->nconns == 2 && p->conns[0].fo && p->conns[1].fo);
     static struct snd s[NSTORM];
     static unsigned char *pay[NSTORM];
-    g_completed = 0;
-    for (int i = 0; i < NSTORM; i++) {
-        uint64_t seq = (uint64_t)i + 1000u * (uint64_t)e->rank;
-        pay[i] = make_payload(seq, storm_len(i));
-        snd_init(&s[i], storm_type(i), seq, (uint64_t)i, pay[i], storm_len(i));
-        REQUIRE(T->send(e->ctx, peer, &s[i].s) == BOLT_OK);
-    }
+    if (resume_send_all(e, peer, s, pay, NSTORM, storm_len, storm_type))
+        return 1;
     uint64_t rng = 0x1234567ull + (uint64_t)e->rank * 77 + (uint64_t)getpid();
     int kept[16], nkept = 0, cuts = 0, next_cut = 10 + (int)(storm_rand(&rng) % 20);
     double end = now() + 45;

@@ -352,10 +352,6 @@ static int nb_red(const char *fn, const void *sbuf, void *rbuf, int count, MPI_D
     int rc = red_setup(comm, fn, dt, count, op, &c, &r);
     if (rc)
         return rc;
-    if (r.user)
-        return face_error(comm, fn, MPI_ERR_OP,
-                          "nonblocking reductions with user operations are not supported by Bolt "
-                          "yet: use the blocking call");
     if (root >= c->size)
         return face_error(comm, fn, MPI_ERR_ROOT, "root %d is out of range", root);
     if ((rc = nb_request(comm, fn, req, &q)))
@@ -368,6 +364,14 @@ static int nb_red(const char *fn, const void *sbuf, void *rbuf, int count, MPI_D
             return nb_nomem(comm, fn, req);
         if (gets && !(o = nb_out(q, dt, r.t, rbuf, (size_t)count, in_place, 1)))
             return nb_nomem(comm, fn, req);
+    }
+    if (r.user) {
+        if ((rc = face_op_bind(op, dt, r.t->lb, &q->coll_op))) {
+            face_req_release(*req);
+            *req = MPI_REQUEST_NULL;
+            return face_native_error(comm, fn, rc);
+        }
+        r.nop = face_op_bound(q->coll_op);
     }
     size_t n = (size_t)count * r.per;
     if (root < 0)

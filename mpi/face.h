@@ -154,11 +154,19 @@ struct face_req {
      * coll_count elements of dt, unpacked into user_buf at completion. */
     void *coll_in;
     size_t coll_count;
+    struct face_call_op *coll_op; /* a user op bound to this call's datatype */
     /* Freed by MPI_Request_free while still active: release at completion. */
     int freed;
     void *bsend_block;        /* Bsend: the attached-buffer block to give back */
     struct face_req *next_free;
 };
+
+/* op.c: a user operation bound to one call's datatype, for a nonblocking
+ * reduction (its function may run during any later call). */
+struct face_call_op;
+int face_op_bind(MPI_Op op, MPI_Datatype dt, MPI_Aint shift, struct face_call_op **out);
+bolt_op_t face_op_bound(const struct face_call_op *b);
+void face_op_unbind(struct face_call_op *b);
 
 int face_req_new(struct face_req **out, MPI_Request *handle);
 struct face_req *face_req_get(MPI_Request r);

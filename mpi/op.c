@@ -98,6 +98,62 @@ int face_op_native(MPI_Comm comm, MPI_Op op, const char *fn, bolt_op_t *out, int
                       op);
 }
 
+/* A nonblocking reduction may run its user function while other calls set
+ * the global call type: it gets a native op of its own, carrying its type. */
+struct face_call_op {
+    MPI_User_function *fn;
+    MPI_Datatype dt;
+    MPI_Aint shift, extent;
+    bolt_op_t native;
+};
+
+static void call_wrapper(const void *in, void *inout, size_t count, bolt_datatype_t dt, void *user)
+{
+    struct face_call_op *b = user;
+    MPI_Datatype mdt = b->dt;
+    (void)dt;
+    while (count > 0) {
+        int len = count > INT_MAX ? INT_MAX : (int)count;
+        b->fn((char *)in - b->shift, (char *)inout - b->shift, &len, &mdt);
+        count -= (size_t)len;
+        in = (const char *)in + (size_t)len * (size_t)b->extent;
+        inout = (char *)inout + (size_t)len * (size_t)b->extent;
+    }
+}
+
+int face_op_bind(MPI_Op op, MPI_Datatype dt, MPI_Aint shift, struct face_call_op **out)
+{
+    int i = op - FIRST_USER_OP;
+    struct face_type *t = face_type_get(dt);
+    struct face_call_op *b;
+    if (i < 0 || i >= n_user_ops || !user_ops[i].fn || !t || !(b = calloc(1, sizeof *b)))
+        return BOLT_ERR_NOMEM;
+    b->fn = user_ops[i].fn;
+    b->dt = dt;
+    b->shift = shift;
+    b->extent = face_type_extent(t);
+    int rc = bolt_op_create(call_wrapper, user_ops[i].commute, b, &b->native);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    *out = b;
+    return BOLT_OK;
+}
+
+bolt_op_t face_op_bound(const struct face_call_op *b)
+{
+    return b->native;
+}
+
+void face_op_unbind(struct face_call_op *b)
+{
+    if (!b)
+        return;
+    bolt_op_free(&b->native);
+    free(b);
+}
+
 void face_op_set_call_type(MPI_Datatype dt, MPI_Aint shift)
 {
     current_dt = dt;

@@ -155,6 +155,8 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
     q->tmp = NULL;
     free(q->coll_in);
     q->coll_in = NULL;
+    face_op_unbind(q->coll_op);
+    q->coll_op = NULL;
     if (q->bsend_block) {
         face_bsend_release(q->bsend_block);
         q->bsend_block = NULL;

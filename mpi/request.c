@@ -55,6 +55,7 @@ void face_req_release(MPI_Request r)
     struct face_req *q = reqs[r];
     free(q->tmp);
     free(q->coll_in);
+    face_op_unbind(q->coll_op);
     q->live = 0;
     q->user_buf = (void *)(intptr_t)r;
     q->next_free = free_list;
@@ -383,7 +384,7 @@ int PMPI_Request_free(MPI_Request *r)
     if (!q)
         return bad_request(*r, "MPI_Request_free");
     if (q->active && !q->proc_null && q->native) {
-        if (q->tmp || q->coll_in || q->bsend_block || q->kind == FACE_REQ_RECV) {
+        if (q->tmp || q->coll_in || q->coll_op || q->bsend_block || q->kind == FACE_REQ_RECV) {
             /* Its buffers must outlive it: hand it to the bsend list to finish. */
             q->freed = 1;
             q->persistent = 0;

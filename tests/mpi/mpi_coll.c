@@ -180,6 +180,21 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Reduce(&m, &mr, 1, mt, mm, 0, MPI_COMM_WORLD));
     if (me == 0)
         CHECK(mr.a == want.a && mr.b == want.b && mr.d == want.d, "non-commutative reduce");
+    /* The same nonblocking, with another user op on another type run
+     * blocking while it is in flight. */
+    MPI_Request uq[2];
+    mat nr = {0, 0, 0, 0}, nr0 = {0, 0, 0, 0};
+    double d1[2] = {me % 2 ? -(double)me : (double)me, 0.5}, d2[2];
+    CHECK_MPI(MPI_Iallreduce(&m, &nr, 1, mt, mm, MPI_COMM_WORLD, &uq[0]));
+    CHECK_MPI(MPI_Ireduce(&m, &nr0, 1, mt, mm, n - 1, MPI_COMM_WORLD, &uq[1]));
+    CHECK_MPI(MPI_Allreduce(d1, d2, 2, MPI_DOUBLE, absmax, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Waitall(2, uq, MPI_STATUSES_IGNORE));
+    CHECK(d2[0] == n - 1 && d2[1] == 0.5, "user-op allreduce beside nonblocking: %g %g", d2[0], d2[1]);
+    CHECK(nr.a == want.a && nr.b == want.b && nr.c == want.c && nr.d == want.d,
+          "non-commutative iallreduce: got (%ld %ld %ld %ld)", nr.a, nr.b, nr.c, nr.d);
+    if (me == n - 1)
+        CHECK(nr0.a == want.a && nr0.b == want.b && nr0.c == want.c && nr0.d == want.d,
+              "non-commutative ireduce: got (%ld %ld %ld %ld)", nr0.a, nr0.b, nr0.c, nr0.d);
     int commute;
     MPI_Op_commutative(mm, &commute);
     CHECK(!commute, "matmul reads as commutative");

@@ -21,21 +21,34 @@ static int n_user_ops;
 static MPI_Datatype current_dt;
 static MPI_Aint current_shift; /* opaque elements start at lb: undo for the user */
 
+/* A user function bound to an MPI datatype, called on count elements. */
+struct face_call_op {
+    MPI_User_function *fn;
+    MPI_Datatype dt;
+    MPI_Aint shift, extent;
+    bolt_op_t native;
+};
+
+static void call_user(const struct face_call_op *b, const void *in, void *inout, size_t count)
+{
+    MPI_Datatype mdt = b->dt;
+    while (count > 0) {
+        /* Chunks of INT_MAX elements only matter for gigantic counts. */
+        int len = count > INT_MAX ? INT_MAX : (int)count;
+        b->fn((char *)in - b->shift, (char *)inout - b->shift, &len, &mdt);
+        count -= (size_t)len;
+        in = (const char *)in + (size_t)len * (size_t)b->extent;
+        inout = (char *)inout + (size_t)len * (size_t)b->extent;
+    }
+}
+
 static void user_wrapper(const void *in, void *inout, size_t count, bolt_datatype_t dt, void *user)
 {
     struct user_op *u = user;
-    MPI_Datatype mdt = current_dt;
+    struct face_type *t = face_type_get(current_dt);
+    struct face_call_op b = {u->fn, current_dt, current_shift, t ? face_type_extent(t) : 1, 0};
     (void)dt;
-    while (count > 0) {
-        int len = count > INT_MAX ? INT_MAX : (int)count;
-        u->fn((char *)in - current_shift, (char *)inout - current_shift, &len, &mdt);
-        count -= (size_t)len;
-        /* Chunks of INT_MAX elements only matter for gigantic counts. */
-        struct face_type *t = face_type_get(current_dt);
-        size_t adv = (size_t)len * (size_t)(t ? face_type_extent(t) : 1);
-        in = (const char *)in + adv;
-        inout = (char *)inout + adv;
-    }
+    call_user(&b, in, inout, count);
 }
 
 bolt_datatype_t face_native_basic(MPI_Datatype dt)
@@ -100,25 +113,10 @@ int face_op_native(MPI_Comm comm, MPI_Op op, const char *fn, bolt_op_t *out, int
 
 /* A nonblocking reduction may run its user function while other calls set
  * the global call type: it gets a native op of its own, carrying its type. */
-struct face_call_op {
-    MPI_User_function *fn;
-    MPI_Datatype dt;
-    MPI_Aint shift, extent;
-    bolt_op_t native;
-};
-
 static void call_wrapper(const void *in, void *inout, size_t count, bolt_datatype_t dt, void *user)
 {
-    struct face_call_op *b = user;
-    MPI_Datatype mdt = b->dt;
     (void)dt;
-    while (count > 0) {
-        int len = count > INT_MAX ? INT_MAX : (int)count;
-        b->fn((char *)in - b->shift, (char *)inout - b->shift, &len, &mdt);
-        count -= (size_t)len;
-        in = (const char *)in + (size_t)len * (size_t)b->extent;
-        inout = (char *)inout + (size_t)len * (size_t)b->extent;
-    }
+    call_user(user, in, inout, count);
 }
 
 int face_op_bind(MPI_Op op, MPI_Datatype dt, MPI_Aint shift, struct face_call_op **out)

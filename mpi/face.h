@@ -25,8 +25,8 @@ int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
 /* Turns a native error (its detail in bolt_error_message()) into an MPI one. */
 int face_native_error(MPI_Comm comm, const char *fn, int native);
 int face_class_of_native(int native);
-/* Every call but a few starts with this: MPI must be initialized. */
-/* Every call's checks, inline: the MPI face's cost per call is what it adds
+/* Every call but a few starts with this: MPI must be initialized. It and the
+ * handle look-ups below are inline: the face's cost per call is what it adds
  * to the native one (bench/mpi_pingpong against bench/bolt_pingpong). */
 extern int face_initialized, face_finalized;
 int face_check_init_slow(const char *fn);

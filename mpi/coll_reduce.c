@@ -266,12 +266,18 @@ static int nb_request(MPI_Comm comm, const char *fn, MPI_Request *req, struct fa
     return MPI_SUCCESS;
 }
 
+/* The call could not start: the request goes (with its copies). */
+static void nb_drop(MPI_Request *req)
+{
+    face_req_release(*req);
+    *req = MPI_REQUEST_NULL;
+}
+
 static int nb_started(MPI_Comm comm, const char *fn, MPI_Request *req, int rc)
 {
     if (!rc)
         return MPI_SUCCESS;
-    face_req_release(*req);
-    *req = MPI_REQUEST_NULL;
+    nb_drop(req);
     return face_native_error(comm, fn, rc);
 }
 
@@ -306,8 +312,7 @@ static void *nb_out(struct face_req *q, MPI_Datatype dt, struct face_type *t, vo
 
 static int nb_nomem(MPI_Comm comm, const char *fn, MPI_Request *req)
 {
-    face_req_release(*req);
-    *req = MPI_REQUEST_NULL;
+    nb_drop(req);
     return nomem(comm, fn);
 }
 
@@ -366,11 +371,8 @@ static int nb_red(const char *fn, const void *sbuf, void *rbuf, int count, MPI_D
             return nb_nomem(comm, fn, req);
     }
     if (r.user) {
-        if ((rc = face_op_bind(op, dt, r.t->lb, &q->coll_op))) {
-            face_req_release(*req);
-            *req = MPI_REQUEST_NULL;
-            return face_native_error(comm, fn, rc);
-        }
+        if ((rc = face_op_bind(op, dt, r.t->lb, &q->coll_op)))
+            return nb_started(comm, fn, req, rc);
         r.nop = face_op_bound(q->coll_op);
     }
     size_t n = (size_t)count * r.per;

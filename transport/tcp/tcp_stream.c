@@ -86,8 +86,9 @@ int tcp_stream_ctl_in(struct tcp_conn *c, const struct bolt_frame_hdr *h)
     }
     if (h->flags == TCP_CTL_SYNC) {
         /* Everything it wrote before the SYNC is consumed: say so now (an
-         * ACK of this count already sent or on its way needs no other). */
-        if (fo->rx_done > fo->ack_want && fo->rx_done > fo->ack_sent) {
+         * ACK of this count already owed or sent needs no other; ack_want
+         * never trails ack_sent). */
+        if (fo->rx_done > fo->ack_want) {
             fo->ack_want = fo->rx_done;
             fo->kick = 1;
         }

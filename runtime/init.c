@@ -211,6 +211,7 @@ static void teardown(void)
     bolt_rt.ntls = 0;
     bolt_bootstrap_close();
     bolt_match_free_all(&bolt_rt.match);
+    bolt_unexp_cache_release();
     bolt_req_table_free();
     bolt_comm_destroy(bolt_rt.world);
     bolt_comm_destroy(bolt_rt.self);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bolt.h"
 #include "runtime/match.h"
 
 void bolt_match_post(struct bolt_match *m, struct bolt_request *req)
@@ -95,10 +96,50 @@ struct bolt_unexp *bolt_unexp_new(size_t inline_bytes)
     return u;
 }
 
+/* Payload buffers by power-of-two size class, 8 KiB (the smallest payload
+ * not inline) to 1 MiB (beyond: a raised eager limit, rare; malloc). */
+#define DATA_MIN_CLASS 13
+#define DATA_MAX_CLASS 20
+#define DATA_CACHE_BYTES ((size_t)16 << 20) /* kept at most, all classes */
+
+static void *data_free[DATA_MAX_CLASS + 1]; /* lists linked through their first word */
+static size_t data_cached;
+
+int bolt_unexp_data_new(struct bolt_unexp *u, size_t n)
+{
+    int c = DATA_MIN_CLASS;
+    while (c <= DATA_MAX_CLASS && ((size_t)1 << c) < n)
+        c++;
+    if (c > DATA_MAX_CLASS) {
+        u->data = malloc(n);
+        u->data_class = 0;
+    } else if (data_free[c]) {
+        u->data = data_free[c];
+        data_free[c] = *(void **)u->data;
+        data_cached -= (size_t)1 << c;
+        u->data_class = c;
+    } else {
+        u->data = malloc((size_t)1 << c);
+        u->data_class = c;
+    }
+    return u->data ? BOLT_OK : BOLT_ERR_NOMEM;
+}
+
+static void data_put(void *d, int c)
+{
+    if (c == 0 || data_cached + ((size_t)1 << c) > DATA_CACHE_BYTES) {
+        free(d);
+        return;
+    }
+    *(void **)d = data_free[c];
+    data_free[c] = d;
+    data_cached += (size_t)1 << c;
+}
+
 void bolt_unexp_free(struct bolt_unexp *u)
 {
-    if (u->data != (void *)u->inline_data)
-        free(u->data);
+    if (u->data && u->data != (void *)u->inline_data)
+        data_put(u->data, u->data_class);
     if (u->pooled && npool < POOL_MAX) {
         u->next = pool;
         pool = u;
@@ -106,6 +147,28 @@ void bolt_unexp_free(struct bolt_unexp *u)
         return;
     }
     free(u);
+}
+
+size_t bolt_unexp_cache_bytes(void)
+{
+    return data_cached;
+}
+
+void bolt_unexp_cache_release(void)
+{
+    while (pool) {
+        struct bolt_unexp *u = pool;
+        pool = u->next;
+        free(u);
+    }
+    npool = 0;
+    for (int c = DATA_MIN_CLASS; c <= DATA_MAX_CLASS; c++)
+        while (data_free[c]) {
+            void *d = data_free[c];
+            data_free[c] = *(void **)d;
+            free(d);
+        }
+    data_cached = 0;
 }
 
 void bolt_match_free_all(struct bolt_match *m)

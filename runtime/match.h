@@ -33,6 +33,7 @@ struct bolt_unexp {
     struct bolt_request *claimed; /* receive waiting for the payload to finish */
     int reserved;       /* taken by a matched probe: only bolt_mrecv may receive it */
     int pooled;         /* from the pool of small entries */
+    int data_class;     /* data came from the payload cache: its size class */
     struct bolt_unexp *next, *prev;
     /* Small eager payloads live right after the entry (one allocation). */
     _Alignas(16) unsigned char inline_data[];
@@ -45,8 +46,19 @@ struct bolt_unexp {
  * Entries for small payloads are recycled: a sender running ahead leaves
  * hundreds queued, and malloc served them from its slow bins. */
 struct bolt_unexp *bolt_unexp_new(size_t inline_bytes);
+/* Gives u a separate payload buffer of n bytes (n > BOLT_UNEXP_INLINE) in
+ * u->data; BOLT_ERR_NOMEM when there is no memory. Freed buffers are kept
+ * for the next ones, up to a bound: returned to malloc, the memory of one
+ * burst went back to the kernel (heap trimming, munmap) and the next burst
+ * faulted it in again page by page, which cost 16 KiB messages 65 us each
+ * instead of 1 (bench/README.md). */
+int bolt_unexp_data_new(struct bolt_unexp *u, size_t n);
 /* Frees the entry and its payload. */
 void bolt_unexp_free(struct bolt_unexp *u);
+/* Bytes of payload buffers kept for reuse. */
+size_t bolt_unexp_cache_bytes(void);
+/* Returns every recycled entry and buffer to malloc (finalize). */
+void bolt_unexp_cache_release(void);
 
 struct bolt_match {
     struct bolt_request *posted_head, *posted_tail;

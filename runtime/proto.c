@@ -485,12 +485,9 @@ static int on_envelope(int peer, const struct bolt_frame_hdr *h, void **dst, voi
     u->sync = (h->flags & BOLT_FRAME_F_SYNC) != 0;
     if (inl) {
         u->data = u->inline_data;
-    } else if (eager && h->len) {
-        u->data = malloc(h->len);
-        if (!u->data) {
-            free(u);
-            return proto_error(peer, "out of memory for an unexpected message");
-        }
+    } else if (eager && h->len && bolt_unexp_data_new(u, h->len) != BOLT_OK) {
+        bolt_unexp_free(u);
+        return proto_error(peer, "out of memory for an unexpected message");
     }
     u->arrived = !eager || h->len == 0;
     bolt_match_add_unexp(&bolt_rt.match, u);

@@ -4,6 +4,7 @@
 #include <check.h>
 #include "tests/check_run.h"
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/match.h"
 
@@ -110,6 +111,51 @@ START_TEST(removing_from_the_middle_keeps_the_rest_in_order)
 }
 END_TEST
 
+/* Payloads too large to live inline are recycled by size class: a burst of
+ * unexpected messages reuses the memory of the last burst instead of
+ * faulting fresh pages in, and what is cached stays bounded. */
+START_TEST(unexpected_payload_buffers_are_recycled_by_size_class)
+{
+    struct bolt_unexp *a = bolt_unexp_new(0), *b = bolt_unexp_new(0);
+    ck_assert_int_eq(bolt_unexp_data_new(a, 10000), BOLT_OK); /* 16 KiB class */
+    ck_assert_int_eq(bolt_unexp_data_new(b, 20000), BOLT_OK); /* 32 KiB class */
+    void *a_data = a->data, *b_data = b->data;
+    memset(a->data, 1, 10000);
+    memset(b->data, 2, 20000);
+    bolt_unexp_free(a);
+    bolt_unexp_free(b);
+    struct bolt_unexp *c = bolt_unexp_new(0), *d = bolt_unexp_new(0);
+    ck_assert_int_eq(bolt_unexp_data_new(c, 16384), BOLT_OK);
+    ck_assert_ptr_eq(c->data, a_data);
+    ck_assert_int_eq(bolt_unexp_data_new(d, 16385), BOLT_OK);
+    ck_assert_ptr_eq(d->data, b_data);
+    memset(d->data, 3, 16385);
+    bolt_unexp_free(c);
+    bolt_unexp_free(d);
+    /* 48 MiB in flight at once: all of it usable, at most 16 MiB kept. */
+    enum { N = 48 };
+    struct bolt_unexp *many[N];
+    for (int i = 0; i < N; i++) {
+        many[i] = bolt_unexp_new(0);
+        ck_assert_int_eq(bolt_unexp_data_new(many[i], (size_t)1 << 20), BOLT_OK);
+        memset(many[i]->data, i, (size_t)1 << 20);
+    }
+    for (int i = 0; i < N; i++)
+        bolt_unexp_free(many[i]);
+    ck_assert_uint_le(bolt_unexp_cache_bytes(), (size_t)16 << 20);
+    ck_assert_uint_gt(bolt_unexp_cache_bytes(), (size_t)15 << 20);
+    /* Beyond 1 MiB a payload is malloc'd and freed plainly. */
+    struct bolt_unexp *e = bolt_unexp_new(0);
+    ck_assert_int_eq(bolt_unexp_data_new(e, (size_t)3 << 20), BOLT_OK);
+    memset(e->data, 4, (size_t)3 << 20);
+    bolt_unexp_free(e);
+    ck_assert_uint_le(bolt_unexp_cache_bytes(), (size_t)16 << 20);
+    ck_assert_uint_gt(bolt_unexp_cache_bytes(), (size_t)15 << 20);
+    bolt_unexp_cache_release();
+    ck_assert_uint_eq(bolt_unexp_cache_bytes(), 0);
+}
+END_TEST
+
 START_TEST(request_ids_are_not_reused_while_stale)
 {
     struct bolt_request *a = bolt_req_new(BOLT_REQ_SEND);
@@ -150,6 +196,7 @@ int main(void)
     tcase_add_test(tc, claimed_messages_are_skipped);
     tcase_add_test(tc, removing_from_the_middle_keeps_the_rest_in_order);
     tcase_add_test(tc, request_ids_are_not_reused_while_stale);
+    tcase_add_test(tc, unexpected_payload_buffers_are_recycled_by_size_class);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

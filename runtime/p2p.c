@@ -75,8 +75,16 @@ int bolt_irecv(void *buf, size_t bytes, int source, int tag, bolt_comm_t comm, b
 
 int bolt_send(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm)
 {
+    const char *fn = "bolt_send";
+    int rc;
+    if ((rc = bolt_comm_check(comm, fn)) || (rc = check_peer(comm, dest, 0, fn, "destination")) ||
+        (rc = check_tag(tag, 0, fn)) || (rc = check_buf(buf, bytes, fn)))
+        return rc;
+    /* Most small blocking sends: copied out at once, no request. */
+    if (bolt_proto_send_now(buf, bytes, dest, tag, comm))
+        return BOLT_OK;
     bolt_request_t req;
-    int rc = start_send(buf, bytes, dest, tag, comm, 0, &req, "bolt_send");
+    rc = bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, 0, &req);
     return rc ? rc : bolt_wait(&req, NULL);
 }
 

@@ -226,6 +226,27 @@ static int send_to_self(struct bolt_request *req, int src)
     return BOLT_OK;
 }
 
+int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm)
+{
+    int wp = comm->world_ranks[dest];
+    if (wp == bolt_rt.rank)
+        return 0;
+    const struct bolt_peer *p = &bolt_rt.peers[wp];
+    const struct bolt_transport *tl = bolt_rt.tls[p->tl];
+    if (p->failed || p->bye || !tl->send_now)
+        return 0;
+    struct bolt_frame_hdr h = {
+        .magic = BOLT_FRAME_MAGIC,
+        .type = BOLT_FRAME_EAGER,
+        .ctx = comm->ctx,
+        .src = comm->rank,
+        .tag = tag,
+        .len = bytes,
+        .msg_size = bytes,
+    };
+    return tl->send_now(bolt_rt.tlctx[p->tl], wp, &h, buf);
+}
+
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                      uint32_t ctx, int sync, struct bolt_request **out)
 {

@@ -78,6 +78,13 @@ struct bolt_transport {
     /* Queues a frame to `peer`; may write part or all of it immediately.
      * Completion (s->complete) may be called from inside send(). */
     int (*send)(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s);
+    /* Optional: writes an eager frame (header and its h->len payload bytes)
+     * at once when nothing of ours to `peer` waits before it and there is
+     * room: returns 1 when the payload is copied out (the caller's buffer is
+     * free again), 0 when it would have to wait (the caller then goes through
+     * send()). Lets a blocking send skip its request. */
+    int (*send_now)(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
+                    const void *payload);
     /* Moves bytes without blocking. Returns how many frames moved (>= 0). */
     int (*progress)(struct bolt_tl_ctx *ctx);
     /* Fills up to `max` pollfds the engine may sleep on while idle (readable

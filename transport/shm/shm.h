@@ -89,6 +89,10 @@ struct bolt_tl_ctx {
 /* Moves what it can for one peer: queued frames, staging chunks, finished
  * single-copy reads, incoming records. Returns frames moved. */
 int shm_xfer_peer(struct bolt_tl_ctx *ctx, int peer);
+/* Writes an eager frame at once if nothing is queued before it and the ring
+ * has room (transport.h, send_now). */
+int shm_xfer_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
+                      const void *payload);
 /* Queues s (or writes it at once). */
 void shm_xfer_send(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s);
 /* Would shm_xfer_peer move anything? (no side effects on the peer) */

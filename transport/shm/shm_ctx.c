@@ -329,6 +329,14 @@ static int shm_send(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s)
     return BOLT_OK;
 }
 
+static int shm_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
+                        const void *payload)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size || (h->len > 0 && !payload))
+        return 0; /* send() reports it */
+    return shm_xfer_send_now(ctx, peer, h, payload);
+}
+
 /* A peer whose process is gone, or that closed its side, has nothing more
  * to say once its ring is drained: report it like TCP reports EOF. */
 static void check_liveness(struct bolt_tl_ctx *ctx)
@@ -464,6 +472,7 @@ const struct bolt_transport bolt_transport_shm = {
     .reachable = shm_reachable,
     .connect = shm_connect,
     .send = shm_send,
+    .send_now = shm_send_now,
     .progress = shm_progress,
     .pollfds = shm_pollfds,
     .eager_limit = shm_eager_limit,

@@ -155,6 +155,18 @@ static int reap_cma(struct shm_peer *p)
     return frames;
 }
 
+int shm_xfer_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
+                      const void *payload)
+{
+    struct shm_peer *p = &ctx->peers[peer];
+    /* Behind queued frames it would overtake them: MPI's order forbids. */
+    if (p->failed || !p->wired || p->sq_head || h->len > ctx->eager_limit ||
+        !shm_ring_put(&p->tx, SHM_REC_FRAME, 0, h, payload, h->len))
+        return 0;
+    shm_bell_wake(ctx, p, 0);
+    return 1;
+}
+
 void shm_xfer_send(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s)
 {
     struct shm_peer *p = &ctx->peers[peer];

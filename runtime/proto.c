@@ -226,6 +226,22 @@ static int send_to_self(struct bolt_request *req, int src)
     return BOLT_OK;
 }
 
+/* Hands an eager frame to the transport's send_now: 1 when it left. */
+static int eager_now(const struct bolt_transport *tl, int wp, const void *buf, size_t bytes,
+                     int tag, const struct bolt_comm *comm, uint32_t ctx)
+{
+    struct bolt_frame_hdr h = {
+        .magic = BOLT_FRAME_MAGIC,
+        .type = BOLT_FRAME_EAGER,
+        .ctx = ctx,
+        .src = comm->rank,
+        .tag = tag,
+        .len = bytes,
+        .msg_size = bytes,
+    };
+    return tl->send_now(bolt_rt.tlctx[bolt_rt.peers[wp].tl], wp, &h, buf);
+}
+
 int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm)
 {
     int wp = comm->world_ranks[dest];
@@ -235,16 +251,7 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
     if (p->failed || p->bye || !tl->send_now)
         return 0;
-    struct bolt_frame_hdr h = {
-        .magic = BOLT_FRAME_MAGIC,
-        .type = BOLT_FRAME_EAGER,
-        .ctx = comm->ctx,
-        .src = comm->rank,
-        .tag = tag,
-        .len = bytes,
-        .msg_size = bytes,
-    };
-    return tl->send_now(bolt_rt.tlctx[p->tl], wp, &h, buf);
+    return eager_now(tl, wp, buf, bytes, tag, comm, comm->ctx);
 }
 
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
@@ -276,6 +283,11 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
     }
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
     int eager = bytes <= tl->eager_limit(bolt_rt.tlctx[p->tl], wp);
+    /* Copied out at once: complete, no frame to track. */
+    if (eager && !sync && tl->send_now && eager_now(tl, wp, buf, bytes, tag, comm, ctx)) {
+        bolt_req_complete(req, BOLT_OK);
+        return BOLT_OK;
+    }
     struct bolt_frame_hdr *h = &req->env.s.hdr;
     frame_init(&req->env, eager ? BOLT_FRAME_EAGER : BOLT_FRAME_RTS, req);
     h->ctx = ctx;

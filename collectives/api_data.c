@@ -34,7 +34,8 @@ static int barrier(bolt_comm_t comm, bolt_request_t *req, const char *fn)
     int algo = coll_select(COLL_BARRIER, 0, comm->size, 1);
     if (algo < 0)
         return algo;
-    struct coll_sched *s = coll_sched_new(comm, fn, coll_algo_name(COLL_BARRIER, algo));
+    struct coll_sched *s =
+        coll_sched_new(comm, fn, coll_algo_name(COLL_BARRIER, algo), req == NULL);
     if (s)
         coll_barrier_dissemination(s);
     return coll_launch(s, req, fn);
@@ -61,7 +62,8 @@ static int bcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_com
     int algo = coll_select(COLL_BCAST, bytes, comm->size, 1);
     if (algo < 0)
         return algo;
-    struct coll_sched *s = coll_sched_new(comm, fn, coll_algo_name(COLL_BCAST, algo));
+    struct coll_sched *s =
+        coll_sched_new(comm, fn, coll_algo_name(COLL_BCAST, algo), req == NULL);
     if (s && comm->size > 1)
         coll_bcast_algo(algo)(s, buf, bytes, root);
     return coll_launch(s, req, fn);
@@ -95,7 +97,7 @@ int bolt_gather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_
     const void *in = sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + (size_t)root * bytes : sendbuf;
     if ((rc = coll_check_buf(in, bytes, fn, "sendbuf")))
         return rc;
-    struct coll_sched *s = coll_sched_new(comm, fn, "binomial");
+    struct coll_sched *s = coll_sched_new(comm, fn, "binomial", 1);
     if (s)
         coll_gather_binomial(s, in, recvbuf, bytes, root);
     return coll_launch(s, NULL, fn);
@@ -124,7 +126,7 @@ int bolt_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const siz
                           fn, sendcount, recvcounts[root]);
     if (!rc && !(rc = coll_check_buf(in, bytes, fn, "sendbuf")) &&
         !(at_root && (rc = coll_check_buf(recvbuf, 1, fn, "recvbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "linear");
+        struct coll_sched *s = coll_sched_new(comm, fn, "linear", 1);
         if (s)
             coll_gatherv_linear(s, in, bytes, recvbuf, b, b ? b + n : NULL, root);
         rc = coll_launch(s, NULL, fn);
@@ -149,7 +151,7 @@ int bolt_scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype
     void *out = recvbuf == BOLT_IN_PLACE ? (char *)sendbuf + (size_t)root * bytes : recvbuf;
     if ((rc = coll_check_buf(out, bytes, fn, "recvbuf")))
         return rc;
-    struct coll_sched *s = coll_sched_new(comm, fn, "binomial");
+    struct coll_sched *s = coll_sched_new(comm, fn, "binomial", 1);
     if (s)
         coll_scatter_binomial(s, sendbuf, out, bytes, root);
     return coll_launch(s, NULL, fn);
@@ -178,7 +180,7 @@ int bolt_scatterv(const void *sendbuf, const size_t *sendcounts, const size_t *d
                           fn, recvcount, sendcounts[root]);
     if (!rc && !(rc = coll_check_buf(out, bytes, fn, "recvbuf")) &&
         !(at_root && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "linear");
+        struct coll_sched *s = coll_sched_new(comm, fn, "linear", 1);
         if (s)
             coll_scatterv_linear(s, sendbuf, b, b ? b + n : NULL, out, bytes, root);
         rc = coll_launch(s, NULL, fn);
@@ -200,7 +202,8 @@ static int allgather(const void *sendbuf, void *recvbuf, size_t count, bolt_data
     int algo = coll_select(COLL_ALLGATHER, bytes, comm->size, 1);
     if (algo < 0)
         return algo;
-    struct coll_sched *s = coll_sched_new(comm, fn, coll_algo_name(COLL_ALLGATHER, algo));
+    struct coll_sched *s =
+        coll_sched_new(comm, fn, coll_algo_name(COLL_ALLGATHER, algo), req == NULL);
     char *mine = (char *)recvbuf + (size_t)comm->rank * bytes;
     if (s && sendbuf != BOLT_IN_PLACE)
         coll_sched_copy(s, mine, sendbuf, bytes);
@@ -240,7 +243,7 @@ int bolt_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
         total |= b[i];
     if (!rc && !(rc = coll_check_buf(recvbuf, total, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, bytes, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "ring");
+        struct coll_sched *s = coll_sched_new(comm, fn, "ring", 1);
         if (s && sendbuf != BOLT_IN_PLACE)
             coll_sched_copy(s, (char *)recvbuf + b[n + r], sendbuf, b[r]);
         if (s)
@@ -276,7 +279,7 @@ static int alltoallv(const void *sendbuf, const size_t *sc, const size_t *sd, vo
             extent = rb[n + i] + rb[i];
     if (!(rc = coll_check_buf(recvbuf, extent, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "pairwise");
+        struct coll_sched *s = coll_sched_new(comm, fn, "pairwise", req == NULL);
         const void *in = sendbuf;
         if (s && sendbuf == BOLT_IN_PLACE) {
             void *copy = coll_sched_tmp(s, extent);

@@ -29,7 +29,8 @@ static int allreduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t
     int algo = coll_select(COLL_ALLREDUCE, bytes, comm->size, coll_op_commutative(op));
     if (algo < 0)
         return algo;
-    struct coll_sched *s = coll_sched_new(comm, fn, coll_algo_name(COLL_ALLREDUCE, algo));
+    struct coll_sched *s =
+        coll_sched_new(comm, fn, coll_algo_name(COLL_ALLREDUCE, algo), req == NULL);
     if (s) {
         if (sbuf != BOLT_IN_PLACE)
             coll_sched_copy(s, rbuf, sbuf, bytes);
@@ -66,7 +67,7 @@ static int reduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt
     if ((rc = coll_check_buf(in, bytes, fn, "sendbuf")) ||
         (at_root && (rc = coll_check_buf(rbuf, bytes, fn, "recvbuf"))))
         return rc;
-    struct coll_sched *s = coll_sched_new(comm, fn, "binomial");
+    struct coll_sched *s = coll_sched_new(comm, fn, "binomial", req == NULL);
     if (s)
         coll_reduce_binomial(s, in, rbuf, count, dt, op, root);
     return coll_launch(s, req, fn);
@@ -110,7 +111,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
     if (!rc && !(rc = coll_check_buf(in, total * esize, fn, "sendbuf")) &&
         !(rc = coll_check_buf(rbuf, cd[comm->rank] * esize, fn, "recvbuf"))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "direct");
+        struct coll_sched *s = coll_sched_new(comm, fn, "direct", 1);
         if (s)
             coll_reduce_scatter_direct(s, in, rbuf, cd, cd + n, dt, op);
         rc = coll_launch(s, NULL, fn);
@@ -144,7 +145,7 @@ static int scan(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, 
         (sbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sbuf, bytes, fn, "sendbuf"))))
         return rc;
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
-    struct coll_sched *s = coll_sched_new(comm, fn, "rd");
+    struct coll_sched *s = coll_sched_new(comm, fn, "rd", 1);
     if (s && exclusive) {
         void *partial = coll_sched_tmp(s, bytes);
         coll_sched_copy(s, partial, in, bytes);

@@ -42,8 +42,11 @@ struct coll_sched;
 
 /* A schedule for one collective on comm: takes the communicator's next
  * collective sequence number (every rank starts collectives in the same
- * order, so the numbers agree) and tags its messages with it. */
-struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo);
+ * order, so the numbers agree) and tags its messages with it. blocking: it
+ * will be run by coll_sched_run (coll_launch without a request), so its steps
+ * run as they are added. */
+struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
+                                  int blocking);
 void coll_sched_free(struct coll_sched *s);
 /* Builders: errors are sticky (checked once by coll_sched_error). Steps of a
  * round run in order when the round starts; sends and receives are posted,

@@ -55,6 +55,7 @@ struct coll_sched {
     int *req_step;
     int nreqs, maxreqs;
     int leak_tmp; /* requests abandoned after a failure may still touch tmp */
+    int direct;   /* blocking: each step runs as it is added (see direct_step) */
     /* Not cleared by coll_sched_new: */
     char msg[512]; /* the failure; msg[0] set to 0 */
     struct step steps_inline[INLINE_STEPS];
@@ -65,7 +66,8 @@ struct coll_sched {
 
 static struct coll_sched *spare; /* calls are serialized (MPI_THREAD_SERIALIZED at most) */
 
-struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo)
+struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
+                                  int blocking)
 {
     struct coll_sched *s = spare;
     if (s)
@@ -83,6 +85,7 @@ struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const 
     s->req_step = s->req_step_inline;
     s->maxreqs = INLINE_REQS;
     s->tag = COLL_TAG_BASE + (int)(comm->coll_seq++ % COLL_TAG_SPAN);
+    s->direct = blocking;
     return s;
 }
 
@@ -140,6 +143,8 @@ static struct step *add(struct coll_sched *s, enum step_kind kind)
     return st;
 }
 
+static void direct_step(struct coll_sched *s);
+
 void coll_sched_send(struct coll_sched *s, const void *buf, size_t bytes, int peer)
 {
     struct step *st = add(s, STEP_SEND);
@@ -147,6 +152,7 @@ void coll_sched_send(struct coll_sched *s, const void *buf, size_t bytes, int pe
         st->src = buf;
         st->n = bytes;
         st->peer = peer;
+        direct_step(s);
     }
 }
 
@@ -157,6 +163,7 @@ void coll_sched_recv(struct coll_sched *s, void *buf, size_t bytes, int peer)
         st->dst = buf;
         st->n = bytes;
         st->peer = peer;
+        direct_step(s);
     }
 }
 
@@ -170,6 +177,7 @@ void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t
         st->n = count;
         st->dt = dt;
         st->op = op;
+        direct_step(s);
     }
 }
 
@@ -180,13 +188,14 @@ void coll_sched_copy(struct coll_sched *s, void *dst, const void *src, size_t by
         st->dst = dst;
         st->src = src;
         st->n = bytes;
+        direct_step(s);
     }
 }
 
 void coll_sched_round(struct coll_sched *s)
 {
-    if (s->nsteps && s->steps[s->nsteps - 1].kind != STEP_ROUND)
-        add(s, STEP_ROUND);
+    if (s->nsteps && s->steps[s->nsteps - 1].kind != STEP_ROUND && add(s, STEP_ROUND))
+        direct_step(s);
 }
 
 void *coll_sched_tmp(struct coll_sched *s, size_t bytes)
@@ -265,6 +274,37 @@ static int grow_reqs(struct coll_sched *s)
     return BOLT_OK;
 }
 
+/* Runs a local step (reduce, copy). */
+static void run_local(const struct step *st)
+{
+    if (st->kind == STEP_REDUCE)
+        coll_reduce(st->src, st->dst, st->n, st->dt, st->op);
+    else
+        memmove(st->dst, st->src, st->n);
+}
+
+/* Posts the send or receive of step pos into the round's requests. */
+static int post_step(struct coll_sched *s, int pos)
+{
+    const struct step *st = &s->steps[pos];
+    struct bolt_request *r = NULL;
+    int rc;
+    if (s->nreqs == s->maxreqs && (rc = grow_reqs(s)))
+        return rc;
+    if (st->kind == STEP_SEND)
+        rc = bolt_proto_isend(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, 0, &r);
+    else
+        rc = bolt_proto_irecv(st->dst, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, &r);
+    if (rc) {
+        char d[400];
+        snprintf(d, sizeof d, "%s", detail_of(bolt_error_message()));
+        return fail(s, rc, d);
+    }
+    s->reqs[s->nreqs] = r;
+    s->req_step[s->nreqs++] = pos;
+    return BOLT_OK;
+}
+
 /* Posts the steps of the next round. */
 static int post_round(struct coll_sched *s)
 {
@@ -272,7 +312,6 @@ static int post_round(struct coll_sched *s)
     s->nreqs = 0;
     for (; s->pos < s->nsteps && !rc; s->pos++) {
         struct step *st = &s->steps[s->pos];
-        struct bolt_request *r = NULL;
         if (st->kind == STEP_ROUND) {
             if (s->nreqs) {
                 s->pos++;
@@ -280,29 +319,10 @@ static int post_round(struct coll_sched *s)
             }
             continue; /* nothing in flight: go on with the next round at once */
         }
-        if (st->kind == STEP_REDUCE) {
-            coll_reduce(st->src, st->dst, st->n, st->dt, st->op);
-            continue;
-        }
-        if (st->kind == STEP_COPY) {
-            memmove(st->dst, st->src, st->n);
-            continue;
-        }
-        if (s->nreqs == s->maxreqs && (rc = grow_reqs(s)))
-            break;
-        if (st->kind == STEP_SEND)
-            rc = bolt_proto_isend(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, 0,
-                                  &r);
+        if (st->kind == STEP_REDUCE || st->kind == STEP_COPY)
+            run_local(st);
         else
-            rc = bolt_proto_irecv(st->dst, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, &r);
-        if (rc) {
-            char d[400];
-            snprintf(d, sizeof d, "%s", detail_of(bolt_error_message()));
-            rc = fail(s, rc, d);
-            break;
-        }
-        s->reqs[s->nreqs] = r;
-        s->req_step[s->nreqs++] = s->pos;
+            rc = post_step(s, s->pos);
     }
     return rc;
 }
@@ -351,6 +371,59 @@ static int reap(struct coll_sched *s, int i)
         return fail(s, rc, d);
     }
     return BOLT_OK;
+}
+
+/* ---- direct execution (blocking calls) ----------------------------------- */
+
+/* A blocking collective does not need its schedule replayed: each step runs
+ * as the algorithm adds it (sends and receives posted at once, local steps
+ * run, a round's end waits for its requests), in the very order the replay
+ * would take, without recording rounds and walking them again. */
+static int round_done(void *arg)
+{
+    const struct coll_sched *s = arg;
+    for (int i = 0; i < s->nreqs; i++)
+        if (s->reqs[i] && !s->reqs[i]->done)
+            return 0;
+    return 1;
+}
+
+/* Waits for the round's requests and checks them; a failure sticks. */
+static void direct_wait(struct coll_sched *s)
+{
+    bolt_progress_until(round_done, s, 0);
+    int rc = BOLT_OK;
+    for (int i = 0; i < s->nreqs; i++) {
+        int r = reap(s, i);
+        if (r && !rc)
+            rc = r;
+    }
+    s->nreqs = 0;
+    if (rc) {
+        abandon(s);
+        s->err = rc;
+    }
+}
+
+static void direct_step(struct coll_sched *s)
+{
+    if (!s->direct)
+        return;
+    int pos = s->nsteps - 1;
+    const struct step *st = &s->steps[pos];
+    s->pos = s->nsteps;
+    if (st->kind == STEP_ROUND) {
+        if (s->nreqs)
+            direct_wait(s);
+    } else if (st->kind == STEP_REDUCE || st->kind == STEP_COPY) {
+        run_local(st);
+    } else {
+        int rc = post_step(s, pos);
+        if (rc) {
+            abandon(s);
+            s->err = rc;
+        }
+    }
 }
 
 int coll_sched_start(struct coll_sched *s)
@@ -414,8 +487,16 @@ static int run_done(void *arg)
 int coll_sched_run(struct coll_sched *s)
 {
     struct run_arg a = {s, 0, BOLT_OK};
-    int rc = coll_sched_start(s);
-    if (!rc) {
+    int rc;
+    if (s->direct) {
+        if (!s->err && s->nreqs)
+            direct_wait(s); /* the last round, when the algorithm did not end it */
+        if (s->nreqs)
+            abandon(s); /* a build error (out of memory) stopped it half-way */
+        rc = s->err;
+        if (rc && !s->msg[0])
+            fail(s, rc, rc == BOLT_ERR_NOMEM ? "out of memory" : "bad schedule");
+    } else if (!(rc = coll_sched_start(s))) {
         bolt_progress_until(run_done, &a, 0);
         rc = a.err;
     }

@@ -62,6 +62,13 @@ int shm_ring_put(struct shm_tx_ring *t, uint32_t kind, uint64_t aux,
     if (!shm_ring_has_room(t, cell_len))
         return 0;
     uint64_t off = t->head & (t->cap - 1), need = shm_rec_bytes(cell_len);
+    /* The next record's header cell, if free, must not look published. Done
+     * first, so that the stores to this record's cell follow each other: a
+     * store to another line between them let the spinning consumer take the
+     * cell back half-written, and the producer had to fetch it again. */
+    if (t->head + need - t->tail_cache < t->cap)
+        atomic_store_explicit(seq_word(t->ring, (t->head + need) & (t->cap - 1)), 0,
+                              memory_order_relaxed);
     if (small) {
         struct shm_small *sm = (struct shm_small *)(void *)(t->ring + off);
         sm->kind = SHM_REC_SMALL;
@@ -82,10 +89,6 @@ int shm_ring_put(struct shm_tx_ring *t, uint32_t kind, uint64_t aux,
         if (inline_len)
             ring_write(t, t->head + SHM_LINE, payload, inline_len);
     }
-    /* The next record's header cell, if free, must not look published. */
-    if (t->head + need - t->tail_cache < t->cap)
-        atomic_store_explicit(seq_word(t->ring, (t->head + need) & (t->cap - 1)), 0,
-                              memory_order_relaxed);
     /* Release: the record's bytes (and the cleared word) before its sequence. */
     atomic_store_explicit(seq_word(t->ring, off), shm_rec_seq(t->head), memory_order_release);
     t->head += need;

@@ -489,11 +489,13 @@ int coll_sched_run(struct coll_sched *s)
     struct run_arg a = {s, 0, BOLT_OK};
     int rc;
     if (s->direct) {
-        if (!s->err && s->nreqs)
-            direct_wait(s); /* the last round, when the algorithm did not end it */
+        int build_err = s->err;
+        /* The last round, when the algorithm did not end it, or the one a build
+         * error (out of memory) stopped half-way: its requests use the
+         * caller's buffers and the peers complete it, so it ends here. */
         if (s->nreqs)
-            abandon(s); /* a build error (out of memory) stopped it half-way */
-        rc = s->err;
+            direct_wait(s);
+        rc = build_err ? build_err : s->err;
         if (rc && !s->msg[0])
             fail(s, rc, rc == BOLT_ERR_NOMEM ? "out of memory" : "bad schedule");
     } else if (!(rc = coll_sched_start(s))) {

@@ -39,13 +39,8 @@ int main(int argc, char **argv)
      * cost and nothing else: pages touched, a warm-up exchange, same counts. */
     char *buf = malloc(max), *rbuf[WINDOW];
     memset(buf, 1, max);
-    for (int i = 0; i < WINDOW; i++) {
-        rbuf[i] = malloc(max);
-        /* Touch every page before timing (the barrier keeps the compiler from
-         * turning malloc+memset(0) into calloc, which touches nothing). */
-        __asm__ __volatile__("" ::"r"(rbuf[i]) : "memory");
-        memset(rbuf[i], 0, max);
-    }
+    for (int i = 0; i < WINDOW; i++)
+        rbuf[i] = bench_alloc_touched(max);
     const char *tl = getenv("BOLT_TRANSPORTS") ? getenv("BOLT_TRANSPORTS") : "native";
     if (rank == 0)
         printf("bench,op,transport,ranks,bytes,bolt_us,MBps\n");

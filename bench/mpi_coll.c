@@ -48,12 +48,8 @@ int main(int argc, char **argv)
     const char *label = argc > 2 ? argv[2] : "mpi";
     const char *only = argc > 3 ? argv[3] : "all";
     /* all-gather receives n times the per-rank size */
-    float *a = malloc(max * (size_t)n + 64), *b = malloc(max * (size_t)n + 64);
-    /* Touch every page before timing (the barrier keeps the compiler from
-     * turning malloc+memset(0) into calloc, which touches nothing). */
-    __asm__ __volatile__("" ::"r"(a), "r"(b) : "memory");
-    memset(a, 0, max * (size_t)n + 64);
-    memset(b, 0, max * (size_t)n + 64);
+    size_t room = max * (size_t)n + 64;
+    float *a = bench_alloc_touched(room), *b = bench_alloc_touched(room);
     for (size_t i = 0; i < max / sizeof(float); i++)
         a[i] = (float)(rank + i % 7);
     for (int op = 0; op < NOPS; op++) {

@@ -52,13 +52,8 @@ int main(int argc, char **argv)
     const char *label = argc > 2 ? argv[2] : "mpi";
     char *buf = malloc(max), *rbuf[WINDOW];
     memset(buf, 1, max);
-    for (int i = 0; i < WINDOW; i++) {
-        rbuf[i] = malloc(max);
-        /* Touch every page before timing (the barrier keeps the compiler from
-         * turning malloc+memset(0) into calloc, which touches nothing). */
-        __asm__ __volatile__("" ::"r"(rbuf[i]) : "memory");
-        memset(rbuf[i], 0, max);
-    }
+    for (int i = 0; i < WINDOW; i++)
+        rbuf[i] = bench_alloc_touched(max);
     for (size_t n = 1; n <= max; n *= 4) {
         int iters = n <= 65536 ? 500 : n <= (1 << 20) ? 30 : 4;
         double lat[REPEATS], bw[REPEATS];

@@ -411,7 +411,6 @@ static void direct_step(struct coll_sched *s)
         return;
     int pos = s->nsteps - 1;
     const struct step *st = &s->steps[pos];
-    s->pos = s->nsteps;
     if (st->kind == STEP_ROUND) {
         if (s->nreqs)
             direct_wait(s);

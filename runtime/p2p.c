@@ -35,6 +35,16 @@ static int check_buf(const void *buf, size_t bytes, const char *fn)
     return BOLT_OK;
 }
 
+static int check_send(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
+                      const char *fn)
+{
+    int rc;
+    if ((rc = bolt_comm_check(comm, fn)) || (rc = check_peer(comm, dest, 0, fn, "destination")) ||
+        (rc = check_tag(tag, 0, fn)) || (rc = check_buf(buf, bytes, fn)))
+        return rc;
+    return BOLT_OK;
+}
+
 static int start_send(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
                       int sync, bolt_request_t *req, const char *fn)
 {
@@ -42,8 +52,7 @@ static int start_send(const void *buf, size_t bytes, int dest, int tag, bolt_com
     if (!req)
         return bolt_err_set(BOLT_ERR_ARG, "%s: request pointer is NULL", fn);
     *req = BOLT_REQUEST_NULL;
-    if ((rc = bolt_comm_check(comm, fn)) || (rc = check_peer(comm, dest, 0, fn, "destination")) ||
-        (rc = check_tag(tag, 0, fn)) || (rc = check_buf(buf, bytes, fn)))
+    if ((rc = check_send(buf, bytes, dest, tag, comm, fn)))
         return rc;
     return bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, sync, req);
 }
@@ -75,10 +84,8 @@ int bolt_irecv(void *buf, size_t bytes, int source, int tag, bolt_comm_t comm, b
 
 int bolt_send(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm)
 {
-    const char *fn = "bolt_send";
-    int rc;
-    if ((rc = bolt_comm_check(comm, fn)) || (rc = check_peer(comm, dest, 0, fn, "destination")) ||
-        (rc = check_tag(tag, 0, fn)) || (rc = check_buf(buf, bytes, fn)))
+    int rc = check_send(buf, bytes, dest, tag, comm, "bolt_send");
+    if (rc)
         return rc;
     /* Most small blocking sends: copied out at once, no request. */
     if (bolt_proto_send_now(buf, bytes, dest, tag, comm))

@@ -151,12 +151,14 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
         if (t)
             face_unpack(t, q->tmp, q->coll_count, q->user_buf);
     }
-    free(q->tmp);
-    q->tmp = NULL;
-    free(q->coll_in);
-    q->coll_in = NULL;
-    face_op_unbind(q->coll_op);
-    q->coll_op = NULL;
+    if (q->tmp || q->coll_in || q->coll_op) { /* point-to-point has none of them, mostly */
+        free(q->tmp);
+        q->tmp = NULL;
+        free(q->coll_in);
+        q->coll_in = NULL;
+        face_op_unbind(q->coll_op);
+        q->coll_op = NULL;
+    }
     if (q->bsend_block) {
         face_bsend_release(q->bsend_block);
         q->bsend_block = NULL;
@@ -170,6 +172,31 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
 }
 
 /* ---- blocking calls ------------------------------------------------------------------ */
+
+/* The common case, checked inline (a send or receive is on the critical path
+ * of every ping-pong): MPI initialized, a live communicator, a committed
+ * contiguous datatype, a rank of the communicator (or MPI_ANY_SOURCE for a
+ * receive), a valid tag, a buffer when there are bytes. Sets *c and the data's
+ * span. Anything else, every error included, returns 0 and takes check_p2p,
+ * which says what is wrong. */
+static inline int p2p_fast(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt, int peer,
+                           int tag, int is_recv, struct face_comm **c, char **p, size_t *bytes)
+{
+    struct face_comm *cc = face_comm_get(comm);
+    struct face_type *t = face_type_get(dt);
+    if (!face_initialized || face_finalized || !cc || !t || !t->committed || !t->contig ||
+        count < 0 || (!buf && count > 0))
+        return 0;
+    if ((unsigned)peer >= (unsigned)cc->size && !(is_recv && peer == MPI_ANY_SOURCE))
+        return 0;
+    if ((tag < 0 || tag > BOLT_TAG_UB) && !(is_recv && tag == MPI_ANY_TAG))
+        return 0;
+    *c = cc;
+    *p = (char *)buf + t->true_lb;
+    *bytes = (size_t)count * t->size;
+    return 1;
+}
+
 static int blocking(int pmode, void *buf, int count, MPI_Datatype dt, int peer, int tag,
                     MPI_Comm comm, MPI_Status *st, const char *fn)
 {
@@ -215,6 +242,13 @@ static int blocking(int pmode, void *buf, int count, MPI_Datatype dt, int peer, 
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
+    struct face_comm *c;
+    char *p;
+    size_t bytes;
+    if (p2p_fast(comm, buf, count, dt, dest, tag, 0, &c, &p, &bytes)) {
+        int rc = bolt_send(p, bytes, dest, tag, c->native);
+        return rc ? face_native_error(comm, "MPI_Send", rc) : MPI_SUCCESS;
+    }
     return blocking(PM_SEND, (void *)buf, count, dt, dest, tag, comm, NULL, "MPI_Send");
 }
 
@@ -241,6 +275,16 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    struct face_comm *c;
+    char *p;
+    size_t bytes;
+    if (p2p_fast(comm, buf, count, dt, source, tag, 1, &c, &p, &bytes)) {
+        bolt_status_t ns;
+        int rc = bolt_recv(p, bytes, source, tag, c->native, &ns);
+        if (rc == BOLT_OK || rc == BOLT_ERR_TRUNCATE)
+            face_status_set(status, &ns);
+        return rc ? face_native_error(comm, "MPI_Recv", rc) : MPI_SUCCESS;
+    }
     return blocking(PM_RECV, buf, count, dt, source, tag, comm, status, "MPI_Recv");
 }
 
@@ -251,8 +295,14 @@ static int make_req(int pmode, int persistent, void *buf, int count, MPI_Datatyp
     struct face_comm *c = NULL;
     struct face_type *t = NULL;
     struct face_req *q = NULL;
-    int rc = check_p2p(comm, buf, count, dt, peer, tag, pmode == PM_RECV, fn, &c, &t);
-    if (rc)
+    char *p = NULL;
+    size_t bytes = 0;
+    /* Contiguous data, valid arguments, a send that needs no attached buffer:
+     * straight to the native call (the rest goes through face_p2p_start). */
+    int fast = !persistent && pmode != PM_BSEND && req &&
+               p2p_fast(comm, buf, count, dt, peer, tag, pmode == PM_RECV, &c, &p, &bytes);
+    int rc;
+    if (!fast && (rc = check_p2p(comm, buf, count, dt, peer, tag, pmode == PM_RECV, fn, &c, &t)))
         return rc;
     if (!req)
         return face_error(comm, fn, MPI_ERR_REQUEST, "request pointer is NULL");
@@ -270,6 +320,23 @@ static int make_req(int pmode, int persistent, void *buf, int count, MPI_Datatyp
     if (persistent)
         return MPI_SUCCESS; /* inactive until MPI_Start */
     q->active = 1;
+    if (fast) {
+        q->native = BOLT_REQUEST_NULL;
+        if (pmode == PM_RECV) {
+            q->user_buf = buf;
+            rc = bolt_irecv(p, bytes, peer, tag, c->native, &q->native);
+        } else if (pmode == PM_SSEND) {
+            rc = bolt_issend(p, bytes, peer, tag, c->native, &q->native);
+        } else {
+            rc = bolt_isend(p, bytes, peer, tag, c->native, &q->native);
+        }
+        if (rc) {
+            face_req_release(*req);
+            *req = MPI_REQUEST_NULL;
+            return face_native_error(comm, fn, rc);
+        }
+        return MPI_SUCCESS;
+    }
     if ((rc = face_p2p_start(q, fn))) {
         face_req_release(*req);
         *req = MPI_REQUEST_NULL;

@@ -53,9 +53,11 @@ struct face_req *face_req_get(MPI_Request r)
 void face_req_release(MPI_Request r)
 {
     struct face_req *q = reqs[r];
-    free(q->tmp);
-    free(q->coll_in);
-    face_op_unbind(q->coll_op);
+    if (q->tmp || q->coll_in || q->coll_op) {
+        free(q->tmp);
+        free(q->coll_in);
+        face_op_unbind(q->coll_op);
+    }
     q->live = 0;
     q->user_buf = (void *)(intptr_t)r;
     q->next_free = free_list;
@@ -98,6 +100,28 @@ static int finish(MPI_Request *r, struct face_req *q, const bolt_status_t *ns, i
     return rc;
 }
 
+/* The common case of a wait, without the general path's steps: an active,
+ * nonblocking, contiguous send or receive (nothing to unpack or give back).
+ * Returns 1 when it completed *r successfully; 0 when q is not such a
+ * request, or when its native wait failed (*nrc, *ns then hold the outcome
+ * for finish, which reports it). */
+static int wait_simple(MPI_Request *r, struct face_req *q, MPI_Status *st, bolt_status_t *ns,
+                       int *nrc)
+{
+    if (q->kind > FACE_REQ_RECV || q->persistent || q->proc_null || !q->active || q->tmp ||
+        q->bsend_block || q->coll_in || q->coll_op)
+        return 0;
+    *nrc = bolt_wait(&q->native, ns);
+    if (*nrc)
+        return 0;
+    face_status_set(st, ns);
+    if (q->cancelled && ns->source == BOLT_ANY_SOURCE && !STATUS_IGNORED(st))
+        st->bolt_cancelled = 1;
+    face_req_release(*r);
+    *r = MPI_REQUEST_NULL;
+    return 1;
+}
+
 int PMPI_Wait(MPI_Request *r, MPI_Status *st)
 {
     int rc = face_check_init("MPI_Wait");
@@ -113,9 +137,11 @@ int PMPI_Wait(MPI_Request *r, MPI_Status *st)
     if (!q)
         return bad_request(*r, "MPI_Wait");
     bolt_status_t ns = {0};
-    int nrc = BOLT_OK;
-    if (!trivially_done(q))
-        nrc = bolt_wait(&q->native, &ns);
+    int nrc = -1;
+    if (wait_simple(r, q, st, &ns, &nrc))
+        return MPI_SUCCESS;
+    if (nrc == -1) /* not waited on yet */
+        nrc = trivially_done(q) ? BOLT_OK : bolt_wait(&q->native, &ns);
     return finish(r, q, &ns, nrc, st, "MPI_Wait");
 }
 
@@ -172,26 +198,40 @@ int PMPI_Waitall(int count, MPI_Request rs[], MPI_Status sts[])
     if (rc)
         return rc;
     int failed = 0;
+    MPI_Comm fcomm = MPI_COMM_WORLD; /* the first failed request's: its handler reports */
     for (int i = 0; i < count; i++) {
         /* Waiting on one request progresses all of them: order does not matter. */
-        MPI_Errhandler keep = MPI_ERRORS_RETURN;
         struct face_req *q = face_req_get(rs[i]);
-        struct face_comm *c = q ? face_comm_get(q->comm) : NULL;
+        bolt_status_t ns = {0};
+        int nrc = -1;
+        if (q && wait_simple(&rs[i], q, slot(sts, i), &ns, &nrc)) {
+            if (!STATUS_IGNORED(sts))
+                sts[i].MPI_ERROR = MPI_SUCCESS;
+            continue;
+        }
+        MPI_Comm qcomm = q ? q->comm : MPI_COMM_NULL;
+        struct face_comm *c = face_comm_get(qcomm);
+        MPI_Errhandler keep = MPI_ERRORS_RETURN;
         if (c) {
             keep = c->errh;
             c->errh = MPI_ERRORS_RETURN; /* one report for the whole call, below */
         }
-        int r = PMPI_Wait(&rs[i], slot(sts, i));
+        /* nrc set: wait_simple waited, and the request failed. */
+        int r = nrc != -1 ? finish(&rs[i], q, &ns, nrc, slot(sts, i), "MPI_Waitall")
+                          : PMPI_Wait(&rs[i], slot(sts, i));
         if (c)
             c->errh = keep;
         if (!STATUS_IGNORED(sts))
             sts[i].MPI_ERROR = r;
-        if (r && !failed++)
+        if (r && !failed++) {
             rc = r;
+            if (c)
+                fcomm = qcomm;
+        }
     }
     if (!failed)
         return MPI_SUCCESS;
-    return face_error(MPI_COMM_WORLD, "MPI_Waitall", MPI_ERR_IN_STATUS,
+    return face_error(fcomm, "MPI_Waitall", MPI_ERR_IN_STATUS,
                       "%d of %d requests failed; the first: %s", failed, count,
                       bolt_error_message());
 }

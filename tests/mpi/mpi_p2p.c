@@ -239,6 +239,33 @@ static void truncation(void)
         MPI_Error_class(rc, &cls);
         CHECK(cls == MPI_ERR_TRUNCATE, "truncated receive returned class %d", cls);
     }
+    /* Nonblocking: one of two receives truncated. MPI_Waitall says so in the
+     * status of that one; MPI_Wait returns the error itself. */
+    if (mt_rank == 0) {
+        int big[4] = {5, 6, 7, 8};
+        CHECK_MPI(MPI_Send(big, 4, MPI_INT, 1, 81, c));
+        CHECK_MPI(MPI_Send(big, 1, MPI_INT, 1, 82, c));
+        CHECK_MPI(MPI_Send(big, 3, MPI_INT, 1, 83, c));
+    } else if (mt_rank == 1) {
+        int small[2] = {0, 0}, one = 0, cls;
+        MPI_Request r[2];
+        MPI_Status st[2];
+        CHECK_MPI(MPI_Irecv(small, 2, MPI_INT, 0, 81, c, &r[0]));
+        CHECK_MPI(MPI_Irecv(&one, 1, MPI_INT, 0, 82, c, &r[1]));
+        int rc = MPI_Waitall(2, r, st);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_IN_STATUS, "Waitall with a truncated receive returned class %d", cls);
+        MPI_Error_class(st[0].MPI_ERROR, &cls);
+        CHECK(cls == MPI_ERR_TRUNCATE, "the truncated receive's status says class %d", cls);
+        CHECK(st[1].MPI_ERROR == MPI_SUCCESS && one == 5 && st[1].MPI_TAG == 82,
+              "the other receive: error %d, value %d, tag %d", st[1].MPI_ERROR, one, st[1].MPI_TAG);
+        CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL, "Waitall left a request live");
+        CHECK_MPI(MPI_Irecv(small, 2, MPI_INT, 0, 83, c, &r[0]));
+        rc = MPI_Wait(&r[0], &st[0]);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_TRUNCATE, "Wait on a truncated receive returned class %d", cls);
+        CHECK(r[0] == MPI_REQUEST_NULL, "Wait left a failed request live");
+    }
     MPI_Comm_free(&c);
 }
 

@@ -416,6 +416,10 @@ static void direct_step(struct coll_sched *s)
             direct_wait(s);
     } else if (st->kind == STEP_REDUCE || st->kind == STEP_COPY) {
         run_local(st);
+    } else if (st->kind == STEP_SEND &&
+               bolt_proto_send_now(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1)) {
+        /* Gone already (small, nothing queued to that peer): no request to
+         * wait on. It cannot overtake an earlier frame to the same peer. */
     } else {
         int rc = post_step(s, pos);
         if (rc) {

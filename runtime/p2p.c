@@ -88,7 +88,7 @@ int bolt_send(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm
     if (rc)
         return rc;
     /* Most small blocking sends: copied out at once, no request. */
-    if (bolt_proto_send_now(buf, bytes, dest, tag, comm))
+    if (bolt_proto_send_now(buf, bytes, dest, tag, comm, comm->ctx))
         return BOLT_OK;
     bolt_request_t req;
     rc = bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, 0, &req);

@@ -242,7 +242,8 @@ static int eager_now(const struct bolt_transport *tl, int wp, const void *buf, s
     return tl->send_now(bolt_rt.tlctx[bolt_rt.peers[wp].tl], wp, &h, buf);
 }
 
-int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm)
+int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
+                        uint32_t ctx)
 {
     int wp = comm->world_ranks[dest];
     if (wp == bolt_rt.rank)
@@ -251,7 +252,7 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
     if (p->failed || p->bye || !tl->send_now)
         return 0;
-    return eager_now(tl, wp, buf, bytes, tag, comm, comm->ctx);
+    return eager_now(tl, wp, buf, bytes, tag, comm, ctx);
 }
 
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,

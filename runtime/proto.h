@@ -14,9 +14,11 @@
 #include "runtime/request.h"
 
 /* A blocking standard-mode send without a request: when the message goes
- * eagerly and the peer's transport takes it at once (send_now). Returns 1
+ * eagerly and the peer's transport takes it at once (send_now), on context ctx
+ * (the communicator's, or its collective one). Returns 1
  * when it was sent, 0 when the caller must take the request path. */
-int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm);
+int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
+                        uint32_t ctx);
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                      uint32_t ctx, int sync, struct bolt_request **out);
 int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,

@@ -27,6 +27,11 @@
 
 /* Seconds between liveness checks of peers while the transport is in use. */
 #define SHM_LIVENESS_S 0.1
+/* Frames delivered per peer per progress pass at most. Draining everything
+ * let a sender that runs ahead (a root broadcasting in a loop) pile up an
+ * unbounded unexpected queue, faulting in fresh pages at ~16 us each; left
+ * in the ring, they hold the sender back when it fills. */
+#define SHM_READ_BATCH 64
 
 struct shm_peer {
     int local;            /* index in the segment, -1 when not on it */

@@ -217,7 +217,7 @@ static int read_records(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
     const struct bolt_tl_upcalls *up = ctx->up;
     int frames = 0, freed = 0;
     struct shm_rec rec;
-    while (!p->failed && shm_ring_peek(&p->rx, &rec)) {
+    while (!p->failed && frames < SHM_READ_BATCH && shm_ring_peek(&p->rx, &rec)) {
         void *dst = NULL, *cookie = NULL;
         if (rec.kind == SHM_REC_PIPE && p->rx_pipe)
             break; /* its chunks follow the current one's */

@@ -420,6 +420,9 @@ static void direct_step(struct coll_sched *s)
                bolt_proto_send_now(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1)) {
         /* Gone already (small, nothing queued to that peer): no request to
          * wait on. It cannot overtake an earlier frame to the same peer. */
+    } else if (st->kind == STEP_RECV &&
+               bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, s->comm->ctx + 1)) {
+        /* Arrived already (a peer ahead of us): taken without a request. */
     } else {
         int rc = post_step(s, pos);
         if (rc) {

@@ -255,6 +255,20 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
     return eager_now(tl, wp, buf, bytes, tag, comm, ctx);
 }
 
+int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t ctx)
+{
+    /* The entry a posted receive would take (no posted receive can match
+     * it: it would have taken it on arrival). */
+    struct bolt_unexp *u = bolt_match_find_unexp(&bolt_rt.match, ctx, source, tag);
+    if (!u || u->kind != BOLT_UNEXP_EAGER || !u->arrived || u->size != bytes || u->sync)
+        return 0;
+    if (bytes)
+        memcpy(buf, u->data, bytes);
+    bolt_match_remove_unexp(&bolt_rt.match, u);
+    bolt_unexp_free(u);
+    return 1;
+}
+
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                      uint32_t ctx, int sync, struct bolt_request **out)
 {

@@ -19,6 +19,12 @@
  * when it was sent, 0 when the caller must take the request path. */
 int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                         uint32_t ctx);
+/* A receive without a request: when the first message from `source` (a rank)
+ * with `tag` on context ctx that a receive would match has fully arrived
+ * eagerly, with exactly `bytes` bytes and no synchronous sender to answer,
+ * it is copied into buf and consumed. Returns 1 then, 0 when the caller must
+ * post a receive (which also reports a size mismatch). */
+int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t ctx);
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                      uint32_t ctx, int sync, struct bolt_request **out);
 int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,

@@ -155,6 +155,32 @@ START_TEST(test_ring_stale_payload_is_not_a_record)
 }
 END_TEST
 
+/* A cell last written as a header holds another lap's sequence word: the
+ * producer leaves it alone (clearing it would take the line back from a
+ * consumer that holds it, one more cache-line transfer per message). The
+ * first lap after set-up, whose cells are of unknown content, clears. */
+START_TEST(test_ring_clean_cells_are_left_alone)
+{
+    struct ring_fixture f;
+    const uint64_t cap = 1024; /* 16 cells */
+    ring_setup(&f, cap);
+    for (uint64_t s = 0; s < 16; s++) { /* lap 1: header-only records */
+        ck_assert_int_eq(ring_put_seq(&f, s, 0), 1);
+        ring_expect(&f, s);
+    }
+    for (uint64_t s = 16; s < 48; s++) { /* laps 2 and 3 */
+        uint64_t next = (f.tx.head + SHM_LINE) & (cap - 1);
+        uint32_t before = atomic_load(shm_ring_seq_word(f.tx.ring, next));
+        ck_assert_uint_eq(before, shm_rec_seq(f.tx.head + SHM_LINE - cap));
+        ck_assert_int_eq(ring_put_seq(&f, s, 0), 1);
+        ck_assert_uint_eq(atomic_load(shm_ring_seq_word(f.tx.ring, next)), before);
+        ring_expect(&f, s);
+        ck_assert_int_eq(shm_ring_nonempty(&f.rx), 0);
+    }
+    free(f.c);
+}
+END_TEST
+
 /* A small frame travels packed in its header cell and comes out as the
  * frame it was: every envelope field, the payload, and one cell consumed.
  * One byte more than SHM_SMALL_MAX, or a receiver request, takes the
@@ -848,6 +874,7 @@ int main(void)
     tcase_add_test(tc, test_ring_full_and_empty);
     tcase_add_test(tc, test_ring_wraps_in_order);
     tcase_add_test(tc, test_ring_stale_payload_is_not_a_record);
+    tcase_add_test(tc, test_ring_clean_cells_are_left_alone);
     tcase_add_test(tc, test_ring_small_frames_are_packed);
     tcase_add_test(tc, test_segment_is_unlinked);
     tcase_add_test(tc, test_singleton);

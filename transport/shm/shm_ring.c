@@ -15,6 +15,8 @@ void shm_tx_ring_init(struct shm_tx_ring *t, struct shm_chan *c, uint64_t cap)
     /* Both ends start at 0 in a fresh segment (cells all zero). */
     t->tail_cache = atomic_load_explicit(&c->cons.tail, memory_order_acquire);
     t->head = t->tail_cache;
+    /* What the cells hold is not known here: the first lap clears as it goes. */
+    memset(t->dirty, 0xff, sizeof t->dirty);
 }
 
 void shm_rx_ring_init(struct shm_rx_ring *r, struct shm_chan *c, uint64_t cap)
@@ -48,6 +50,21 @@ static void ring_write(struct shm_tx_ring *t, uint64_t pos, const void *src, uin
     }
 }
 
+static int cell_dirty(const struct shm_tx_ring *t, uint64_t pos)
+{
+    uint64_t cell = (pos & (t->cap - 1)) / SHM_LINE;
+    return (t->dirty[cell / 64] >> (cell % 64)) & 1;
+}
+
+static void cell_mark(struct shm_tx_ring *t, uint64_t pos, int dirty)
+{
+    uint64_t cell = (pos & (t->cap - 1)) / SHM_LINE, bit = (uint64_t)1 << (cell % 64);
+    if (dirty)
+        t->dirty[cell / 64] |= bit;
+    else
+        t->dirty[cell / 64] &= ~bit;
+}
+
 static int packable(uint32_t kind, const struct bolt_frame_hdr *h, uint64_t inline_len)
 {
     return kind == SHM_REC_FRAME && inline_len <= SHM_SMALL_MAX && h->len == inline_len &&
@@ -62,13 +79,20 @@ int shm_ring_put(struct shm_tx_ring *t, uint32_t kind, uint64_t aux,
     if (!shm_ring_has_room(t, cell_len))
         return 0;
     uint64_t off = t->head & (t->cap - 1), need = shm_rec_bytes(cell_len);
-    /* The next record's header cell, if free, must not look published. Done
-     * first, so that the stores to this record's cell follow each other: a
-     * store to another line between them let the spinning consumer take the
-     * cell back half-written, and the producer had to fetch it again. */
-    if (t->head + need - t->tail_cache < t->cap)
+    /* The next record's header cell, if free and its word may hold anything
+     * (struct shm_tx_ring), must not look published. Done first, so that the
+     * stores to this record's cell follow each other: a store to another line
+     * between them let the spinning consumer take the cell back half-written,
+     * and the producer had to fetch it again. (Not free, it is the header of
+     * the oldest unconsumed record: another lap's sequence.) */
+    if (t->head + need - t->tail_cache < t->cap && cell_dirty(t, t->head + need)) {
         atomic_store_explicit(seq_word(t->ring, (t->head + need) & (t->cap - 1)), 0,
                               memory_order_relaxed);
+        cell_mark(t, t->head + need, 0);
+    }
+    cell_mark(t, t->head, 0);
+    for (uint64_t pos = t->head + SHM_LINE; pos < t->head + need; pos += SHM_LINE)
+        cell_mark(t, pos, 1);
     if (small) {
         struct shm_small *sm = (struct shm_small *)(void *)(t->ring + off);
         sm->kind = SHM_REC_SMALL;

@@ -12,10 +12,12 @@
  * sequence word of the cell at its tail, so one cache line carries both the
  * news and the header (no shared head counter to miss on first). Before it
  * publishes a record the producer zeroes the sequence word of the cell just
- * after it, when that cell is free: what a free cell held before (payload
- * bytes of an earlier lap) can then never pass for a record. (A cell that is
- * not free is the header of an unconsumed record, whose sequence is that of
- * another position.) The consumer publishes tail with release after copying
+ * after it, when that cell is free and was last written with payload bytes
+ * (the producer keeps a bitmap): what such a cell holds can then never pass
+ * for a record. A cell last written as a header holds another lap's
+ * sequence and is left alone, so a stream of small records costs one cache
+ * line each. (A cell that is not free is the header of an unconsumed
+ * record, whose sequence is that of another position.) The consumer publishes tail with release after copying
  * a record out; the producer reads it only when its cached copy says full.
  *
  * A FRAME of at most SHM_SMALL_MAX payload bytes whose header carries nothing
@@ -72,12 +74,21 @@ static inline uint32_t shm_rec_seq(uint64_t pos)
     return (uint32_t)((pos / SHM_LINE) & 0x7fffffffu) | 0x80000000u;
 }
 
+#define SHM_RING_CELLS (SHM_RING_BYTES / SHM_LINE)
+
 struct shm_tx_ring {
     struct shm_chan *c;
     unsigned char *ring;
     uint64_t cap;
     uint64_t head;       /* ours: what we have published */
     uint64_t tail_cache; /* the consumer's tail as last read */
+    /* Cells last written with payload bytes (or of unknown content): their
+     * sequence word may hold anything, so one must be cleared before the
+     * record in front of it is published. Cells last written as headers hold
+     * the sequence of an earlier lap and need nothing: clearing a line the
+     * consumer holds cost each small message one more cache-line transfer
+     * (0.39 against 0.47 us one way in a 4-byte ping-pong). */
+    uint64_t dirty[SHM_RING_CELLS / 64];
 };
 
 struct shm_rx_ring {

@@ -121,6 +121,7 @@ struct shm_seg_hdr *shm_seg_map(int fd, char *err, size_t errcap)
     memset(&want, 0, sizeof want);
     if (h.magic != SHM_MAGIC || h.version != SHM_VERSION ||
         shm_seg_layout((int)h.nlocal, &want) != h.total || want.chan_stride != h.chan_stride ||
+        want.ring_bytes != h.ring_bytes ||
         (uint64_t)st.st_size < h.total) {
         snprintf(err, errcap, "fd %d holds no Bolt segment of this version (stale environment "
                               "or a different Bolt build?)", fd);

@@ -350,7 +350,10 @@ static void check_liveness(struct bolt_tl_ctx *ctx)
         int gone = kill(p->pid, 0) != 0 && errno == ESRCH;
         if (!gone && st != SHM_STATE_CLOSED)
             continue;
-        shm_xfer_peer(ctx, r); /* what it sent before it went */
+        /* What it sent before it went: all of it (a pass delivers at most
+         * SHM_READ_BATCH frames; the ring holds a finite number). */
+        while (shm_xfer_peer(ctx, r) > 0 && !p->failed)
+            ;
         if (p->failed)
             continue;
         if (st == SHM_STATE_CLOSED)

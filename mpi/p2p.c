@@ -202,17 +202,23 @@ static int blocking(int pmode, void *buf, int count, MPI_Datatype dt, int peer, 
 {
     struct face_comm *c = NULL;
     struct face_type *t = NULL;
-    int rc = check_p2p(comm, buf, count, dt, peer, tag, pmode == PM_RECV, fn, &c, &t);
-    if (rc)
-        return rc;
-    if (peer == MPI_PROC_NULL) {
-        face_status_proc_null(st);
-        return MPI_SUCCESS;
+    char *p = NULL;
+    size_t bytes = 0;
+    int rc, direct = pmode != PM_BSEND &&
+                     p2p_fast(comm, buf, count, dt, peer, tag, pmode == PM_RECV, &c, &p, &bytes);
+    if (!direct) {
+        if ((rc = check_p2p(comm, buf, count, dt, peer, tag, pmode == PM_RECV, fn, &c, &t)))
+            return rc;
+        if (peer == MPI_PROC_NULL) {
+            face_status_proc_null(st);
+            return MPI_SUCCESS;
+        }
+        bytes = (size_t)count * t->size;
+        p = (char *)buf + t->true_lb;
+        direct = (face_type_contig_span(t, (size_t)count) || bytes == 0) && pmode != PM_BSEND;
     }
-    size_t bytes = (size_t)count * t->size;
     /* The common case, straight to the native call: nothing to allocate. */
-    if ((face_type_contig_span(t, (size_t)count) || bytes == 0) && pmode != PM_BSEND) {
-        char *p = (char *)buf + t->true_lb;
+    if (direct) {
         bolt_status_t ns;
         if (pmode == PM_RECV) {
             rc = bolt_recv(p, bytes, peer, tag, c->native, &ns);
@@ -242,13 +248,6 @@ static int blocking(int pmode, void *buf, int count, MPI_Datatype dt, int peer, 
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    struct face_comm *c;
-    char *p;
-    size_t bytes;
-    if (p2p_fast(comm, buf, count, dt, dest, tag, 0, &c, &p, &bytes)) {
-        int rc = bolt_send(p, bytes, dest, tag, c->native);
-        return rc ? face_native_error(comm, "MPI_Send", rc) : MPI_SUCCESS;
-    }
     return blocking(PM_SEND, (void *)buf, count, dt, dest, tag, comm, NULL, "MPI_Send");
 }
 
@@ -275,16 +274,6 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    struct face_comm *c;
-    char *p;
-    size_t bytes;
-    if (p2p_fast(comm, buf, count, dt, source, tag, 1, &c, &p, &bytes)) {
-        bolt_status_t ns;
-        int rc = bolt_recv(p, bytes, source, tag, c->native, &ns);
-        if (rc == BOLT_OK || rc == BOLT_ERR_TRUNCATE)
-            face_status_set(status, &ns);
-        return rc ? face_native_error(comm, "MPI_Recv", rc) : MPI_SUCCESS;
-    }
     return blocking(PM_RECV, buf, count, dt, source, tag, comm, status, "MPI_Recv");
 }
 

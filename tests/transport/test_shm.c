@@ -518,7 +518,8 @@ END_TEST
 
 struct large_arg {
     const char *cma;  /* BOLT_SHM_CMA */
-    int expect_cma;   /* 1: must go single-copy, 0: must be staged */
+    int expect_cma;   /* 1: some must go single-copy, 0: none */
+    int expect_pipe;  /* 1: some must be staged (16 MiB under auto), 0: none */
 };
 
 static int child_large(int rank, int size, void *argp)
@@ -556,9 +557,11 @@ static int child_large(int rank, int size, void *argp)
                         s[i].err);
             free(p[i]);
         }
-        /* Single-copy is used only when asked for (BOLT_SHM_CMA=1). */
-        CHILD_CHECK(e.ctx->peers[1].cma == (a->expect_cma ? 1 : 0),
+        CHILD_CHECK((e.ctx->peers[1].cma == 1) == a->expect_cma,
                     "single-copy %d, expected %d", e.ctx->peers[1].cma, a->expect_cma);
+        CHILD_CHECK((e.ctx->peers[1].chunks_put > 0) == a->expect_pipe,
+                    "%llu chunks staged, expected %s", (unsigned long long)e.ctx->peers[1].chunks_put,
+                    a->expect_pipe ? "some" : "none");
     } else {
         int all = 0;
         PROGRESS_UNTIL(&e, (all = e.rt.n == per, ({ for (int i = 0; all && i < e.rt.n; i++) all &= e.rt.f[i].done; all; })), 60);
@@ -577,24 +580,30 @@ static int child_large(int rank, int size, void *argp)
 
 START_TEST(test_large_two_copy_pipeline)
 {
-    struct large_arg a = {"0", 0};
+    struct large_arg a = {"0", 0, 1};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
 
-/* The default pipelines large DATA, also where single-copy reads work. */
-START_TEST(test_large_auto_pipelines)
+static int have_cma(void)
 {
-    struct large_arg a = {"auto", 0};
+    return shm_cma_read(getpid(), &(char){0}, (uint64_t)(uintptr_t)"x", 1) == 0;
+}
+
+/* The default reads large DATA single-copy up to BOLT_SHM_CMA_MAX (2 MiB)
+ * where that works, and stages what is larger (the 16 MiB one). */
+START_TEST(test_large_auto_single_copy_up_to_max)
+{
+    struct large_arg a = {"auto", have_cma(), 1};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
 
 START_TEST(test_large_single_copy)
 {
-    if (shm_cma_read(getpid(), &(char){0}, (uint64_t)(uintptr_t)"x", 1) != 0)
+    if (!have_cma())
         return; /* this build or kernel has no single-copy reads: test_cma_unsupported covers it */
-    struct large_arg a = {"1", 1};
+    struct large_arg a = {"1", 1, 0};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
@@ -617,7 +626,7 @@ START_TEST(test_cma_unsupported)
         return; /* this build has single-copy reads */
     ck_assert_int_eq(run_ranks(2, child_cma_required, NULL), 0);
     /* auto falls back to the staged path */
-    struct large_arg a = {"auto", 0};
+    struct large_arg a = {"auto", 0, 1};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
@@ -881,7 +890,7 @@ int main(void)
     tcase_add_test(tc, test_eager_frames_in_order);
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
-    tcase_add_test(tc, test_large_auto_pipelines);
+    tcase_add_test(tc, test_large_auto_single_copy_up_to_max);
     tcase_add_test(tc, test_cma_unsupported);
     tcase_add_test(tc, test_doorbell_wakes_only_sleepers);
     tcase_add_test(tc, test_sleeping_pingpong_is_fast);

@@ -39,7 +39,7 @@ struct shm_peer {
     int failed;
     int bell_w;           /* write end of its doorbell */
     pid_t pid;
-    int cma;              /* large DATA to it goes single-copy */
+    int cma;              /* single-copy reads by it: 1 yes, -1 no, 0 not known yet */
     struct shm_slot *slot;
     struct shm_tx_ring tx; /* me -> peer */
     struct shm_rx_ring rx; /* peer -> me */
@@ -81,6 +81,8 @@ struct bolt_tl_ctx {
     int nwired;
     size_t eager_limit;
     int cma_mode;         /* -1 auto, 0 off, 1 required */
+    uint64_t cma_max;     /* auto: single-copy up to this size */
+    size_t cma_min;       /* single-copy from this size on, if below eager_limit */
     int fence_light;      /* registered: a waker's fence is a compiler barrier (shm_fence.h) */
     double timeout;
     double next_live_check;
@@ -106,6 +108,27 @@ int shm_xfer_pending(struct bolt_tl_ctx *ctx, int peer);
 int shm_xfer_outgoing(const struct shm_peer *p);
 /* Detaches every unfinished send of the peer into one list. */
 struct bolt_tl_send *shm_xfer_take_sends(struct shm_peer *p);
+
+/* Does p read our large DATA single-copy? Its answer (from its probe at
+ * wire-up) is on our channel to it; 0 until it is there. */
+static inline int shm_peer_cma(const struct bolt_tl_ctx *ctx, struct shm_peer *p)
+{
+    if (p->cma == 0 && ctx->cma_mode != 0) {
+        uint32_t ok = atomic_load_explicit(&p->tx.c->cons.cma_ok, memory_order_acquire);
+        if (ok)
+            p->cma = ok == 1 ? 1 : -1;
+    }
+    return p->cma == 1;
+}
+
+/* Frames to p up to this size go whole through the ring: the eager limit,
+ * or lower toward a peer reading single-copy (one copy beats two sooner). */
+static inline size_t shm_peer_eager_limit(const struct bolt_tl_ctx *ctx, struct shm_peer *p)
+{
+    if (ctx->cma_min < ctx->eager_limit && shm_peer_cma(ctx, p))
+        return ctx->cma_min;
+    return ctx->eager_limit;
+}
 
 /* shm_ctx.c */
 void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)

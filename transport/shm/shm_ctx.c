@@ -150,7 +150,7 @@ static int attach(struct bolt_tl_ctx *ctx, const char *fdenv)
     ctx->bell_w_all = wr;
     wr = NULL;
     memcpy(ctx->probe, ctx->seg->id, SHM_ID_BYTES);
-    if (ctx->cma_mode == 1)
+    if (ctx->cma_mode != 0)
         (void)shm_cma_allow_peers();
     ctx->fence_light = shm_fence_setup();
     ctx->me->world_rank = ctx->rank;
@@ -200,6 +200,10 @@ static int shm_init(struct bolt_tl_ctx **out, const struct bolt_tl_init_args *ar
     int rc = cma_mode(&ctx->cma_mode);
     if (rc)
         goto fail;
+    v = bolt_param_int(BOLT_P_SHM_CMA_MAX);
+    ctx->cma_max = v > 0 ? (uint64_t)v : 0;
+    v = bolt_param_int(BOLT_P_SHM_CMA_MIN);
+    ctx->cma_min = v > 0 ? (size_t)v : 0;
     ctx->peers = calloc((size_t)ctx->size, sizeof *ctx->peers);
     ctx->wired = calloc((size_t)ctx->size, sizeof *ctx->wired);
     if (!ctx->peers || !ctx->wired) {
@@ -285,21 +289,24 @@ static int shm_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         p->chunks_got = atomic_load_explicit(&in->cons.chunks_got, memory_order_relaxed);
         p->cma_done = atomic_load_explicit(&in->cons.cma_done, memory_order_relaxed);
         p->cma_completed = atomic_load_explicit(&out->cons.cma_done, memory_order_relaxed);
-        /* With BOLT_SHM_CMA=1 the receiver decides: we probe the peer we
-         * read from, and leave the answer on its channel to us, which it
-         * reads before its first large DATA (that follows our CTS, written
-         * after this). Otherwise large DATA goes through the pipeline. */
+        /* The receiver decides: we probe the peer we read from, and leave
+         * the answer on its channel to us (1 yes, 2 no), which it reads
+         * before its first large DATA (that follows our CTS, written after
+         * this). BOLT_SHM_CMA=1 requires it; auto takes it where it works. */
         uint32_t ok = 2;
-        if (ctx->cma_mode == 1) {
+        if (ctx->cma_mode != 0) {
             char why[160];
             if (probe_cma(ctx, p, why, sizeof why)) {
                 ok = 1;
-            } else {
+            } else if (ctx->cma_mode == 1) {
                 return bolt_err_set(BOLT_ERR_UNSUPPORTED,
                                     "shm: BOLT_SHM_CMA=1, but rank %d cannot read the memory of "
                                     "rank %d (pid %ld) on this host: %s; set BOLT_SHM_CMA=auto "
                                     "to copy through shared memory instead",
                                     ctx->rank, r, (long)p->pid, why);
+            } else {
+                bolt_log(BOLT_LOG_DEBUG, "shm: single-copy reads from rank %d: %s; pipelining", r,
+                         why);
             }
         }
         atomic_store_explicit(&in->cons.cma_ok, ok, memory_order_release);
@@ -394,8 +401,9 @@ static int shm_pollfds(struct bolt_tl_ctx *ctx, struct pollfd *fds, int max)
 
 static size_t shm_eager_limit(struct bolt_tl_ctx *ctx, int peer)
 {
-    (void)peer;
-    return ctx ? ctx->eager_limit : 0;
+    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired)
+        return ctx ? ctx->eager_limit : 0;
+    return shm_peer_eager_limit(ctx, &ctx->peers[peer]);
 }
 
 static int shm_data_stripes(struct bolt_tl_ctx *ctx, int peer, size_t bytes)

@@ -19,9 +19,10 @@
 #include "transport/shm/shm.h"
 #include "transport/shm/shm_cma.h"
 
-static int is_large_data(const struct bolt_tl_ctx *ctx, const struct bolt_tl_send *s)
+static int is_large_data(const struct bolt_tl_ctx *ctx, struct shm_peer *p,
+                         const struct bolt_tl_send *s)
 {
-    return s->hdr.type == BOLT_FRAME_DATA && s->hdr.len > ctx->eager_limit;
+    return s->hdr.type == BOLT_FRAME_DATA && s->hdr.len > shm_peer_eager_limit(ctx, p);
 }
 
 static void append(struct bolt_tl_send **head, struct bolt_tl_send **tail, struct bolt_tl_send *s)
@@ -47,20 +48,15 @@ static struct bolt_tl_send *pop(struct bolt_tl_send **head, struct bolt_tl_send 
 /* Should large DATA to p go single-copy? The receiver probed us at its
  * wire-up and left the answer on our channel (before it could send the CTS
  * that led to this DATA, so it is there by now). */
-static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p)
+static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t len)
 {
-    /* Only when asked for (BOLT_SHM_CMA=1): measured on 2 ranks / 2 cores,
-     * process_vm_readv was 1.3-3x slower than the pipeline from 1 to 16 MiB
-     * (bench/README.md), so auto copies through the staging chunks. */
-    if (ctx->cma_mode != 1)
+    /* auto: only up to cma_max. On 2 ranks / 2 cores one copy of a buffer
+     * still in the sender's cache was 1.7x faster than the two overlapped
+     * copies of the pipeline at 64 KiB-1 MiB, and 1.1-1.5x slower from
+     * 4 MiB, where both go to memory (bench/README.md). */
+    if (ctx->cma_mode == 0 || (ctx->cma_mode < 0 && len > ctx->cma_max))
         return 0;
-    if (p->cma == 0) {
-        uint32_t ok = atomic_load_explicit(&p->tx.c->cons.cma_ok, memory_order_acquire);
-        if (ok == 0)
-            return 0; /* not probed yet: stage this one, ask again next time */
-        p->cma = ok == 1 ? 1 : -1;
-    }
-    return p->cma == 1;
+    return shm_peer_cma(ctx, p); /* not known yet: stage this one */
 }
 
 /* 1: s's record is in the ring (s is then complete, or waits on the pipe or
@@ -68,8 +64,8 @@ static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p)
 static int post(struct bolt_tl_ctx *ctx, struct shm_peer *p, struct bolt_tl_send *s, int *whole)
 {
     *whole = 0;
-    if (is_large_data(ctx, s)) {
-        if (use_cma(ctx, p)) {
+    if (is_large_data(ctx, p, s)) {
+        if (use_cma(ctx, p, s->hdr.len)) {
             if (!shm_ring_put(&p->tx, SHM_REC_CMA, (uint64_t)(uintptr_t)s->payload, &s->hdr, NULL, 0))
                 return 0;
             append(&p->cma_head, &p->cma_tail, s);
@@ -161,6 +157,7 @@ int shm_xfer_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame
     struct shm_peer *p = &ctx->peers[peer];
     /* Behind queued frames it would overtake them: MPI's order forbids. */
     if (p->failed || !p->wired || p->sq_head || h->len > ctx->eager_limit ||
+        (h->len > ctx->cma_min && h->len > shm_peer_eager_limit(ctx, p)) ||
         !shm_ring_put(&p->tx, SHM_REC_FRAME, 0, h, payload, h->len))
         return 0;
     shm_bell_wake(ctx, p, 0);
@@ -326,7 +323,7 @@ int shm_xfer_pending(struct bolt_tl_ctx *ctx, int peer)
         return 1;
     }
     if (p->sq_head) {
-        uint64_t need = is_large_data(ctx, p->sq_head) ? 0 : p->sq_head->hdr.len;
+        uint64_t need = is_large_data(ctx, p, p->sq_head) ? 0 : p->sq_head->hdr.len;
         if (shm_ring_has_room(&p->tx, need))
             return 1;
     }

@@ -45,15 +45,17 @@ int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out
     return coll_sched_error(s);
 }
 
-int coll_allreduce_mesh(struct coll_sched *s, void *vbuf, size_t count, bolt_datatype_t dt,
-                        bolt_op_t op)
+int coll_allreduce_mesh(struct coll_sched *s, const void *in, void *vbuf, size_t count,
+                        bolt_datatype_t dt, bolt_op_t op)
 {
     struct bolt_comm *c = coll_sched_comm(s);
     int n = c->size, r = c->rank;
     size_t esize = bolt_type_size(dt);
     char *buf = vbuf;
-    if (n == 1)
+    if (n == 1) {
+        coll_sched_copy(s, buf, in, count * esize);
         return coll_sched_error(s);
+    }
     size_t *counts = coll_sched_tmp(s, 2 * (size_t)n * sizeof *counts);
     if (!counts)
         return coll_sched_error(s);
@@ -62,7 +64,8 @@ int coll_allreduce_mesh(struct coll_sched *s, void *vbuf, size_t count, bolt_dat
         displs[i] = coll_part_start(count, n, i);
         counts[i] = coll_part_start(count, n, i + 1) - displs[i];
     }
-    coll_reduce_scatter_direct(s, buf, buf + displs[r] * esize, counts, displs, dt, op);
+    /* Chunks leave from the input, which is never copied whole into buf. */
+    coll_reduce_scatter_direct(s, in, buf + displs[r] * esize, counts, displs, dt, op);
     coll_sched_round(s);
     for (int k = 1; k < n; k++) {
         int to = (r + k) % n, from = (r + n - k) % n;

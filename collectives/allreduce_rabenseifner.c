@@ -13,13 +13,14 @@
 
 #define MAX_LEVELS 32
 
-int coll_allreduce_rabenseifner(struct coll_sched *s, void *vbuf, size_t count,
+int coll_allreduce_rabenseifner(struct coll_sched *s, const void *in, void *vbuf, size_t count,
                                 bolt_datatype_t dt, bolt_op_t op)
 {
     struct bolt_comm *c = coll_sched_comm(s);
     int n = c->size, r = c->rank, p = coll_pof2_floor(n), rem = n - p, newrank;
     size_t esize = bolt_type_size(dt), bytes = count * esize;
     char *buf = vbuf;
+    coll_sched_copy(s, buf, in, bytes);
     if (n == 1)
         return coll_sched_error(s);
     char *tmp = coll_sched_tmp(s, bytes);

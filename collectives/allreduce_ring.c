@@ -29,12 +29,13 @@ static void seg_range(const struct ring *g, int c, size_t s, size_t *off, size_t
     *len = b - a;
 }
 
-int coll_allreduce_ring(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t dt,
-                        bolt_op_t op)
+int coll_allreduce_ring(struct coll_sched *s, const void *in, void *buf, size_t count,
+                        bolt_datatype_t dt, bolt_op_t op)
 {
     struct bolt_comm *c = coll_sched_comm(s);
     int n = c->size, r = c->rank, right = (r + 1) % n, left = (r + n - 1) % n;
     size_t esize = bolt_type_size(dt);
+    coll_sched_copy(s, buf, in, count * esize);
     if (n == 1)
         return coll_sched_error(s);
     struct ring g = {buf, count, esize, coll_segment_bytes() / esize, n};

@@ -31,11 +31,8 @@ static int allreduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t
         return algo;
     struct coll_sched *s =
         coll_sched_new(comm, fn, coll_algo_name(COLL_ALLREDUCE, algo), req == NULL);
-    if (s) {
-        if (sbuf != BOLT_IN_PLACE)
-            coll_sched_copy(s, rbuf, sbuf, bytes);
-        coll_allreduce_algo(algo)(s, rbuf, count, dt, op);
-    }
+    if (s)
+        coll_allreduce_algo(algo)(s, sbuf == BOLT_IN_PLACE ? rbuf : sbuf, rbuf, count, dt, op);
     return coll_launch(s, req, fn);
 }
 

@@ -203,7 +203,7 @@ static int allgather(const void *sendbuf, void *recvbuf, size_t count, bolt_data
     if (algo < 0)
         return algo;
     struct coll_sched *s =
-        coll_sched_new(comm, fn, coll_algo_name(COLL_ALLGATHER, algo), req == NULL);
+        coll_sched_new(comm, fn, coll_algo_name(COLL_ALLGATHER, algo), COLL_EXCHANGE | (req == NULL));
     char *mine = (char *)recvbuf + (size_t)comm->rank * bytes;
     if (s && sendbuf != BOLT_IN_PLACE)
         coll_sched_copy(s, mine, sendbuf, bytes);
@@ -243,7 +243,7 @@ int bolt_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
         total |= b[i];
     if (!rc && !(rc = coll_check_buf(recvbuf, total, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, bytes, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "ring", 1);
+        struct coll_sched *s = coll_sched_new(comm, fn, "ring", COLL_EXCHANGE | COLL_BLOCKING);
         if (s && sendbuf != BOLT_IN_PLACE)
             coll_sched_copy(s, (char *)recvbuf + b[n + r], sendbuf, b[r]);
         if (s)
@@ -279,7 +279,7 @@ static int alltoallv(const void *sendbuf, const size_t *sc, const size_t *sd, vo
             extent = rb[n + i] + rb[i];
     if (!(rc = coll_check_buf(recvbuf, extent, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "pairwise", req == NULL);
+        struct coll_sched *s = coll_sched_new(comm, fn, "pairwise", COLL_EXCHANGE | (req == NULL));
         const void *in = sendbuf;
         if (s && sendbuf == BOLT_IN_PLACE) {
             void *copy = coll_sched_tmp(s, extent);

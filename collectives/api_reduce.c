@@ -30,7 +30,7 @@ static int allreduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t
     if (algo < 0)
         return algo;
     struct coll_sched *s =
-        coll_sched_new(comm, fn, coll_algo_name(COLL_ALLREDUCE, algo), req == NULL);
+        coll_sched_new(comm, fn, coll_algo_name(COLL_ALLREDUCE, algo), COLL_EXCHANGE | (req == NULL));
     if (s)
         coll_allreduce_algo(algo)(s, sbuf == BOLT_IN_PLACE ? rbuf : sbuf, rbuf, count, dt, op);
     return coll_launch(s, req, fn);
@@ -108,7 +108,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
     if (!rc && !(rc = coll_check_buf(in, total * esize, fn, "sendbuf")) &&
         !(rc = coll_check_buf(rbuf, cd[comm->rank] * esize, fn, "recvbuf"))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "direct", 1);
+        struct coll_sched *s = coll_sched_new(comm, fn, "direct", COLL_EXCHANGE | COLL_BLOCKING);
         if (s)
             coll_reduce_scatter_direct(s, in, rbuf, cd, cd + n, dt, op);
         rc = coll_launch(s, NULL, fn);
@@ -142,7 +142,7 @@ static int scan(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, 
         (sbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sbuf, bytes, fn, "sendbuf"))))
         return rc;
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
-    struct coll_sched *s = coll_sched_new(comm, fn, "rd", 1);
+    struct coll_sched *s = coll_sched_new(comm, fn, "rd", COLL_EXCHANGE | COLL_BLOCKING);
     if (s && exclusive) {
         void *partial = coll_sched_tmp(s, bytes);
         coll_sched_copy(s, partial, in, bytes);

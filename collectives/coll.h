@@ -42,11 +42,15 @@ struct coll_sched;
 
 /* A schedule for one collective on comm: takes the communicator's next
  * collective sequence number (every rank starts collectives in the same
- * order, so the numbers agree) and tags its messages with it. blocking: it
- * will be run by coll_sched_run (coll_launch without a request), so its steps
- * run as they are added. */
+ * order, so the numbers agree) and tags its messages with it. Flags:
+ * COLL_BLOCKING: it will be run by coll_sched_run (coll_launch without a
+ * request), so its steps run as they are added; COLL_EXCHANGE: every rank
+ * receives (and reduces) about as much as it sends, so its large sends ask
+ * the transport for a copy by the receiver alone (BOLT_PROTO_SENDER_BUSY). */
+#define COLL_BLOCKING 0x1
+#define COLL_EXCHANGE 0x2
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
-                                  int blocking);
+                                  int flags);
 void coll_sched_free(struct coll_sched *s);
 /* Builders: errors are sticky (checked once by coll_sched_error). Steps of a
  * round run in order when the round starts; sends and receives are posted,

@@ -56,6 +56,7 @@ struct coll_sched {
     int nreqs, maxreqs;
     int leak_tmp; /* requests abandoned after a failure may still touch tmp */
     int direct;   /* blocking: each step runs as it is added (see direct_step) */
+    unsigned send_flags; /* bolt_proto_isend's */
     /* Not cleared by coll_sched_new: */
     char msg[512]; /* the failure; msg[0] set to 0 */
     struct step steps_inline[INLINE_STEPS];
@@ -67,7 +68,7 @@ struct coll_sched {
 static struct coll_sched *spare; /* calls are serialized (MPI_THREAD_SERIALIZED at most) */
 
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
-                                  int blocking)
+                                  int flags)
 {
     struct coll_sched *s = spare;
     if (s)
@@ -85,7 +86,8 @@ struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const 
     s->req_step = s->req_step_inline;
     s->maxreqs = INLINE_REQS;
     s->tag = COLL_TAG_BASE + (int)(comm->coll_seq++ % COLL_TAG_SPAN);
-    s->direct = blocking;
+    s->direct = (flags & COLL_BLOCKING) != 0;
+    s->send_flags = flags & COLL_EXCHANGE ? BOLT_PROTO_SENDER_BUSY : 0;
     return s;
 }
 
@@ -292,7 +294,8 @@ static int post_step(struct coll_sched *s, int pos)
     if (s->nreqs == s->maxreqs && (rc = grow_reqs(s)))
         return rc;
     if (st->kind == STEP_SEND)
-        rc = bolt_proto_isend(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, 0, &r);
+        rc = bolt_proto_isend(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1,
+                              s->send_flags, &r);
     else
         rc = bolt_proto_irecv(st->dst, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, &r);
     if (rc) {

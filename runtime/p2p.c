@@ -54,7 +54,7 @@ static int start_send(const void *buf, size_t bytes, int dest, int tag, bolt_com
     *req = BOLT_REQUEST_NULL;
     if ((rc = check_send(buf, bytes, dest, tag, comm, fn)))
         return rc;
-    return bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, sync, req);
+    return bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, sync ? BOLT_PROTO_SYNC : 0, req);
 }
 
 int bolt_isend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,

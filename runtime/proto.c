@@ -270,8 +270,9 @@ int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t c
 }
 
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
-                     uint32_t ctx, int sync, struct bolt_request **out)
+                     uint32_t ctx, unsigned flags, struct bolt_request **out)
 {
+    int sync = (flags & BOLT_PROTO_SYNC) != 0;
     struct bolt_request *req = bolt_req_new(BOLT_REQ_SEND);
     if (!req)
         return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a send request");
@@ -284,6 +285,7 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
     req->buf = (void *)buf;
     req->bytes = bytes;
     req->sync = sync;
+    req->hints = flags & BOLT_PROTO_SENDER_BUSY ? BOLT_TL_HINT_SENDER_BUSY : 0;
     *out = req;
 
     int wp = req->world_peer, rc;
@@ -583,6 +585,7 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
         f->s.hdr.msg_size = off;
         f->s.hdr.len = len;
         f->s.payload = (const char *)req->buf + off;
+        f->s.hints = req->hints;
         int rc = tl_send(peer, f);
         if (rc) {
             req->frames_pending -= n - i;

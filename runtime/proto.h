@@ -25,8 +25,13 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
  * it is copied into buf and consumed. Returns 1 then, 0 when the caller must
  * post a receive (which also reports a size mismatch). */
 int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t ctx);
+/* flags: BOLT_PROTO_SYNC (complete when matched: MPI_Ssend),
+ * BOLT_PROTO_SENDER_BUSY (this rank copies as much meanwhile: see
+ * BOLT_TL_HINT_SENDER_BUSY). */
+#define BOLT_PROTO_SYNC 0x1u
+#define BOLT_PROTO_SENDER_BUSY 0x2u
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
-                     uint32_t ctx, int sync, struct bolt_request **out);
+                     uint32_t ctx, unsigned flags, struct bolt_request **out);
 int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,
                      uint32_t ctx, struct bolt_request **out);
 /* Looks for a matching message without receiving it. */

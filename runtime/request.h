@@ -44,6 +44,7 @@ struct bolt_request {
     bolt_status_t status;
     /* send side */
     int sync;            /* synchronous: also wait for the receiver's match */
+    unsigned hints;      /* BOLT_TL_HINT_* for its DATA frames */
     int sync_pending;
     int awaiting_cts;    /* rendezvous: RTS sent, no CTS yet */
     int err;             /* first error seen while frames were still in flight */

@@ -29,10 +29,16 @@ struct bolt_tl_send {
     struct bolt_frame_hdr hdr;
     const void *payload;       /* hdr.len bytes */
     void (*complete)(struct bolt_tl_send *s, int error);
+    unsigned hints;            /* BOLT_TL_HINT_*: advice a transport may ignore */
     /* Private to the transport that holds it. */
     uint64_t tl_done;          /* bytes of header+payload already written */
     struct bolt_tl_send *tl_next;
 };
+
+/* The sender has copying of its own to do meanwhile (it receives or reduces
+ * as much: an exchange), so a copy made by the receiver alone beats one
+ * shared by both sides (shm: single-copy rather than the staging pipeline). */
+#define BOLT_TL_HINT_SENDER_BUSY 0x1u
 
 /* Runtime callbacks a transport calls for incoming traffic. */
 struct bolt_tl_upcalls {

@@ -520,6 +520,7 @@ struct large_arg {
     const char *cma;  /* BOLT_SHM_CMA */
     int expect_cma;   /* 1: some must go single-copy, 0: none */
     int expect_pipe;  /* 1: some must be staged (16 MiB under auto), 0: none */
+    unsigned hints;   /* of the DATA frames */
 };
 
 static int child_large(int rank, int size, void *argp)
@@ -543,6 +544,7 @@ static int child_large(int rank, int size, void *argp)
             k++;
             p[k] = make_payload((uint64_t)k, sizes[i]);
             snd_init(&s[k], BOLT_FRAME_DATA, (uint64_t)k, p[k], sizes[i]);
+            s[k].s.hints = a->hints;
             T->send(e.ctx, 1, &s[k].s);
             k++;
         }
@@ -580,7 +582,7 @@ static int child_large(int rank, int size, void *argp)
 
 START_TEST(test_large_two_copy_pipeline)
 {
-    struct large_arg a = {"0", 0, 1};
+    struct large_arg a = {"0", 0, 1, 0};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
@@ -594,7 +596,16 @@ static int have_cma(void)
  * where that works, and stages what is larger (the 16 MiB one). */
 START_TEST(test_large_auto_single_copy_up_to_max)
 {
-    struct large_arg a = {"auto", have_cma(), 1};
+    struct large_arg a = {"auto", have_cma(), 1, 0};
+    ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
+}
+END_TEST
+
+/* A sender busy with copies of its own (an exchange) has the receiver read
+ * single-copy beyond BOLT_SHM_CMA_MAX too. */
+START_TEST(test_large_auto_busy_sender_single_copy)
+{
+    struct large_arg a = {"auto", have_cma(), !have_cma(), BOLT_TL_HINT_SENDER_BUSY};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
@@ -603,7 +614,7 @@ START_TEST(test_large_single_copy)
 {
     if (!have_cma())
         return; /* this build or kernel has no single-copy reads: test_cma_unsupported covers it */
-    struct large_arg a = {"1", 1, 0};
+    struct large_arg a = {"1", 1, 0, 0};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
@@ -626,7 +637,7 @@ START_TEST(test_cma_unsupported)
         return; /* this build has single-copy reads */
     ck_assert_int_eq(run_ranks(2, child_cma_required, NULL), 0);
     /* auto falls back to the staged path */
-    struct large_arg a = {"auto", 0, 1};
+    struct large_arg a = {"auto", 0, 1, 0};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
@@ -891,6 +902,7 @@ int main(void)
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);
+    tcase_add_test(tc, test_large_auto_busy_sender_single_copy);
     tcase_add_test(tc, test_cma_unsupported);
     tcase_add_test(tc, test_doorbell_wakes_only_sleepers);
     tcase_add_test(tc, test_sleeping_pingpong_is_fast);

@@ -48,13 +48,18 @@ static struct bolt_tl_send *pop(struct bolt_tl_send **head, struct bolt_tl_send 
 /* Should large DATA to p go single-copy? The receiver probed us at its
  * wire-up and left the answer on our channel (before it could send the CTS
  * that led to this DATA, so it is there by now). */
-static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t len)
+static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, const struct bolt_tl_send *s)
 {
-    /* auto: only up to cma_max. On 2 ranks / 2 cores one copy of a buffer
-     * still in the sender's cache was 1.7x faster than the two overlapped
-     * copies of the pipeline at 64 KiB-1 MiB, and 1.1-1.5x slower from
-     * 4 MiB, where both go to memory (bench/README.md). */
-    if (ctx->cma_mode == 0 || (ctx->cma_mode < 0 && len > ctx->cma_max))
+    uint64_t len = s->hdr.len;
+    /* auto: up to cma_max, or when the sender is busy itself. On 2 ranks /
+     * 2 cores one copy of a buffer still in the sender's cache was 1.7x
+     * faster than the two overlapped copies of the pipeline at 64 KiB-1 MiB,
+     * and 1.1-1.5x slower from 4 MiB, where both go to memory and the
+     * pipeline puts an otherwise idle sender to work; in an exchange (a
+     * 2-rank 16 MiB all-reduce) the sender is not idle, and one copy per
+     * byte won again: 2.85 against 3.6 ms (bench/README.md). */
+    if (ctx->cma_mode == 0 ||
+        (ctx->cma_mode < 0 && len > ctx->cma_max && !(s->hints & BOLT_TL_HINT_SENDER_BUSY)))
         return 0;
     return shm_peer_cma(ctx, p); /* not known yet: stage this one */
 }
@@ -65,7 +70,7 @@ static int post(struct bolt_tl_ctx *ctx, struct shm_peer *p, struct bolt_tl_send
 {
     *whole = 0;
     if (is_large_data(ctx, p, s)) {
-        if (use_cma(ctx, p, s->hdr.len)) {
+        if (use_cma(ctx, p, s)) {
             if (!shm_ring_put(&p->tx, SHM_REC_CMA, (uint64_t)(uintptr_t)s->payload, &s->hdr, NULL, 0))
                 return 0;
             append(&p->cma_head, &p->cma_tail, s);

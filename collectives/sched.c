@@ -408,6 +408,23 @@ static void direct_wait(struct coll_sched *s)
     }
 }
 
+/* A small receive that may be taken without a request: already in the
+ * unexpected queue, or there after one progress pass (a peer ahead of us,
+ * its message still in the transport: a broadcast's receiver in a loop).
+ * Posting a request, waiting on it and reaping it cost more than copying a
+ * small message out of the unexpected queue. */
+#define RECV_NOW_POLL_MAX 1024
+
+static int recv_now(const struct coll_sched *s, const struct step *st)
+{
+    uint32_t ctx = s->comm->ctx + 1;
+    if (bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, ctx))
+        return 1;
+    if (st->n > RECV_NOW_POLL_MAX || bolt_progress_poll() <= 0)
+        return 0;
+    return bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, ctx);
+}
+
 static void direct_step(struct coll_sched *s)
 {
     if (!s->direct)
@@ -423,8 +440,7 @@ static void direct_step(struct coll_sched *s)
                bolt_proto_send_now(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1)) {
         /* Gone already (small, nothing queued to that peer): no request to
          * wait on. It cannot overtake an earlier frame to the same peer. */
-    } else if (st->kind == STEP_RECV &&
-               bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, s->comm->ctx + 1)) {
+    } else if (st->kind == STEP_RECV && recv_now(s, st)) {
         /* Arrived already (a peer ahead of us): taken without a request. */
     } else {
         int rc = post_step(s, pos);

@@ -55,15 +55,17 @@ check_PROGRAMS += tests/transport/test_shm tests/transport/test_shm_posix
 TESTS += tests/transport/test_shm tests/transport/test_shm_posix
 tests_transport_test_shm_SOURCES = $(SHM_TEST_COMMON)
 if BOLT_OS_LINUX
-tests_transport_test_shm_SOURCES += transport/shm/shm_cma_linux.c transport/shm/shm_fence_linux.c
+tests_transport_test_shm_SOURCES += transport/shm/shm_cma_linux.c transport/shm/shm_fence_linux.c \
+	transport/shm/shm_prefault_linux.c
 else
-tests_transport_test_shm_SOURCES += transport/shm/shm_cma_posix.c transport/shm/shm_fence_posix.c
+tests_transport_test_shm_SOURCES += transport/shm/shm_cma_posix.c transport/shm/shm_fence_posix.c \
+	transport/shm/shm_prefault_posix.c
 endif
 tests_transport_test_shm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_transport_test_shm_LDADD = libboltcore.la $(CHECK_LIBS)
 # Without single-copy reads, as on macOS: tested here too.
 tests_transport_test_shm_posix_SOURCES = $(SHM_TEST_COMMON) transport/shm/shm_cma_posix.c \
-	transport/shm/shm_fence_posix.c
+	transport/shm/shm_fence_posix.c transport/shm/shm_prefault_posix.c
 tests_transport_test_shm_posix_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_transport_test_shm_posix_LDADD = libboltcore.la $(CHECK_LIBS)
 endif

@@ -157,8 +157,7 @@ END_TEST
 
 /* A cell last written as a header holds another lap's sequence word: the
  * producer leaves it alone (clearing it would take the line back from a
- * consumer that holds it, one more cache-line transfer per message). The
- * first lap after set-up, whose cells are of unknown content, clears. */
+ * consumer that holds it, one more cache-line transfer per message). */
 START_TEST(test_ring_clean_cells_are_left_alone)
 {
     struct ring_fixture f;
@@ -177,6 +176,34 @@ START_TEST(test_ring_clean_cells_are_left_alone)
         ring_expect(&f, s);
         ck_assert_int_eq(shm_ring_nonempty(&f.rx), 0);
     }
+    free(f.c);
+}
+END_TEST
+
+/* A channel nothing was ever published on is all zeros: its producer marks
+ * no cell for clearing. One that carried records (consumed or not) may hold
+ * anything: every cell is marked, and the first lap clears as it goes. */
+static int dirty_words(const struct shm_tx_ring *t, uint64_t want)
+{
+    for (size_t i = 0; i < sizeof t->dirty / sizeof t->dirty[0]; i++)
+        if (t->dirty[i] != want)
+            return 0;
+    return 1;
+}
+
+START_TEST(test_ring_fresh_channel_needs_no_clearing)
+{
+    struct ring_fixture f;
+    const uint64_t cap = 1024;
+    ring_setup(&f, cap);
+    ck_assert(dirty_words(&f.tx, 0));
+    ck_assert_int_eq(ring_put_seq(&f, 1, 0), 1); /* published, not consumed */
+    struct shm_tx_ring again;
+    shm_tx_ring_init(&again, f.c, cap);
+    ck_assert(dirty_words(&again, ~(uint64_t)0));
+    ring_expect(&f, 1); /* consumed: the consumer is past 0 */
+    shm_tx_ring_init(&again, f.c, cap);
+    ck_assert(dirty_words(&again, ~(uint64_t)0));
     free(f.c);
 }
 END_TEST
@@ -895,6 +922,7 @@ int main(void)
     tcase_add_test(tc, test_ring_wraps_in_order);
     tcase_add_test(tc, test_ring_stale_payload_is_not_a_record);
     tcase_add_test(tc, test_ring_clean_cells_are_left_alone);
+    tcase_add_test(tc, test_ring_fresh_channel_needs_no_clearing);
     tcase_add_test(tc, test_ring_small_frames_are_packed);
     tcase_add_test(tc, test_segment_is_unlinked);
     tcase_add_test(tc, test_singleton);

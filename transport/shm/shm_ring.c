@@ -15,8 +15,15 @@ void shm_tx_ring_init(struct shm_tx_ring *t, struct shm_chan *c, uint64_t cap)
     /* Both ends start at 0 in a fresh segment (cells all zero). */
     t->tail_cache = atomic_load_explicit(&c->cons.tail, memory_order_acquire);
     t->head = t->tail_cache;
-    /* What the cells hold is not known here: the first lap clears as it goes. */
-    memset(t->dirty, 0xff, sizeof t->dirty);
+    /* A channel nothing was ever published on (its consumer at 0 and no
+     * sequence in the first cell: a record at 0 would be the first one
+     * written, and stays until consumed) is all zeros, as ftruncate made it:
+     * no cell needs clearing. Otherwise what the cells hold is not known, and
+     * the first lap clears as it goes, one more cache-line transfer per small
+     * message (2 ranks: the first 2048 messages of every job, 4-byte
+     * all-reduce ~950 instead of ~750 cycles). */
+    int fresh = t->head == 0 && atomic_load_explicit(seq_word(t->ring, 0), memory_order_relaxed) == 0;
+    memset(t->dirty, fresh ? 0 : 0xff, sizeof t->dirty);
 }
 
 void shm_rx_ring_init(struct shm_rx_ring *r, struct shm_chan *c, uint64_t cap)

@@ -1,0 +1,29 @@
+/*
+ * shm_prefault_linux.c — shm_prefault with madvise(MADV_POPULATE_WRITE)
+ * (Linux 5.14): the kernel fills the page tables writable in one call, as
+ * write faults would, without writing. Older kernels refuse the advice: then
+ * one byte per page is read, as shm_prefault_posix.c does.
+ */
+#include "transport/shm/shm_prefault.h"
+
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void shm_prefault(void *addr, size_t len)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || len == 0)
+        return;
+    uintptr_t first = (uintptr_t)addr & ~(uintptr_t)(page - 1);
+    size_t span = (size_t)((uintptr_t)addr + len - first);
+    if (madvise((void *)first, span, MADV_POPULATE_WRITE) == 0)
+        return;
+    const volatile unsigned char *p = (const volatile unsigned char *)first;
+    for (size_t off = 0; off < span; off += (size_t)page)
+        (void)p[off];
+}

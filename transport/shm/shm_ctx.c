@@ -295,9 +295,12 @@ static int shm_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         p->tx_stage = shm_chan_stage(ctx->seg, out);
         p->rx_stage = shm_chan_stage(ctx->seg, in);
         /* Now, not one page fault per 64 small messages in the first laps
-         * (shm_prefault.h). */
-        shm_prefault(out, ctx->seg->chan_stride);
-        shm_prefault(in, ctx->seg->chan_stride);
+         * (shm_prefault.h). The rings only: the staging chunks (4x the
+         * ring) are touched only by large messages, and with many ranks
+         * on a host most pairs never send one. */
+        size_t ring_span = sizeof *out + (size_t)ctx->seg->ring_bytes;
+        shm_prefault(out, ring_span);
+        shm_prefault(in, ring_span);
         p->chunks_put = atomic_load_explicit(&out->prod.chunks_put, memory_order_relaxed);
         p->chunks_got = atomic_load_explicit(&in->cons.chunks_got, memory_order_relaxed);
         p->cma_done = atomic_load_explicit(&in->cons.cma_done, memory_order_relaxed);

@@ -47,6 +47,14 @@ struct coll_sched;
  * request), so its steps run as they are added; COLL_EXCHANGE: every rank
  * receives (and reduces) about as much as it sends, so its large sends ask
  * the transport for a copy by the receiver alone (BOLT_PROTO_SENDER_BUSY). */
+/* A blocking collective that is one message (2-rank broadcast): sends or
+ * receives it at once without a schedule or a request, under the tag the
+ * next schedule would take, if the transport takes it whole now (send) or it
+ * has arrived whole (receive, after one progress pass for up to 1 KiB).
+ * Returns 1 then (the tag is used up), 0 when the caller must build the
+ * schedule, which then takes the same tag. */
+int coll_one_message_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int send);
+
 #define COLL_BLOCKING 0x1
 #define COLL_EXCHANGE 0x2
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,

@@ -451,6 +451,24 @@ static void direct_step(struct coll_sched *s)
     }
 }
 
+int coll_one_message_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int send)
+{
+    /* The tag the next schedule would take; taken only if the message went. */
+    int tag = COLL_TAG_BASE + (int)(comm->coll_seq % COLL_TAG_SPAN);
+    uint32_t ctx = comm->ctx + 1;
+    int done;
+    if (send) {
+        done = bolt_proto_send_now(buf, bytes, peer, tag, comm, ctx);
+    } else {
+        done = bolt_proto_recv_now(buf, bytes, peer, tag, ctx) ||
+               (bytes <= RECV_NOW_POLL_MAX && bolt_progress_poll() > 0 &&
+                bolt_proto_recv_now(buf, bytes, peer, tag, ctx));
+    }
+    if (done)
+        comm->coll_seq++;
+    return done;
+}
+
 int coll_sched_start(struct coll_sched *s)
 {
     if (s->err)

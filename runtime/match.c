@@ -72,7 +72,7 @@ void bolt_match_remove_unexp(struct bolt_match *m, struct bolt_unexp *u)
     u->next = u->prev = NULL;
 }
 
-#define POOL_PAYLOAD 256 /* payload room of a pooled entry */
+#define POOL_PAYLOAD BOLT_UNEXP_INLINE /* payload room of a pooled entry */
 #define POOL_MAX 4096    /* entries kept for reuse */
 
 static struct bolt_unexp *pool;
@@ -96,9 +96,9 @@ struct bolt_unexp *bolt_unexp_new(size_t inline_bytes)
     return u;
 }
 
-/* Payload buffers by power-of-two size class, 8 KiB (the smallest payload
+/* Payload buffers by power-of-two size class, 512 B (the smallest payload
  * not inline) to 1 MiB (beyond: a raised eager limit, rare; malloc). */
-#define DATA_MIN_CLASS 13
+#define DATA_MIN_CLASS 9
 #define DATA_MAX_CLASS 20
 #define DATA_CACHE_BYTES ((size_t)16 << 20) /* kept at most, all classes */
 

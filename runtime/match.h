@@ -39,8 +39,12 @@ struct bolt_unexp {
     _Alignas(16) unsigned char inline_data[];
 };
 
-/* Up to this many payload bytes share the entry's allocation. */
-#define BOLT_UNEXP_INLINE 4096
+/* Up to this many payload bytes share the entry's (recycled) allocation;
+ * larger ones take a buffer from the size-class cache. Up to 4 KiB used to
+ * share a malloc'ed entry: a 2-rank 4 KiB broadcast loop then faulted pages
+ * in on the receiver all the time (dozens of 4 KiB entries freed at once
+ * went back to the kernel by heap trimming). */
+#define BOLT_UNEXP_INLINE 256
 
 /* A new zeroed entry with room for `inline_bytes` of payload after it.
  * Entries for small payloads are recycled: a sender running ahead leaves

@@ -62,10 +62,10 @@ static int bcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_com
     int algo = coll_select(COLL_BCAST, bytes, comm->size, 1);
     if (algo < 0)
         return algo;
-    /* Two ranks, blocking, small, binomial: one message, sent or taken at
-     * once if it can be, without a schedule (a receiver in a loop: 0.108 ->
+    /* Two ranks, blocking, binomial: one message, sent or taken at once if
+     * it can be (eager), without a schedule (a receiver in a loop: 0.108 ->
      * 0.064 us per 4-byte MPI_Bcast). */
-    if (!req && comm->size == 2 && bytes <= 1024 && coll_bcast_algo(algo) == coll_bcast_binomial &&
+    if (!req && comm->size == 2 && coll_bcast_algo(algo) == coll_bcast_binomial &&
         coll_one_message_now(comm, buf, bytes, 1 - comm->rank, comm->rank == root))
         return BOLT_OK;
     struct coll_sched *s =

@@ -418,11 +418,11 @@ static void direct_wait(struct coll_sched *s)
 static int recv_now(const struct coll_sched *s, const struct step *st)
 {
     uint32_t ctx = s->comm->ctx + 1;
-    if (bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, ctx))
+    if (bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, s->comm, ctx))
         return 1;
     if (st->n > RECV_NOW_POLL_MAX || bolt_progress_poll() <= 0)
         return 0;
-    return bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, ctx);
+    return bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, s->comm, ctx);
 }
 
 static void direct_step(struct coll_sched *s)
@@ -460,9 +460,9 @@ int coll_one_message_now(struct bolt_comm *comm, void *buf, size_t bytes, int pe
     if (send) {
         done = bolt_proto_send_now(buf, bytes, peer, tag, comm, ctx);
     } else {
-        done = bolt_proto_recv_now(buf, bytes, peer, tag, ctx) ||
+        done = bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx) ||
                (bytes <= RECV_NOW_POLL_MAX && bolt_progress_poll() > 0 &&
-                bolt_proto_recv_now(buf, bytes, peer, tag, ctx));
+                bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx));
     }
     if (done)
         comm->coll_seq++;

@@ -29,6 +29,14 @@ void bolt_match_remove_posted(struct bolt_match *m, struct bolt_request *req)
     req->next = req->prev = NULL;
 }
 
+int bolt_match_has_posted(const struct bolt_match *m, uint32_t ctx, int src, int tag)
+{
+    for (const struct bolt_request *r = m->posted_head; r; r = r->next)
+        if (r->ctx == ctx && bolt_match_hits(r->peer, r->tag, src, tag))
+            return 1;
+    return 0;
+}
+
 struct bolt_request *bolt_match_take_posted(struct bolt_match *m, uint32_t ctx, int src, int tag)
 {
     for (struct bolt_request *r = m->posted_head; r; r = r->next) {

@@ -78,6 +78,8 @@ static inline int bolt_match_hits(int want_src, int want_tag, int src, int tag)
 void bolt_match_post(struct bolt_match *m, struct bolt_request *req);
 /* Removes and returns the first posted receive matching an envelope. */
 struct bolt_request *bolt_match_take_posted(struct bolt_match *m, uint32_t ctx, int src, int tag);
+/* Would a message (ctx, src, tag) match a posted receive? */
+int bolt_match_has_posted(const struct bolt_match *m, uint32_t ctx, int src, int tag);
 void bolt_match_remove_posted(struct bolt_match *m, struct bolt_request *req);
 
 void bolt_match_add_unexp(struct bolt_match *m, struct bolt_unexp *u);

@@ -255,12 +255,40 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
     return eager_now(tl, wp, buf, bytes, tag, comm, ctx);
 }
 
-int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t ctx)
+/* The message is not in the unexpected queue: the next frame from the peer,
+ * still in its transport, if it is the one (it is then the oldest from that
+ * peer a receive could match) and no posted receive would take it first. */
+static int take_from_transport(void *buf, size_t bytes, int source, int tag,
+                               const struct bolt_comm *comm, uint32_t ctx)
+{
+    int wp = comm->world_ranks[source];
+    if (wp == bolt_rt.rank)
+        return 0;
+    const struct bolt_peer *p = &bolt_rt.peers[wp];
+    const struct bolt_transport *tl = bolt_rt.tls[p->tl];
+    if (p->failed || p->bye || !tl->take_now || bolt_match_has_posted(&bolt_rt.match, ctx, source, tag))
+        return 0;
+    struct bolt_frame_hdr want = {
+        .magic = BOLT_FRAME_MAGIC,
+        .type = BOLT_FRAME_EAGER,
+        .ctx = ctx,
+        .src = source,
+        .tag = tag,
+        .len = bytes,
+        .msg_size = bytes,
+    };
+    return tl->take_now(bolt_rt.tlctx[p->tl], wp, &want, buf);
+}
+
+int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const struct bolt_comm *comm,
+                        uint32_t ctx)
 {
     /* The entry a posted receive would take (no posted receive can match
      * it: it would have taken it on arrival). */
     struct bolt_unexp *u = bolt_match_find_unexp(&bolt_rt.match, ctx, source, tag);
-    if (!u || u->kind != BOLT_UNEXP_EAGER || !u->arrived || u->size != bytes || u->sync)
+    if (!u)
+        return take_from_transport(buf, bytes, source, tag, comm, ctx);
+    if (u->kind != BOLT_UNEXP_EAGER || !u->arrived || u->size != bytes || u->sync)
         return 0;
     if (bytes)
         memcpy(buf, u->data, bytes);

@@ -19,12 +19,15 @@
  * when it was sent, 0 when the caller must take the request path. */
 int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                         uint32_t ctx);
-/* A receive without a request: when the first message from `source` (a rank)
- * with `tag` on context ctx that a receive would match has fully arrived
- * eagerly, with exactly `bytes` bytes and no synchronous sender to answer,
- * it is copied into buf and consumed. Returns 1 then, 0 when the caller must
- * post a receive (which also reports a size mismatch). */
-int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t ctx);
+/* A receive without a request: when the first message from `source` (a rank
+ * of comm) with `tag` on context ctx that a receive would match has fully
+ * arrived eagerly, with exactly `bytes` bytes and no synchronous sender to
+ * answer, it is copied into buf and consumed; from the unexpected queue, or
+ * straight from the transport (take_now) when it is the next frame from that
+ * peer there and no posted receive would match it. Returns 1 then, 0 when the
+ * caller must post a receive (which also reports a size mismatch). */
+int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const struct bolt_comm *comm,
+                        uint32_t ctx);
 /* flags: BOLT_PROTO_SYNC (complete when matched: MPI_Ssend),
  * BOLT_PROTO_SENDER_BUSY (this rank copies as much meanwhile: see
  * BOLT_TL_HINT_SENDER_BUSY). */

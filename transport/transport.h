@@ -91,6 +91,15 @@ struct bolt_transport {
      * send()). Lets a blocking send skip its request. */
     int (*send_now)(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
                     const void *payload);
+    /* Optional: when the next frame from `peer` not yet delivered is whole
+     * in the transport and its header has want's magic, type, flags, ctx,
+     * src, tag, len and msg_size, copies its want->len payload bytes into
+     * buf, consumes it (it never reaches frame_begin) and returns 1; else 0,
+     * nothing consumed. Lets a receive whose message is still in the
+     * transport take it with one copy, not two through the unexpected
+     * queue. */
+    int (*take_now)(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *want,
+                    void *buf);
     /* Moves bytes without blocking. Returns how many frames moved (>= 0). */
     int (*progress)(struct bolt_tl_ctx *ctx);
     /* Fills up to `max` pollfds the engine may sleep on while idle (readable

@@ -33,9 +33,24 @@ static size_t fake_eager(struct bolt_tl_ctx *c, int p) { (void)c; (void)p; retur
 static int fake_stripes(struct bolt_tl_ctx *c, int p, size_t b) { (void)c; (void)p; (void)b; return stripes; }
 static int fake_progress(struct bolt_tl_ctx *c) { (void)c; return 0; }
 static int fake_pollfds(struct bolt_tl_ctx *c, struct pollfd *f, int m) { (void)c; (void)f; (void)m; return 0; }
+/* The frame rank 1 has sent that is still in the transport (take_now). */
+static struct bolt_frame_hdr held;
+static int held_value, have_held, take_calls;
+static int fake_take(struct bolt_tl_ctx *c, int p, const struct bolt_frame_hdr *w, void *buf)
+{
+    (void)c;
+    ck_assert_int_eq(p, 1);
+    take_calls++;
+    if (!have_held || w->type != held.type || w->ctx != held.ctx || w->src != held.src ||
+        w->tag != held.tag || w->len != held.len || w->flags != held.flags)
+        return 0;
+    memcpy(buf, &held_value, sizeof held_value);
+    have_held = 0;
+    return 1;
+}
 static const struct bolt_transport fake = {
     .name = "fake", .send = fake_send, .eager_limit = fake_eager, .data_stripes = fake_stripes,
-    .progress = fake_progress, .pollfds = fake_pollfds,
+    .progress = fake_progress, .pollfds = fake_pollfds, .take_now = fake_take,
 };
 
 static void setup(void)
@@ -53,6 +68,7 @@ static void setup(void)
     int all[2] = {0, 1};
     bolt_rt.world = bolt_comm_create(BOLT_CTX_WORLD, 0, 2, all);
     nsent = 0;
+    have_held = take_calls = 0;
     sync_complete = 1;
     stripes = 3;
 }
@@ -179,6 +195,50 @@ START_TEST(unexpected_eager_messages_keep_their_order)
         ck_assert_int_eq(v, i);
         bolt_req_release(req);
     }
+}
+END_TEST
+
+/* A receive without a request takes its message from the unexpected queue,
+ * else straight from the transport; never past an earlier message that
+ * matches, nor past a posted receive that would match first. */
+START_TEST(recv_now_keeps_the_matching_order)
+{
+    struct bolt_frame_hdr e = {.type = BOLT_FRAME_EAGER, .src = 1, .tag = 4, .len = sizeof(int),
+                               .msg_size = sizeof(int)};
+    held = e;
+    held.magic = BOLT_FRAME_MAGIC;
+    held_value = 42;
+    have_held = 1;
+    int v = -1, one = 1;
+    /* In the transport only: taken from there. */
+    ck_assert_int_eq(bolt_proto_recv_now(&v, sizeof v, 1, 4, bolt_rt.world, 0), 1);
+    ck_assert_int_eq(v, 42);
+    ck_assert_int_eq(have_held, 0);
+    /* An earlier one in the unexpected queue goes first. */
+    ck_assert_int_eq(deliver(e, &one), BOLT_OK);
+    have_held = 1;
+    ck_assert_int_eq(bolt_proto_recv_now(&v, sizeof v, 1, 4, bolt_rt.world, 0), 1);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(have_held, 1);
+    /* A posted receive that would match gets the next one: not taken. */
+    int w = -1;
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_irecv(&w, sizeof w, 1, BOLT_ANY_TAG, bolt_rt.world, 0, &req),
+                     BOLT_OK);
+    take_calls = 0;
+    ck_assert_int_eq(bolt_proto_recv_now(&v, sizeof v, 1, 4, bolt_rt.world, 0), 0);
+    ck_assert_int_eq(take_calls, 0);
+    ck_assert_int_eq(have_held, 1);
+    ck_assert_int_eq(deliver(e, &held_value), BOLT_OK); /* it arrives: the posted one has it */
+    ck_assert(req->done);
+    ck_assert_int_eq(w, 42);
+    bolt_req_release(req);
+    /* Another size, or a synchronous sender: left for a posted receive. */
+    held.flags = BOLT_FRAME_F_SYNC;
+    ck_assert_int_eq(bolt_proto_recv_now(&v, sizeof v, 1, 4, bolt_rt.world, 0), 0);
+    held.flags = 0;
+    ck_assert_int_eq(bolt_proto_recv_now(&v, 2, 1, 4, bolt_rt.world, 0), 0);
+    ck_assert_int_eq(have_held, 1);
 }
 END_TEST
 
@@ -374,6 +434,7 @@ int main(void)
     tcase_add_test(tc, freeing_a_communicator_with_pending_receives_is_safe);
     tcase_add_test(tc, a_cts_that_breaks_the_link_does_not_touch_a_freed_request);
     tcase_add_test(tc, receiving_into_a_null_zero_byte_buffer_is_a_truncation);
+    tcase_add_test(tc, recv_now_keeps_the_matching_order);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

@@ -541,6 +541,78 @@ START_TEST(test_eager_frames_in_order)
 }
 END_TEST
 
+/* ---- take_now: the next frame straight out of the ring, if it is the one ---- */
+
+static struct bolt_frame_hdr take_hdr(int tag, uint64_t len, uint8_t flags)
+{
+    struct bolt_frame_hdr h;
+    memset(&h, 0, sizeof h);
+    h.magic = BOLT_FRAME_MAGIC;
+    h.type = BOLT_FRAME_EAGER;
+    h.flags = flags;
+    h.ctx = 3;
+    h.src = 0;
+    h.tag = tag;
+    h.len = len;
+    h.msg_size = len;
+    return h;
+}
+
+static int child_take_now(int rank, int size, void *arg)
+{
+    (void)arg;
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    const int tags[4] = {7, 8, 5, 6};
+    const uint64_t lens[4] = {100, 3000, 10, 20};
+    if (rank == 0) {
+        for (int i = 0; i < 4; i++) {
+            struct bolt_frame_hdr h = take_hdr(tags[i], lens[i], i == 2 ? BOLT_FRAME_F_SYNC : 0);
+            unsigned char *p = make_payload((uint64_t)i, lens[i]);
+            CHILD_CHECK(T->send_now(e.ctx, 1, &h, p) == 1, "send_now %d refused", i);
+            free(p);
+        }
+        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30); /* rank 1's word: done */
+        CHILD_CHECK(e.rt.n == 1, "no word from rank 1");
+    } else {
+        unsigned char buf[3000];
+        struct bolt_frame_hdr w = take_hdr(7, 100, 0);
+        double until = now() + 30;
+        while (T->take_now(e.ctx, 0, &w, buf) == 0 && now() < until)
+            ; /* no progress call: nothing else may deliver it */
+        CHILD_CHECK(payload_ok(buf, 0, 100), "frame 0: payload differs");
+        usleep(100000); /* the others are in the ring by now */
+        w = take_hdr(9, 3000, 0);
+        CHILD_CHECK(T->take_now(e.ctx, 0, &w, buf) == 0, "took a frame of another tag");
+        w = take_hdr(8, 2999, 0);
+        CHILD_CHECK(T->take_now(e.ctx, 0, &w, buf) == 0, "took a frame of another size");
+        w = take_hdr(8, 3000, 0);
+        CHILD_CHECK(T->take_now(e.ctx, 0, &w, buf) == 1, "frame 1 not taken");
+        CHILD_CHECK(payload_ok(buf, 1, 3000), "frame 1: payload differs");
+        w = take_hdr(5, 10, 0);
+        CHILD_CHECK(T->take_now(e.ctx, 0, &w, buf) == 0, "took a synchronous frame");
+        /* The rest reach the runtime as usual, the taken ones never. */
+        PROGRESS_UNTIL(&e, e.rt.n == 2 && e.rt.f[1].done, 30);
+        CHILD_CHECK(e.rt.n == 2, "%d frames delivered, expected 2", e.rt.n);
+        for (int i = 0; i < 2; i++) {
+            CHILD_CHECK(e.rt.f[i].hdr.tag == tags[i + 2] && e.rt.f[i].hdr.len == lens[i + 2] &&
+                            payload_ok(e.rt.f[i].buf, (uint64_t)i + 2, lens[i + 2]),
+                        "delivered frame %d is not frame %d", i, i + 2);
+        }
+        struct bolt_frame_hdr h = take_hdr(1, 0, 0);
+        CHILD_CHECK(T->send_now(e.ctx, 0, &h, NULL) == 1, "word to rank 0 refused");
+    }
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_take_now_takes_only_the_next_frame_asked_for)
+{
+    ck_assert_int_eq(run_ranks(2, child_take_now, NULL), 0);
+}
+END_TEST
+
 /* ---- large DATA: single-copy or pipelined, with small frames around ---- */
 
 struct large_arg {
@@ -927,6 +999,7 @@ int main(void)
     tcase_add_test(tc, test_segment_is_unlinked);
     tcase_add_test(tc, test_singleton);
     tcase_add_test(tc, test_eager_frames_in_order);
+    tcase_add_test(tc, test_take_now_takes_only_the_next_frame_asked_for);
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);

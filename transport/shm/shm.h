@@ -98,6 +98,8 @@ struct bolt_tl_ctx {
 int shm_xfer_peer(struct bolt_tl_ctx *ctx, int peer);
 /* Writes an eager frame at once if nothing is queued before it and the ring
  * has room (transport.h, send_now). */
+int shm_xfer_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *want,
+                      void *buf);
 int shm_xfer_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
                       const void *payload);
 /* Queues s (or writes it at once). */

@@ -360,6 +360,14 @@ static int shm_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_fra
     return shm_xfer_send_now(ctx, peer, h, payload);
 }
 
+static int shm_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *want,
+                        void *buf)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size || (want->len > 0 && !buf))
+        return 0;
+    return shm_xfer_take_now(ctx, peer, want, buf);
+}
+
 /* A peer whose process is gone, or that closed its side, has nothing more
  * to say once its ring is drained: report it like TCP reports EOF. */
 static void check_liveness(struct bolt_tl_ctx *ctx)
@@ -500,6 +508,7 @@ const struct bolt_transport bolt_transport_shm = {
     .connect = shm_connect,
     .send = shm_send,
     .send_now = shm_send_now,
+    .take_now = shm_take_now,
     .progress = shm_progress,
     .pollfds = shm_pollfds,
     .eager_limit = shm_eager_limit,

@@ -156,6 +156,28 @@ static int reap_cma(struct shm_peer *p)
     return frames;
 }
 
+int shm_xfer_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *want,
+                      void *buf)
+{
+    struct shm_peer *p = &ctx->peers[peer];
+    struct shm_rec rec;
+    /* A pipe in progress: left to read_records (frames after it could go,
+     * but nothing here needs them). */
+    if (p->failed || !p->wired || p->rx_pipe || !shm_ring_peek(&p->rx, &rec) ||
+        rec.kind != SHM_REC_FRAME)
+        return 0;
+    const struct bolt_frame_hdr *h = &rec.hdr;
+    if (h->magic != want->magic || h->type != want->type || h->flags != want->flags ||
+        h->ctx != want->ctx || h->src != want->src || h->tag != want->tag ||
+        h->len != want->len || h->msg_size != want->msg_size)
+        return 0;
+    if (h->len)
+        shm_ring_read_payload(&p->rx, buf, h->len);
+    shm_ring_pop(&p->rx, h->len);
+    shm_bell_wake(ctx, p, 1); /* ring space came back */
+    return 1;
+}
+
 int shm_xfer_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
                       const void *payload)
 {

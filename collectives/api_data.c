@@ -62,12 +62,9 @@ static int bcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_com
     int algo = coll_select(COLL_BCAST, bytes, comm->size, 1);
     if (algo < 0)
         return algo;
-    /* Two ranks, blocking, binomial: one message, sent or taken at once if
-     * it can be (eager), without a schedule (a receiver in a loop: 0.108 ->
-     * 0.064 us per 4-byte MPI_Bcast). */
-    if (!req && comm->size == 2 && coll_bcast_algo(algo) == coll_bcast_binomial &&
-        coll_one_message_now(comm, buf, bytes, 1 - comm->rank, comm->rank == root))
-        return BOLT_OK;
+    if (!req && comm->size > 1 && coll_bcast_algo(algo) == coll_bcast_binomial &&
+        (rc = coll_bcast_binomial_now(comm, buf, bytes, root, fn)) != COLL_NOT_NOW)
+        return rc;
     struct coll_sched *s =
         coll_sched_new(comm, fn, coll_algo_name(COLL_BCAST, algo), req == NULL);
     if (s && comm->size > 1)

@@ -47,13 +47,15 @@ struct coll_sched;
  * request), so its steps run as they are added; COLL_EXCHANGE: every rank
  * receives (and reduces) about as much as it sends, so its large sends ask
  * the transport for a copy by the receiver alone (BOLT_PROTO_SENDER_BUSY). */
-/* A blocking collective that is one message (2-rank broadcast): sends or
- * receives it at once without a schedule or a request, under the tag the
- * next schedule would take, if the transport takes it whole now (send) or it
- * has arrived whole (receive, after one progress pass for up to 1 KiB).
- * Returns 1 then (the tag is used up), 0 when the caller must build the
- * schedule, which then takes the same tag. */
-int coll_one_message_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int send);
+/* Messages of a blocking collective without a schedule or a request (see
+ * coll_bcast_binomial_now). The tag the next schedule on comm would take
+ * (the collective takes it for good with comm->coll_seq++). Send: 1 when the
+ * transport took the eager message whole at once. Receive: 1 when it has
+ * arrived whole with exactly `bytes` (looked for again after one progress
+ * pass, up to 1 KiB). 0: nothing happened. */
+int coll_tag_next(const struct bolt_comm *comm);
+int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int peer, int tag);
+int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);
 
 #define COLL_BLOCKING 0x1
 #define COLL_EXCHANGE 0x2
@@ -102,6 +104,13 @@ coll_allreduce_fn coll_allreduce_rd, coll_allreduce_ring, coll_allreduce_rabense
 
 typedef int coll_bcast_fn(struct coll_sched *s, void *buf, size_t bytes, int root);
 coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgather;
+/* A blocking binomial broadcast without a schedule while each message goes
+ * or is taken at once; from the first that cannot, the rest of this rank's
+ * part as a schedule under the same tag. BOLT_OK or an error (raised) when
+ * done; COLL_NOT_NOW when nothing was done (its message has not arrived):
+ * the caller runs the whole schedule. */
+#define COLL_NOT_NOW 1
+int coll_bcast_binomial_now(struct bolt_comm *c, void *buf, size_t bytes, int root, const char *fn);
 
 int coll_barrier_dissemination(struct coll_sched *s);
 

@@ -417,12 +417,7 @@ static void direct_wait(struct coll_sched *s)
 
 static int recv_now(const struct coll_sched *s, const struct step *st)
 {
-    uint32_t ctx = s->comm->ctx + 1;
-    if (bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, s->comm, ctx))
-        return 1;
-    if (st->n > RECV_NOW_POLL_MAX || bolt_progress_poll() <= 0)
-        return 0;
-    return bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, s->comm, ctx);
+    return coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
 }
 
 static void direct_step(struct coll_sched *s)
@@ -436,8 +431,7 @@ static void direct_step(struct coll_sched *s)
             direct_wait(s);
     } else if (st->kind == STEP_REDUCE || st->kind == STEP_COPY) {
         run_local(st);
-    } else if (st->kind == STEP_SEND &&
-               bolt_proto_send_now(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1)) {
+    } else if (st->kind == STEP_SEND && coll_send_now(s->comm, st->src, st->n, st->peer, s->tag)) {
         /* Gone already (small, nothing queued to that peer): no request to
          * wait on. It cannot overtake an earlier frame to the same peer. */
     } else if (st->kind == STEP_RECV && recv_now(s, st)) {
@@ -451,22 +445,22 @@ static void direct_step(struct coll_sched *s)
     }
 }
 
-int coll_one_message_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int send)
+int coll_tag_next(const struct bolt_comm *comm)
 {
-    /* The tag the next schedule would take; taken only if the message went. */
-    int tag = COLL_TAG_BASE + (int)(comm->coll_seq % COLL_TAG_SPAN);
+    return COLL_TAG_BASE + (int)(comm->coll_seq % COLL_TAG_SPAN);
+}
+
+int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int peer, int tag)
+{
+    return bolt_proto_send_now(buf, bytes, peer, tag, comm, comm->ctx + 1);
+}
+
+int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag)
+{
     uint32_t ctx = comm->ctx + 1;
-    int done;
-    if (send) {
-        done = bolt_proto_send_now(buf, bytes, peer, tag, comm, ctx);
-    } else {
-        done = bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx) ||
-               (bytes <= RECV_NOW_POLL_MAX && bolt_progress_poll() > 0 &&
-                bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx));
-    }
-    if (done)
-        comm->coll_seq++;
-    return done;
+    return bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx) ||
+           (bytes <= RECV_NOW_POLL_MAX && bolt_progress_poll() > 0 &&
+            bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx));
 }
 
 int coll_sched_start(struct coll_sched *s)

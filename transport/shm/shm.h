@@ -83,6 +83,7 @@ struct bolt_tl_ctx {
     int cma_mode;         /* -1 auto, 0 off, 1 required */
     uint64_t cma_max;     /* auto: single-copy up to this size */
     size_t cma_min;       /* single-copy from this size on, if below eager_limit */
+    int crowded;          /* more ranks on this host than cores */
     int fence_light;      /* registered: a waker's fence is a compiler barrier (shm_fence.h) */
     double timeout;
     double next_live_check;

@@ -57,9 +57,13 @@ static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, const struct bol
      * and 1.1-1.5x slower from 4 MiB, where both go to memory and the
      * pipeline puts an otherwise idle sender to work; in an exchange (a
      * 2-rank 16 MiB all-reduce) the sender is not idle, and one copy per
-     * byte won again: 2.85 against 3.6 ms (bench/README.md). */
-    if (ctx->cma_mode == 0 ||
-        (ctx->cma_mode < 0 && len > ctx->cma_max && !(s->hints & BOLT_TL_HINT_SENDER_BUSY)))
+     * byte won again: 2.85 against 3.6 ms (bench/README.md). With more
+     * ranks than cores, an idle sender waits for its receiver to get a
+     * core: 4 ranks on 2 cores, MPI_Bcast of 64 KiB 15-16 us single-copy,
+     * 11-16 pipelined; all-reduce of 1 MiB 404-410 us single-copy, 503-508
+     * pipelined. */
+    int busy = (s->hints & BOLT_TL_HINT_SENDER_BUSY) != 0;
+    if (ctx->cma_mode == 0 || (ctx->cma_mode < 0 && (len > ctx->cma_max || ctx->crowded) && !busy))
         return 0;
     return shm_peer_cma(ctx, p); /* not known yet: stage this one */
 }

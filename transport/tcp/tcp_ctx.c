@@ -223,6 +223,54 @@ static int tcp_send(struct bolt_tl_ctx *ctx, int peer, struct bolt_tl_send *s)
     return BOLT_OK;
 }
 
+/* send_now: a small eager frame, copied (the caller's buffer is free at
+ * once) and handed to an idle connection, which writes it at once as send()
+ * would (failover's retained copy included). Only when nothing is queued
+ * there: if the socket is full, the copy waits alone, and the next send_now
+ * finds the queue busy and leaves the caller its request (a sender running
+ * ahead is held back by the socket, not by memory). Saves a small blocking
+ * send its request, and a broadcast's root its schedule: 2-rank MPI_Bcast
+ * of 4 B over TCP was 1.03-1.05x Open MPI's and MPICH's, all of it there. */
+#define TCP_SEND_NOW_MAX 4096
+
+struct tcp_copy {
+    struct bolt_tl_send s;
+    _Alignas(16) unsigned char data[];
+};
+
+static void copy_done(struct bolt_tl_send *s, int error)
+{
+    (void)error; /* a failed peer is reported by its peer_failed upcall */
+    free(s);
+}
+
+static int tcp_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
+                        const void *payload)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size || h->len > TCP_SEND_NOW_MAX ||
+        (h->len > 0 && !payload) || ctx->in_send)
+        return 0;
+    struct tcp_peer *p = &ctx->peers[peer];
+    if (p->failed || !p->wired)
+        return 0;
+    struct tcp_conn *c = &p->conns[0]; /* every frame but DATA goes there (pick_conn) */
+    if (c->dead || c->sq_head || c->flushing || (c->fo && c->fo->state != TCP_FO_UP))
+        return 0;
+    struct tcp_copy *k = malloc(sizeof *k + (size_t)h->len);
+    if (!k)
+        return 0;
+    memset(&k->s, 0, sizeof k->s);
+    k->s.hdr = *h;
+    if (h->len)
+        memcpy(k->data, payload, (size_t)h->len);
+    k->s.payload = k->data;
+    k->s.complete = copy_done;
+    ctx->in_send++;
+    tcp_conn_enqueue(c, &k->s);
+    ctx->in_send--;
+    return 1;
+}
+
 /* Reports the failures noted inside send(). */
 static void report_deferred(struct bolt_tl_ctx *ctx)
 {
@@ -419,6 +467,7 @@ const struct bolt_transport bolt_transport_tcp = {
     .reachable = tcp_reachable,
     .connect = tcp_connect,
     .send = tcp_send,
+    .send_now = tcp_send_now,
     .progress = tcp_progress,
     .pollfds = tcp_pollfds,
     .eager_limit = tcp_eager_limit,

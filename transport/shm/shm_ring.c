@@ -72,6 +72,25 @@ static void cell_mark(struct shm_tx_ring *t, uint64_t pos, int dirty)
         t->dirty[cell / 64] &= ~bit;
 }
 
+/* Marks the n cells from running position pos dirty, a bitmap word at a
+ * time: a bit at a time, a 4 KiB record's 64 payload cells were a chain of
+ * read-modify-writes of one word, a quarter of a small broadcast root's time. */
+static void cells_mark_dirty(struct shm_tx_ring *t, uint64_t pos, uint64_t n)
+{
+    uint64_t ncells = t->cap / SHM_LINE, cell = (pos & (t->cap - 1)) / SHM_LINE;
+    while (n) {
+        uint64_t bit = cell % 64, take = 64 - bit;
+        if (take > n)
+            take = n;
+        if (take > ncells - cell)
+            take = ncells - cell; /* the ring ends: go on at cell 0 */
+        uint64_t mask = take == 64 ? ~(uint64_t)0 : (((uint64_t)1 << take) - 1) << bit;
+        t->dirty[cell / 64] |= mask;
+        n -= take;
+        cell = (cell + take) % ncells;
+    }
+}
+
 static int packable(uint32_t kind, const struct bolt_frame_hdr *h, uint64_t inline_len)
 {
     return kind == SHM_REC_FRAME && inline_len <= SHM_SMALL_MAX && h->len == inline_len &&
@@ -98,8 +117,8 @@ int shm_ring_put(struct shm_tx_ring *t, uint32_t kind, uint64_t aux,
         cell_mark(t, t->head + need, 0);
     }
     cell_mark(t, t->head, 0);
-    for (uint64_t pos = t->head + SHM_LINE; pos < t->head + need; pos += SHM_LINE)
-        cell_mark(t, pos, 1);
+    if (need > SHM_LINE)
+        cells_mark_dirty(t, t->head + SHM_LINE, need / SHM_LINE - 1);
     if (small) {
         struct shm_small *sm = (struct shm_small *)(void *)(t->ring + off);
         sm->kind = SHM_REC_SMALL;

@@ -27,6 +27,9 @@ enum bolt_frame_type {
 
 /* flags */
 #define BOLT_FRAME_F_SYNC 0x01u /* EAGER of a synchronous send: answer with SYNC_ACK */
+#define BOLT_FRAME_F_GET 0x02u  /* RTS: rreq is the sender's buffer, which the receiver may read
+                                   itself (its transport's get); it then answers with a CTS for
+                                   0 bytes, which completes the send */
 #define BOLT_FRAME_TYPE_TRANSPORT 0xffu /* reserved: a transport's own frames (TCP failover acknowledgements), never handed to the runtime */
 
 struct bolt_frame_hdr {
@@ -39,7 +42,7 @@ struct bolt_frame_hdr {
     uint64_t len;      /* payload bytes that follow this header */
     uint64_t msg_size; /* total message size (EAGER, RTS); offset (DATA) */
     uint64_t sreq;     /* sender's request id */
-    uint64_t rreq;     /* receiver's request id (CTS, DATA) */
+    uint64_t rreq;     /* receiver's request id (CTS, DATA); RTS with F_GET: the sender's buffer */
 };
 
 _Static_assert(sizeof(struct bolt_frame_hdr) == 48, "frame header must stay 48 bytes");

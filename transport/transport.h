@@ -100,6 +100,15 @@ struct bolt_transport {
      * queue. */
     int (*take_now)(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *want,
                     void *buf);
+    /* Optional, together: one-sided reads for rendezvous. get_ok (sender):
+     * may `peer` read `len` bytes of this process's memory itself, and is
+     * that the better way for a send with these BOLT_TL_HINT_* hints? get
+     * (receiver): reads len bytes at raddr in peer's memory into dst;
+     * BOLT_OK, or an error (the runtime then falls back to DATA frames). The
+     * RTS carries the address; a successful get saves the CTS -> DATA round
+     * trip (runtime/wire.h, BOLT_FRAME_F_GET). */
+    int (*get_ok)(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints);
+    int (*get)(struct bolt_tl_ctx *ctx, int peer, void *dst, uint64_t raddr, size_t len);
     /* Moves bytes without blocking. Returns how many frames moved (>= 0). */
     int (*progress)(struct bolt_tl_ctx *ctx);
     /* Fills up to `max` pollfds the engine may sleep on while idle (readable

@@ -48,9 +48,27 @@ static int fake_take(struct bolt_tl_ctx *c, int p, const struct bolt_frame_hdr *
     have_held = 0;
     return 1;
 }
+/* One-sided reads: "rank 1's memory" is this process's, so a get is a copy. */
+static int get_allowed, get_works, get_calls;
+static int fake_get_ok(struct bolt_tl_ctx *c, int p, size_t len, unsigned hints)
+{
+    (void)c, (void)p, (void)len, (void)hints;
+    return get_allowed;
+}
+static int fake_get(struct bolt_tl_ctx *c, int p, void *dst, uint64_t raddr, size_t len)
+{
+    (void)c;
+    ck_assert_int_eq(p, 1);
+    get_calls++;
+    if (!get_works)
+        return BOLT_ERR_SYS;
+    memcpy(dst, (const void *)(uintptr_t)raddr, len);
+    return BOLT_OK;
+}
 static const struct bolt_transport fake = {
     .name = "fake", .send = fake_send, .eager_limit = fake_eager, .data_stripes = fake_stripes,
     .progress = fake_progress, .pollfds = fake_pollfds, .take_now = fake_take,
+    .get_ok = fake_get_ok, .get = fake_get,
 };
 
 static void setup(void)
@@ -69,6 +87,7 @@ static void setup(void)
     bolt_rt.world = bolt_comm_create(BOLT_CTX_WORLD, 0, 2, all);
     nsent = 0;
     have_held = take_calls = 0;
+    get_allowed = get_works = get_calls = 0;
     sync_complete = 1;
     stripes = 3;
 }
@@ -123,6 +142,90 @@ START_TEST(large_send_finishes_only_after_every_stripe)
     ck_assert(req->done);
     ck_assert_int_eq(req->status.error, BOLT_OK);
     bolt_req_release(req);
+}
+END_TEST
+
+/* Where the transport lets the receiver read the sender's buffer, the RTS
+ * offers it; an empty CTS (the receiver has read it) completes the send. */
+START_TEST(rendezvous_send_offers_its_buffer_for_reading)
+{
+    static char buf[5000];
+    struct bolt_request *req;
+    get_allowed = 1;
+    ck_assert_int_eq(bolt_proto_isend(buf, sizeof buf, 1, 5, bolt_rt.world, 0, 0, &req), BOLT_OK);
+    ck_assert_int_eq(nsent, 1);
+    ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_RTS);
+    ck_assert(sent[0]->hdr.flags & BOLT_FRAME_F_GET);
+    ck_assert_uint_eq(sent[0]->hdr.rreq, (uint64_t)(uintptr_t)buf);
+    ck_assert(!req->done);
+    struct bolt_frame_hdr cts = {.type = BOLT_FRAME_CTS, .sreq = sent[0]->hdr.sreq};
+    ck_assert_int_eq(deliver(cts, NULL), BOLT_OK);
+    ck_assert_int_eq(nsent, 1); /* no DATA */
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_OK);
+    bolt_req_release(req);
+}
+END_TEST
+
+/* An RTS offering its buffer is read on the match (posted, or later from
+ * the unexpected queue) and answered with an empty CTS; a read that fails
+ * falls back to the CTS asking for DATA. A short buffer reads its part and
+ * reports the truncation. */
+START_TEST(rendezvous_receive_reads_an_offered_buffer)
+{
+    static char theirs[3000], mine[3000];
+    for (size_t i = 0; i < sizeof theirs; i++)
+        theirs[i] = (char)(i * 7 + 1);
+    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS, .flags = BOLT_FRAME_F_GET, .src = 1,
+                                 .tag = 2, .msg_size = sizeof theirs, .sreq = 91,
+                                 .rreq = (uint64_t)(uintptr_t)theirs};
+    struct bolt_request *req;
+    get_works = 1;
+    for (int posted = 1; posted >= 0; posted--) {
+        memset(mine, 0, sizeof mine);
+        nsent = 0;
+        if (!posted)
+            ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+        ck_assert_int_eq(bolt_proto_irecv(mine, sizeof mine, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
+        if (posted)
+            ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+        ck_assert(req->done);
+        ck_assert_int_eq(req->status.error, BOLT_OK);
+        ck_assert_uint_eq(req->status.bytes, sizeof theirs);
+        ck_assert_int_eq(memcmp(mine, theirs, sizeof mine), 0);
+        ck_assert_int_eq(nsent, 1);
+        ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_CTS);
+        ck_assert_uint_eq(sent[0]->hdr.sreq, 91);
+        ck_assert_uint_eq(sent[0]->hdr.msg_size, 0);
+        free(sent[0]);
+        bolt_req_release(req);
+    }
+    ck_assert_int_eq(get_calls, 2);
+    /* Truncated: the receive's part is read, the error says so. */
+    nsent = 0;
+    ck_assert_int_eq(bolt_proto_irecv(mine, 1000, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_ERR_TRUNCATE);
+    ck_assert_int_eq(memcmp(mine, theirs, 1000), 0);
+    free(sent[0]);
+    bolt_req_release(req);
+    /* The read fails: a CTS for the bytes, as without the offer. */
+    get_works = 0;
+    nsent = 0;
+    ck_assert_int_eq(bolt_proto_irecv(mine, sizeof mine, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert(!req->done);
+    ck_assert_int_eq(nsent, 1);
+    ck_assert_uint_eq(sent[0]->hdr.msg_size, sizeof theirs);
+    ck_assert_uint_eq(sent[0]->hdr.rreq, req->id);
+    struct bolt_frame_hdr data = {.type = BOLT_FRAME_DATA, .rreq = req->id, .len = sizeof theirs,
+                                  .msg_size = 0};
+    ck_assert_int_eq(deliver(data, theirs), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_OK);
+    bolt_req_release(req);
+    nsent = 1; /* teardown frees the CTS */
 }
 END_TEST
 
@@ -435,6 +538,8 @@ int main(void)
     tcase_add_test(tc, a_cts_that_breaks_the_link_does_not_touch_a_freed_request);
     tcase_add_test(tc, receiving_into_a_null_zero_byte_buffer_is_a_truncation);
     tcase_add_test(tc, recv_now_keeps_the_matching_order);
+    tcase_add_test(tc, rendezvous_send_offers_its_buffer_for_reading);
+    tcase_add_test(tc, rendezvous_receive_reads_an_offered_buffer);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

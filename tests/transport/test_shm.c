@@ -543,6 +543,11 @@ END_TEST
 
 /* ---- take_now: the next frame straight out of the ring, if it is the one ---- */
 
+static int have_cma(void)
+{
+    return shm_cma_read(getpid(), &(char){0}, (uint64_t)(uintptr_t)"x", 1) == 0;
+}
+
 static struct bolt_frame_hdr take_hdr(int tag, uint64_t len, uint8_t flags)
 {
     struct bolt_frame_hdr h;
@@ -606,6 +611,58 @@ static int child_take_now(int rank, int size, void *arg)
     ep_close(&e);
     return 0;
 }
+
+/* get_ok / get: rank 1 reads rank 0's buffer itself, whose address came in
+ * a frame (as in an RTS with BOLT_FRAME_F_GET). Offered under the same rule
+ * as single-copy DATA: not with BOLT_SHM_CMA=0, nor where reads fail. */
+static int child_get(int rank, int size, void *arg)
+{
+    const char *cma = arg;
+    setenv("BOLT_SHM_CMA", cma, 1);
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    const size_t n = 64 * 1024;
+    int want = strcmp(cma, "0") != 0 && have_cma();
+    if (rank == 0) {
+        unsigned char *buf = make_payload(5, n);
+        uint64_t addr = (uint64_t)(uintptr_t)buf;
+        double until = now() + 10; /* rank 1's probe result arrives with its wire-up */
+        while (T->get_ok(e.ctx, 1, n, 0) != want && now() < until)
+            usleep(1000);
+        CHILD_CHECK(T->get_ok(e.ctx, 1, n, 0) == want, "get_ok %d, expected %d",
+                    T->get_ok(e.ctx, 1, n, 0), want);
+        struct bolt_frame_hdr h = take_hdr(1, sizeof addr, 0);
+        CHILD_CHECK(T->send_now(e.ctx, 1, &h, &addr) == 1, "address refused");
+        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30); /* rank 1: done */
+        CHILD_CHECK(e.rt.n == 1, "no word from rank 1");
+        free(buf);
+    } else {
+        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30);
+        CHILD_CHECK(e.rt.n == 1, "no address from rank 0");
+        uint64_t addr;
+        memcpy(&addr, e.rt.f[0].buf, sizeof addr);
+        unsigned char *got = calloc(1, n);
+        rc = T->get(e.ctx, 0, got, addr, n);
+        if (want) {
+            CHILD_CHECK(rc == BOLT_OK && payload_ok(got, 5, n), "get: rc %d or bytes differ", rc);
+        } else {
+            CHILD_CHECK(rc != BOLT_OK || strcmp(cma, "0") == 0, "get worked where reads fail");
+        }
+        free(got);
+        struct bolt_frame_hdr h = take_hdr(2, 0, 0);
+        CHILD_CHECK(T->send_now(e.ctx, 0, &h, NULL) == 1, "word to rank 0 refused");
+    }
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_get_reads_the_peer_buffer_where_allowed)
+{
+    ck_assert_int_eq(run_ranks(2, child_get, "auto"), 0);
+    ck_assert_int_eq(run_ranks(2, child_get, "0"), 0);
+}
+END_TEST
 
 START_TEST(test_take_now_takes_only_the_next_frame_asked_for)
 {
@@ -685,11 +742,6 @@ START_TEST(test_large_two_copy_pipeline)
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
-
-static int have_cma(void)
-{
-    return shm_cma_read(getpid(), &(char){0}, (uint64_t)(uintptr_t)"x", 1) == 0;
-}
 
 /* The default reads large DATA single-copy up to BOLT_SHM_CMA_MAX (2 MiB)
  * where that works, and stages what is larger (the 16 MiB one). */
@@ -1000,6 +1052,7 @@ int main(void)
     tcase_add_test(tc, test_singleton);
     tcase_add_test(tc, test_eager_frames_in_order);
     tcase_add_test(tc, test_take_now_takes_only_the_next_frame_asked_for);
+    tcase_add_test(tc, test_get_reads_the_peer_buffer_where_allowed);
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);

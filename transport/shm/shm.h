@@ -99,6 +99,9 @@ struct bolt_tl_ctx {
 int shm_xfer_peer(struct bolt_tl_ctx *ctx, int peer);
 /* Writes an eager frame at once if nothing is queued before it and the ring
  * has room (transport.h, send_now). */
+/* Should `len` bytes to p go single-copy (read by p), given the send's
+ * BOLT_TL_HINT_* hints? */
+int shm_xfer_use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t len, unsigned hints);
 int shm_xfer_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *want,
                       void *buf);
 int shm_xfer_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,

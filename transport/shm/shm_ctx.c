@@ -370,6 +370,29 @@ static int shm_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_fra
     return shm_xfer_take_now(ctx, peer, want, buf);
 }
 
+/* Rendezvous reads (BOLT_FRAME_F_GET): the same choice as for single-copy
+ * DATA, made before the RTS; the receiver then reads on its match, with no
+ * CTS -> DATA round trip in between. */
+static int shm_get_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
+        return 0;
+    return shm_xfer_use_cma(ctx, &ctx->peers[peer], len, hints);
+}
+
+static int shm_get(struct bolt_tl_ctx *ctx, int peer, void *dst, uint64_t raddr, size_t len)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
+        return BOLT_ERR_ARG;
+    int e = shm_cma_read(ctx->peers[peer].pid, dst, raddr, len);
+    if (e) {
+        bolt_log(BOLT_LOG_DEBUG, "shm: single-copy read from rank %d failed (%s): CTS instead",
+                 peer, strerror(e));
+        return BOLT_ERR_SYS;
+    }
+    return BOLT_OK;
+}
+
 /* A peer whose process is gone, or that closed its side, has nothing more
  * to say once its ring is drained: report it like TCP reports EOF. */
 static void check_liveness(struct bolt_tl_ctx *ctx)
@@ -511,6 +534,8 @@ const struct bolt_transport bolt_transport_shm = {
     .send = shm_send,
     .send_now = shm_send_now,
     .take_now = shm_take_now,
+    .get_ok = shm_get_ok,
+    .get = shm_get,
     .progress = shm_progress,
     .pollfds = shm_pollfds,
     .eager_limit = shm_eager_limit,

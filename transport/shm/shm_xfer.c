@@ -48,9 +48,8 @@ static struct bolt_tl_send *pop(struct bolt_tl_send **head, struct bolt_tl_send 
 /* Should large DATA to p go single-copy? The receiver probed us at its
  * wire-up and left the answer on our channel (before it could send the CTS
  * that led to this DATA, so it is there by now). */
-static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, const struct bolt_tl_send *s)
+int shm_xfer_use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t len, unsigned hints)
 {
-    uint64_t len = s->hdr.len;
     /* auto: up to cma_max, or when the sender is busy itself. On 2 ranks /
      * 2 cores one copy of a buffer still in the sender's cache was 1.7x
      * faster than the two overlapped copies of the pipeline at 64 KiB-1 MiB,
@@ -62,7 +61,7 @@ static int use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, const struct bol
      * core: 4 ranks on 2 cores, MPI_Bcast of 64 KiB 15-16 us single-copy,
      * 11-16 pipelined; all-reduce of 1 MiB 404-410 us single-copy, 503-508
      * pipelined. */
-    int busy = (s->hints & BOLT_TL_HINT_SENDER_BUSY) != 0;
+    int busy = (hints & BOLT_TL_HINT_SENDER_BUSY) != 0;
     if (ctx->cma_mode == 0 || (ctx->cma_mode < 0 && (len > ctx->cma_max || ctx->crowded) && !busy))
         return 0;
     return shm_peer_cma(ctx, p); /* not known yet: stage this one */
@@ -74,7 +73,7 @@ static int post(struct bolt_tl_ctx *ctx, struct shm_peer *p, struct bolt_tl_send
 {
     *whole = 0;
     if (is_large_data(ctx, p, s)) {
-        if (use_cma(ctx, p, s)) {
+        if (shm_xfer_use_cma(ctx, p, s->hdr.len, s->hints)) {
             if (!shm_ring_put(&p->tx, SHM_REC_CMA, (uint64_t)(uintptr_t)s->payload, &s->hdr, NULL, 0))
                 return 0;
             append(&p->cma_head, &p->cma_tail, s);

@@ -238,6 +238,7 @@ static void setup_env(const char *evloop, const char *buf, int conns, double tim
     char v[32];
     snprintf(v, sizeof v, "%d", conns);
     setenv("BOLT_TCP_CONNS", v, 1);
+    setenv("BOLT_TCP_STRIPE_MIN", "256K", 1); /* the striping tests send 1 MiB pieces */
     snprintf(v, sizeof v, "%g", timeout);
     setenv("BOLT_TIMEOUT", v, 1);
     setenv("BOLT_LOG_LEVEL", "1", 1);

@@ -35,7 +35,7 @@ int coll_bcast_binomial_now(struct bolt_comm *c, void *buf, size_t bytes, int ro
 {
     int n = c->size, v = (c->rank - root + n) % n, mask = parent_bit(v, n);
     int tag = coll_tag_next(c);
-    if (v && !coll_recv_now(c, buf, bytes, (v - mask + root) % n, tag))
+    if (v && coll_recv_now(c, buf, bytes, (v - mask + root) % n, tag) != 1)
         return COLL_NOT_NOW;
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (v + mask >= n)

@@ -38,6 +38,7 @@ struct step {
 #define INLINE_STEPS 16
 #define INLINE_REQS 8
 #define INLINE_TMP 1024
+#define LAZY_MAX 8
 
 struct coll_sched {
     struct bolt_comm *comm;
@@ -57,6 +58,11 @@ struct coll_sched {
     int leak_tmp; /* requests abandoned after a failure may still touch tmp */
     int direct;   /* blocking: each step runs as it is added (see direct_step) */
     unsigned send_flags; /* bolt_proto_isend's */
+    /* direct: small receives of this round waited for without a request
+     * (step positions; -1 once taken or posted), at most one per peer */
+    int lazy[LAZY_MAX];
+    int nlazy;
+    int lazy_err;
     /* Not cleared by coll_sched_new: */
     char msg[512]; /* the failure; msg[0] set to 0 */
     struct step steps_inline[INLINE_STEPS];
@@ -350,6 +356,7 @@ static void abandon(struct coll_sched *s)
         s->reqs[i] = NULL;
     }
     s->nreqs = 0;
+    s->nlazy = 0; /* their messages, if they come, stay unexpected */
 }
 
 /* Checks a completed request of the round; frees it. */
@@ -382,42 +389,101 @@ static int reap(struct coll_sched *s, int i)
  * as the algorithm adds it (sends and receives posted at once, local steps
  * run, a round's end waits for its requests), in the very order the replay
  * would take, without recording rounds and walking them again. */
+/* A small receive that may be taken without a request: already in the
+ * unexpected queue, or there after one progress pass (a peer ahead of us,
+ * its message still in the transport: a broadcast's receiver in a loop).
+ * Posting a request, waiting on it and reaping it cost more than copying a
+ * small message out of the unexpected queue. Not there yet, it is waited
+ * for the same way, without a request (a lazy receive): with more ranks than
+ * cores, every instruction of a rank delays the others. */
+#define RECV_NOW_POLL_MAX 1024
+
+/* Posts lazy receive i: a request will get the message (or the error). */
+static void lazy_post(struct coll_sched *s, int i)
+{
+    int pos = s->lazy[i];
+    s->lazy[i] = -1;
+    int rc = post_step(s, pos);
+    if (rc && !s->lazy_err)
+        s->lazy_err = rc;
+}
+
+/* Takes the lazy receives whose message came; posts those that need a
+ * request after all (a large or mismatched message, a peer gone). 1 when
+ * none is left. */
+static int lazy_done(struct coll_sched *s)
+{
+    int left = 0;
+    for (int i = 0; i < s->nlazy; i++) {
+        if (s->lazy[i] < 0)
+            continue;
+        const struct step *st = &s->steps[s->lazy[i]];
+        int r = bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1);
+        if (r > 0)
+            s->lazy[i] = -1;
+        else if (r < 0)
+            lazy_post(s, i);
+        else
+            left = 1;
+    }
+    return !left;
+}
+
 static int round_done(void *arg)
 {
-    const struct coll_sched *s = arg;
+    struct coll_sched *s = arg;
+    if (s->nlazy && !lazy_done(s))
+        return 0;
     for (int i = 0; i < s->nreqs; i++)
         if (s->reqs[i] && !s->reqs[i]->done)
             return 0;
     return 1;
 }
 
-/* Waits for the round's requests and checks them; a failure sticks. */
+/* Waits for the round's receives and requests and checks them; a failure
+ * sticks. */
 static void direct_wait(struct coll_sched *s)
 {
     bolt_progress_until(round_done, s, 0);
-    int rc = BOLT_OK;
+    int rc = s->lazy_err;
     for (int i = 0; i < s->nreqs; i++) {
         int r = reap(s, i);
         if (r && !rc)
             rc = r;
     }
     s->nreqs = 0;
+    s->nlazy = 0;
+    s->lazy_err = 0;
     if (rc) {
         abandon(s);
         s->err = rc;
     }
 }
 
-/* A small receive that may be taken without a request: already in the
- * unexpected queue, or there after one progress pass (a peer ahead of us,
- * its message still in the transport: a broadcast's receiver in a loop).
- * Posting a request, waiting on it and reaping it cost more than copying a
- * small message out of the unexpected queue. */
-#define RECV_NOW_POLL_MAX 1024
-
-static int recv_now(const struct coll_sched *s, const struct step *st)
+/* A receive step: taken at once, left lazy, or posted. A message matches
+ * receives in the order they were posted, so a receive from a peer that
+ * already has a lazy one waits behind it: that one is posted first. */
+static void direct_recv(struct coll_sched *s, int pos)
 {
-    return coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
+    const struct step *st = &s->steps[pos];
+    int r = coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
+    if (r > 0)
+        return; /* arrived already (a peer ahead of us): taken */
+    int same = -1;
+    for (int i = 0; i < s->nlazy; i++)
+        if (s->lazy[i] >= 0 && s->steps[s->lazy[i]].peer == st->peer)
+            same = i;
+    if (r == 0 && same < 0 && st->n <= RECV_NOW_POLL_MAX && s->nlazy < LAZY_MAX) {
+        s->lazy[s->nlazy++] = pos;
+        return;
+    }
+    if (same >= 0)
+        lazy_post(s, same);
+    int rc = s->lazy_err ? s->lazy_err : post_step(s, pos);
+    if (rc) {
+        abandon(s);
+        s->err = rc;
+    }
 }
 
 static void direct_step(struct coll_sched *s)
@@ -427,15 +493,15 @@ static void direct_step(struct coll_sched *s)
     int pos = s->nsteps - 1;
     const struct step *st = &s->steps[pos];
     if (st->kind == STEP_ROUND) {
-        if (s->nreqs)
+        if (s->nreqs || s->nlazy)
             direct_wait(s);
     } else if (st->kind == STEP_REDUCE || st->kind == STEP_COPY) {
         run_local(st);
     } else if (st->kind == STEP_SEND && coll_send_now(s->comm, st->src, st->n, st->peer, s->tag)) {
         /* Gone already (small, nothing queued to that peer): no request to
          * wait on. It cannot overtake an earlier frame to the same peer. */
-    } else if (st->kind == STEP_RECV && recv_now(s, st)) {
-        /* Arrived already (a peer ahead of us): taken without a request. */
+    } else if (st->kind == STEP_RECV) {
+        direct_recv(s, pos);
     } else {
         int rc = post_step(s, pos);
         if (rc) {
@@ -458,9 +524,10 @@ int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int pee
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag)
 {
     uint32_t ctx = comm->ctx + 1;
-    return bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx) ||
-           (bytes <= RECV_NOW_POLL_MAX && bolt_progress_poll() > 0 &&
-            bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx));
+    int r = bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx);
+    if (r != 0 || bytes > RECV_NOW_POLL_MAX || bolt_progress_poll() <= 0)
+        return r;
+    return bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx);
 }
 
 int coll_sched_start(struct coll_sched *s)
@@ -530,7 +597,7 @@ int coll_sched_run(struct coll_sched *s)
         /* The last round, when the algorithm did not end it, or the one a build
          * error (out of memory) stopped half-way: its requests use the
          * caller's buffers and the peers complete it, so it ends here. */
-        if (s->nreqs)
+        if (s->nreqs || s->nlazy)
             direct_wait(s);
         rc = build_err ? build_err : s->err;
         if (rc && !s->msg[0])

@@ -303,10 +303,16 @@ int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const stru
     /* The entry a posted receive would take (no posted receive can match
      * it: it would have taken it on arrival). */
     struct bolt_unexp *u = bolt_match_find_unexp(&bolt_rt.match, ctx, source, tag);
-    if (!u)
-        return take_from_transport(buf, bytes, source, tag, comm, ctx);
-    if (u->kind != BOLT_UNEXP_EAGER || !u->arrived || u->size != bytes || u->sync)
-        return 0;
+    if (!u) {
+        if (take_from_transport(buf, bytes, source, tag, comm, ctx))
+            return 1;
+        const struct bolt_peer *p = &bolt_rt.peers[comm->world_ranks[source]];
+        return p->failed || p->bye ? -1 : 0; /* gone: a receive reports it */
+    }
+    if (!u->arrived && u->kind == BOLT_UNEXP_EAGER)
+        return 0; /* its payload is still coming in */
+    if (u->kind != BOLT_UNEXP_EAGER || u->size != bytes || u->sync)
+        return -1;
     if (bytes)
         memcpy(buf, u->data, bytes);
     bolt_match_remove_unexp(&bolt_rt.match, u);

@@ -24,8 +24,10 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
  * arrived eagerly, with exactly `bytes` bytes and no synchronous sender to
  * answer, it is copied into buf and consumed; from the unexpected queue, or
  * straight from the transport (take_now) when it is the next frame from that
- * peer there and no posted receive would match it. Returns 1 then, 0 when the
- * caller must post a receive (which also reports a size mismatch). */
+ * peer there and no posted receive would match it. Returns 1 then; 0 when it
+ * is not (all) there yet; -1 when it can only be received with a request:
+ * the message is large (rendezvous) or synchronous or of another size (the
+ * receive reports it), or the peer is gone (the receive reports that). */
 int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const struct bolt_comm *comm,
                         uint32_t ctx);
 /* flags: BOLT_PROTO_SYNC (complete when matched: MPI_Ssend),

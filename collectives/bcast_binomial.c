@@ -44,8 +44,10 @@ int coll_bcast_binomial_now(struct bolt_comm *c, void *buf, size_t bytes, int ro
             continue;
         /* This child and the next ones: a schedule, which takes the tag. */
         struct coll_sched *s = coll_sched_new(c, fn, "binomial", COLL_BLOCKING);
-        if (!s)
+        if (!s) {
+            c->coll_seq++; /* the tag is spent: messages went out with it */
             return coll_launch(s, NULL, fn);
+        }
         for (; mask > 0; mask >>= 1)
             if (v + mask < n)
                 coll_sched_send(s, buf, bytes, (v + mask + root) % n);

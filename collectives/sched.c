@@ -466,14 +466,16 @@ static void direct_wait(struct coll_sched *s)
 static void direct_recv(struct coll_sched *s, int pos)
 {
     const struct step *st = &s->steps[pos];
-    int r = coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
-    if (r > 0)
-        return; /* arrived already (a peer ahead of us): taken */
     int same = -1;
     for (int i = 0; i < s->nlazy; i++)
         if (s->lazy[i] >= 0 && s->steps[s->lazy[i]].peer == st->peer)
             same = i;
-    if (r == 0 && same < 0 && st->n <= RECV_NOW_POLL_MAX && s->nlazy < LAZY_MAX) {
+    /* Behind a lazy receive from the same peer, the message that comes
+     * first is that one's: this one is posted after it. */
+    int r = same >= 0 ? -1 : coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
+    if (r > 0)
+        return; /* arrived already (a peer ahead of us): taken */
+    if (r == 0 && st->n <= RECV_NOW_POLL_MAX && s->nlazy < LAZY_MAX) {
         s->lazy[s->nlazy++] = pos;
         return;
     }

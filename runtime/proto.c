@@ -57,12 +57,14 @@ static void frame_init(struct bolt_frame_slot *f, uint8_t type, struct bolt_requ
 }
 
 /* Sends a payload-less control frame (CTS, SYNC_ACK, BYE). */
-int proto_send_control(int world_peer, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
+static int send_control(int world_peer, uint8_t type, uint8_t flags, uint64_t sreq,
+                        uint64_t rreq, uint64_t size)
 {
     struct bolt_frame_slot *f = malloc(sizeof *f);
     if (!f)
         return BOLT_ERR_NOMEM;
     frame_init(f, type, NULL);
+    f->s.hdr.flags = flags;
     f->s.hdr.sreq = sreq;
     f->s.hdr.rreq = rreq;
     f->s.hdr.msg_size = size;
@@ -71,6 +73,11 @@ int proto_send_control(int world_peer, uint8_t type, uint64_t sreq, uint64_t rre
     if (rc)
         free(f);
     return rc;
+}
+
+int proto_send_control(int world_peer, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
+{
+    return send_control(world_peer, type, 0, sreq, rreq, size);
 }
 
 static void send_try_complete(struct bolt_request *req)
@@ -111,22 +118,25 @@ static size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-/* Starts the data phase of a rendezvous the receive `req` matched. */
 /* An RTS offered its buffer (F_GET): read it here and release the sender
  * with an empty CTS, one round trip instead of two (CTS, then DATA). 1 when
- * done; 0 to go the CTS way (no get, or it failed). */
+ * done; 0 when there is nothing to read this way; -1 when the read failed
+ * (the CTS then asks for DATA that the receiver does not read itself: the
+ * same read would fail again). */
 static int rndv_get(struct bolt_request *req, int world_src, uint64_t raddr, uint64_t sreq)
 {
     const struct bolt_peer *p = &bolt_rt.peers[world_src];
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
-    if (!raddr || !tl->get ||
-        tl->get(bolt_rt.tlctx[p->tl], world_src, req->buf, raddr, req->expected) != BOLT_OK)
+    if (!raddr || !tl->get)
         return 0;
+    if (tl->get(bolt_rt.tlctx[p->tl], world_src, req->buf, raddr, req->expected) != BOLT_OK)
+        return -1;
     recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->expected);
     proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
     return 1;
 }
 
+/* Starts the data phase of a rendezvous the receive `req` matched. */
 static void rndv_accept(struct bolt_request *req, int world_src, int src, int tag, size_t size,
                         uint64_t sreq, uint64_t raddr)
 {
@@ -146,13 +156,15 @@ static void rndv_accept(struct bolt_request *req, int world_src, int src, int ta
         proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
         return;
     }
-    if (rndv_get(req, world_src, raddr, sreq))
+    int got = rndv_get(req, world_src, raddr, sreq);
+    if (got > 0)
         return;
     int rc = bolt_req_register(req);
     uint64_t id = req->id;
     size_t expected = req->expected;
     if (!rc)
-        rc = proto_send_control(world_src, BOLT_FRAME_CTS, sreq, id, expected);
+        rc = send_control(world_src, BOLT_FRAME_CTS, got < 0 ? BOLT_FRAME_F_NO_READ : 0, sreq, id,
+                          expected);
     /* A failed write may have failed the peer, and with it this request:
      * from here on `req` is only touched when the CTS was never handed over. */
     if (rc)
@@ -278,7 +290,7 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
 static int take_from_transport(void *buf, size_t bytes, int source, int tag,
                                const struct bolt_comm *comm, uint32_t ctx)
 {
-    int wp = comm->world_ranks[source];
+    int wp = comm->world_ranks[source]; /* source is a rank: no BOLT_ANY_SOURCE here */
     if (wp == bolt_rt.rank)
         return 0;
     const struct bolt_peer *p = &bolt_rt.peers[wp];
@@ -300,6 +312,8 @@ static int take_from_transport(void *buf, size_t bytes, int source, int tag,
 int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const struct bolt_comm *comm,
                         uint32_t ctx)
 {
+    if (source < 0 || source >= comm->size)
+        return -1; /* any source (or a bad rank): a receive handles it */
     /* The entry a posted receive would take (no posted receive can match
      * it: it would have taken it on arrival). */
     struct bolt_unexp *u = bolt_match_find_unexp(&bolt_rt.match, ctx, source, tag);
@@ -612,6 +626,8 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
     if (h->msg_size > req->bytes)
         return proto_error(peer, "CTS asks for more bytes than the message has");
     req->awaiting_cts = 0;
+    if (h->flags & BOLT_FRAME_F_NO_READ)
+        req->hints |= BOLT_TL_HINT_NO_READ;
     size_t total = h->msg_size;
     if (total == 0) {
         send_try_complete(req);

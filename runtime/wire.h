@@ -30,6 +30,8 @@ enum bolt_frame_type {
 #define BOLT_FRAME_F_GET 0x02u  /* RTS: rreq is the sender's buffer, which the receiver may read
                                    itself (its transport's get); it then answers with a CTS for
                                    0 bytes, which completes the send */
+#define BOLT_FRAME_F_NO_READ 0x04u /* CTS: the receiver could not read the sender's memory: the
+                                      DATA must be written by the sender (no single-copy) */
 #define BOLT_FRAME_TYPE_TRANSPORT 0xffu /* reserved: a transport's own frames (TCP failover acknowledgements), never handed to the runtime */
 
 struct bolt_frame_hdr {

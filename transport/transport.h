@@ -39,6 +39,9 @@ struct bolt_tl_send {
  * as much: an exchange), so a copy made by the receiver alone beats one
  * shared by both sides (shm: single-copy rather than the staging pipeline). */
 #define BOLT_TL_HINT_SENDER_BUSY 0x1u
+/* The receiver failed to read this sender's memory (BOLT_FRAME_F_NO_READ):
+ * the transport must not ask it to read the DATA either. */
+#define BOLT_TL_HINT_NO_READ 0x2u
 
 /* Runtime callbacks a transport calls for incoming traffic. */
 struct bolt_tl_upcalls {

@@ -164,6 +164,19 @@ START_TEST(rendezvous_send_offers_its_buffer_for_reading)
     ck_assert(req->done);
     ck_assert_int_eq(req->status.error, BOLT_OK);
     bolt_req_release(req);
+    /* The receiver could not read it: DATA follows, marked for the
+     * transport as not to be read by the receiver. */
+    ck_assert_int_eq(bolt_proto_isend(buf, sizeof buf, 1, 5, bolt_rt.world, 0, 0, &req), BOLT_OK);
+    struct bolt_frame_hdr noread = {.type = BOLT_FRAME_CTS, .flags = BOLT_FRAME_F_NO_READ,
+                                    .sreq = sent[1]->hdr.sreq, .rreq = 78, .msg_size = sizeof buf};
+    ck_assert_int_eq(deliver(noread, NULL), BOLT_OK);
+    ck_assert_int_eq(nsent, 2 + stripes);
+    for (int i = 2; i < nsent; i++) {
+        ck_assert_int_eq(sent[i]->hdr.type, BOLT_FRAME_DATA);
+        ck_assert(sent[i]->hints & BOLT_TL_HINT_NO_READ);
+    }
+    ck_assert(req->done);
+    bolt_req_release(req);
 }
 END_TEST
 
@@ -210,7 +223,8 @@ START_TEST(rendezvous_receive_reads_an_offered_buffer)
     ck_assert_int_eq(memcmp(mine, theirs, 1000), 0);
     free(sent[0]);
     bolt_req_release(req);
-    /* The read fails: a CTS for the bytes, as without the offer. */
+    /* The read fails: a CTS for the bytes, saying that the receiver cannot
+     * read the sender (its DATA must not ask for that either). */
     get_works = 0;
     nsent = 0;
     ck_assert_int_eq(bolt_proto_irecv(mine, sizeof mine, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
@@ -219,6 +233,7 @@ START_TEST(rendezvous_receive_reads_an_offered_buffer)
     ck_assert_int_eq(nsent, 1);
     ck_assert_uint_eq(sent[0]->hdr.msg_size, sizeof theirs);
     ck_assert_uint_eq(sent[0]->hdr.rreq, req->id);
+    ck_assert(sent[0]->hdr.flags & BOLT_FRAME_F_NO_READ);
     struct bolt_frame_hdr data = {.type = BOLT_FRAME_DATA, .rreq = req->id, .len = sizeof theirs,
                                   .msg_size = 0};
     ck_assert_int_eq(deliver(data, theirs), BOLT_OK);

@@ -770,6 +770,17 @@ START_TEST(test_large_auto_busy_sender_single_copy)
 }
 END_TEST
 
+/* A receiver that could not read the sender (BOLT_TL_HINT_NO_READ on the
+ * DATA) gets it staged, even where single-copy is required otherwise. */
+START_TEST(test_large_no_read_hint_is_staged)
+{
+    if (!have_cma())
+        return;
+    struct large_arg a = {"1", 1, 1, BOLT_TL_HINT_NO_READ};
+    ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
+}
+END_TEST
+
 START_TEST(test_large_single_copy)
 {
     if (!have_cma())
@@ -1066,6 +1077,7 @@ int main(void)
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);
     tcase_add_test(tc, test_large_auto_busy_sender_single_copy);
+    tcase_add_test(tc, test_large_no_read_hint_is_staged);
     tcase_add_test(tc, test_cma_unsupported);
     tcase_add_test(tc, test_doorbell_wakes_only_sleepers);
     tcase_add_test(tc, test_sleeping_pingpong_is_fast);

@@ -33,6 +33,9 @@
  * in the ring, they hold the sender back when it fills. */
 #define SHM_READ_BATCH 64
 
+/* Hosts with at most this many ranks fault their rings in at wire-up. */
+#define SHM_PREFAULT_RANKS 16
+
 struct shm_peer {
     int local;            /* index in the segment, -1 when not on it */
     int wired;

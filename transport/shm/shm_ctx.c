@@ -298,11 +298,15 @@ static int shm_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
         p->rx_stage = shm_chan_stage(ctx->seg, in);
         /* Now, not one page fault per 64 small messages in the first laps
          * (shm_prefault.h). The rings only: the staging chunks (4x the
-         * ring) are touched only by large messages, and with many ranks
-         * on a host most pairs never send one. */
-        size_t ring_span = sizeof *out + (size_t)ctx->seg->ring_bytes;
-        shm_prefault(out, ring_span);
-        shm_prefault(in, ring_span);
+         * ring) are touched only by large messages. And only on hosts of up
+         * to SHM_PREFAULT_RANKS ranks: every pair's rings would take memory
+         * (n(n-1) x 132 KiB: 30 MiB for 16 ranks), which a job whose ranks
+         * talk to few others never used before. */
+        if (ctx->nlocal <= SHM_PREFAULT_RANKS) {
+            size_t ring_span = sizeof *out + (size_t)ctx->seg->ring_bytes;
+            shm_prefault(out, ring_span);
+            shm_prefault(in, ring_span);
+        }
         p->chunks_put = atomic_load_explicit(&out->prod.chunks_put, memory_order_relaxed);
         p->chunks_got = atomic_load_explicit(&in->cons.chunks_got, memory_order_relaxed);
         p->cma_done = atomic_load_explicit(&in->cons.cma_done, memory_order_relaxed);

@@ -1,9 +1,13 @@
 /*
  * shm_prefault_linux.c — shm_prefault with madvise(MADV_POPULATE_WRITE)
  * (Linux 5.14): the kernel fills the page tables writable in one call, as
- * write faults would, without writing. Older kernels refuse the advice: then
- * one byte per page is read, as shm_prefault_posix.c does.
+ * write faults would, without writing. Older kernels refuse the advice
+ * (EINVAL): then one byte per page is read, as shm_prefault_posix.c does.
+ * Any other failure (EFAULT: the shared memory is full, and touching the
+ * page would raise SIGBUS; ENOMEM) leaves the pages to be faulted in on use,
+ * as before: prefaulting is only worth it when it cannot hurt.
  */
+#include <errno.h>
 #include "transport/shm/shm_prefault.h"
 
 #include <stdint.h>
@@ -21,7 +25,7 @@ void shm_prefault(void *addr, size_t len)
         return;
     uintptr_t first = (uintptr_t)addr & ~(uintptr_t)(page - 1);
     size_t span = (size_t)((uintptr_t)addr + len - first);
-    if (madvise((void *)first, span, MADV_POPULATE_WRITE) == 0)
+    if (madvise((void *)first, span, MADV_POPULATE_WRITE) == 0 || errno != EINVAL)
         return;
     const volatile unsigned char *p = (const volatile unsigned char *)first;
     for (size_t off = 0; off < span; off += (size_t)page)

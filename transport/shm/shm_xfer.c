@@ -62,7 +62,7 @@ int shm_xfer_use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t len, 
      * 11-16 pipelined; all-reduce of 1 MiB 404-410 us single-copy, 503-508
      * pipelined. */
     int busy = (hints & BOLT_TL_HINT_SENDER_BUSY) != 0;
-    if (ctx->cma_mode == 0 || (ctx->cma_mode < 0 && (len > ctx->cma_max || ctx->crowded) && !busy))
+    if (ctx->cma_mode == 0 || (hints & BOLT_TL_HINT_NO_READ) || (ctx->cma_mode < 0 && (len > ctx->cma_max || ctx->crowded) && !busy))
         return 0;
     return shm_peer_cma(ctx, p); /* not known yet: stage this one */
 }

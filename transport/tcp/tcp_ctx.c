@@ -248,7 +248,7 @@ static int tcp_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_fra
                         const void *payload)
 {
     if (!ctx || peer < 0 || peer >= ctx->size || h->len > TCP_SEND_NOW_MAX ||
-        (h->len > 0 && !payload) || ctx->in_send)
+        h->len > ctx->eager_limit || (h->len > 0 && !payload) || ctx->in_send)
         return 0;
     struct tcp_peer *p = &ctx->peers[peer];
     if (p->failed || !p->wired)

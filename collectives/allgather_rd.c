@@ -16,13 +16,13 @@ static int first_rank(int newrank, int rem, int p, int n)
     return newrank < rem ? 2 * newrank : newrank + rem;
 }
 
-int coll_allgather_rd(struct coll_sched *s, void *vbuf, size_t bytes)
+int coll_allgather_rd(struct coll_sched *s, const void *in, void *vbuf, size_t bytes)
 {
     struct bolt_comm *c = coll_sched_comm(s);
     int n = c->size, r = c->rank, p = coll_pof2_floor(n), rem = n - p, newrank;
     char *buf = vbuf;
     if (r < 2 * rem && r % 2 == 0) {
-        coll_sched_send(s, buf + (size_t)r * bytes, bytes, r + 1);
+        coll_sched_send(s, in, bytes, r + 1);
         coll_sched_round(s);
         newrank = -1;
     } else if (r < 2 * rem) {
@@ -37,7 +37,9 @@ int coll_allgather_rd(struct coll_sched *s, void *vbuf, size_t bytes)
         int lo = first_rank(g, rem, p, n), hi = first_rank(g + mask, rem, p, n);
         int plo = first_rank(pg, rem, p, n), phi = first_rank(pg + mask, rem, p, n);
         int partner = (newrank ^ mask) < rem ? 2 * (newrank ^ mask) + 1 : (newrank ^ mask) + rem;
-        coll_sched_send(s, buf + (size_t)lo * bytes, (size_t)(hi - lo) * bytes, partner);
+        /* This rank's block alone: from the input. */
+        const void *out = hi - lo == 1 ? in : buf + (size_t)lo * bytes;
+        coll_sched_send(s, out, (size_t)(hi - lo) * bytes, partner);
         coll_sched_recv(s, buf + (size_t)plo * bytes, (size_t)(phi - plo) * bytes, partner);
         coll_sched_round(s);
     }

@@ -5,7 +5,7 @@
  */
 #include "collectives/coll.h"
 
-int coll_allgatherv_ring(struct coll_sched *s, void *vbuf, const size_t *counts,
+int coll_allgatherv_ring(struct coll_sched *s, const void *in, void *vbuf, const size_t *counts,
                          const size_t *displs)
 {
     struct bolt_comm *c = coll_sched_comm(s);
@@ -13,14 +13,14 @@ int coll_allgatherv_ring(struct coll_sched *s, void *vbuf, const size_t *counts,
     char *buf = vbuf;
     for (int j = 0; j < n - 1; j++) {
         int sb = (r - j + n) % n, rb = (r - j - 1 + n) % n;
-        coll_sched_send(s, buf + displs[sb], counts[sb], right);
+        coll_sched_send(s, j == 0 ? in : buf + displs[sb], counts[sb], right);
         coll_sched_recv(s, buf + displs[rb], counts[rb], left);
         coll_sched_round(s);
     }
     return coll_sched_error(s);
 }
 
-int coll_allgather_ring(struct coll_sched *s, void *buf, size_t bytes)
+int coll_allgather_ring(struct coll_sched *s, const void *in, void *buf, size_t bytes)
 {
     int n = coll_sched_comm(s)->size;
     size_t *counts = coll_sched_tmp(s, 2 * (size_t)n * sizeof *counts);
@@ -30,5 +30,5 @@ int coll_allgather_ring(struct coll_sched *s, void *buf, size_t bytes)
         counts[i] = bytes;
         counts[n + i] = (size_t)i * bytes;
     }
-    return coll_allgatherv_ring(s, buf, counts, counts + n);
+    return coll_allgatherv_ring(s, in, buf, counts, counts + n);
 }

@@ -211,7 +211,7 @@ static int allgather(const void *sendbuf, void *recvbuf, size_t count, bolt_data
     if (s && sendbuf != BOLT_IN_PLACE)
         coll_sched_copy(s, mine, sendbuf, bytes);
     if (s && comm->size > 1)
-        coll_allgather_algo(algo)(s, recvbuf, bytes);
+        coll_allgather_algo(algo)(s, sendbuf == BOLT_IN_PLACE ? mine : sendbuf, recvbuf, bytes);
     return coll_launch(s, req, fn);
 }
 
@@ -250,7 +250,8 @@ int bolt_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
         if (s && sendbuf != BOLT_IN_PLACE)
             coll_sched_copy(s, (char *)recvbuf + b[n + r], sendbuf, b[r]);
         if (s)
-            coll_allgatherv_ring(s, recvbuf, b, b + n);
+            coll_allgatherv_ring(s, sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + b[n + r] : sendbuf,
+                                 recvbuf, b, b + n);
         rc = coll_launch(s, NULL, fn);
     }
     free(b);

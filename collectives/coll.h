@@ -117,11 +117,16 @@ int coll_barrier_dissemination(struct coll_sched *s);
 
 /* All-gather of blocks: rank i's block is counts[i] bytes at buf + displs[i]
  * (already in place on rank i). */
-typedef int coll_allgatherv_fn(struct coll_sched *s, void *buf, const size_t *counts,
-                               const size_t *displs);
+typedef int coll_allgatherv_fn(struct coll_sched *s, const void *in, void *buf,
+                               const size_t *counts, const size_t *displs);
 coll_allgatherv_fn coll_allgatherv_ring;
 /* Equal blocks of `bytes` bytes, rank i's at buf + i * bytes. */
-typedef int coll_allgather_fn(struct coll_sched *s, void *buf, size_t bytes);
+/* `in`: this rank's block (the caller's send buffer, or its place in buf in
+ * place), already copied into buf too; only read, and sent from where the
+ * copy in buf would be read by a peer single-copy and written again by the
+ * next call (the lines go back and forth between the caches, as all-reduce's
+ * did). */
+typedef int coll_allgather_fn(struct coll_sched *s, const void *in, void *buf, size_t bytes);
 coll_allgather_fn coll_allgather_ring, coll_allgather_rd, coll_allgather_bruck;
 
 /* Reduce-scatter by direct exchange: rank j gets counts[j] elements at

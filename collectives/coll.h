@@ -51,9 +51,8 @@ struct coll_sched;
  * coll_bcast_binomial_now). The tag the next schedule on comm would take
  * (the collective takes it for good with comm->coll_seq++). Send: 1 when the
  * transport took the eager message whole at once (else 0). Receive: 1 when
- * it has arrived whole with exactly `bytes` (looked for again after one
- * progress pass, up to 1 KiB); 0 when not yet; -1 when only a request can
- * receive it (bolt_proto_recv_now). */
+ * it has arrived whole with exactly `bytes`; 0 when not yet; -1 when only a
+ * request can receive it (bolt_proto_recv_now). */
 int coll_tag_next(const struct bolt_comm *comm);
 int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int peer, int tag);
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);

@@ -91,7 +91,8 @@ struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const 
     s->reqs = s->reqs_inline;
     s->req_step = s->req_step_inline;
     s->maxreqs = INLINE_REQS;
-    s->tag = COLL_TAG_BASE + (int)(comm->coll_seq++ % COLL_TAG_SPAN);
+    s->tag = coll_tag_next(comm);
+    comm->coll_seq++;
     s->direct = (flags & COLL_BLOCKING) != 0;
     s->send_flags = flags & COLL_EXCHANGE ? BOLT_PROTO_SENDER_BUSY : 0;
     return s;
@@ -389,14 +390,13 @@ static int reap(struct coll_sched *s, int i)
  * as the algorithm adds it (sends and receives posted at once, local steps
  * run, a round's end waits for its requests), in the very order the replay
  * would take, without recording rounds and walking them again. */
-/* A small receive that may be taken without a request: already in the
- * unexpected queue, or there after one progress pass (a peer ahead of us,
- * its message still in the transport: a broadcast's receiver in a loop).
- * Posting a request, waiting on it and reaping it cost more than copying a
- * small message out of the unexpected queue. Not there yet, it is waited
- * for the same way, without a request (a lazy receive): with more ranks than
- * cores, every instruction of a rank delays the others. */
-#define RECV_NOW_POLL_MAX 1024
+/* A receive whose eager message has arrived (in the unexpected queue, or
+ * next in the transport) is taken without a request. A small one not there
+ * yet is waited for the same way, at the round's end (a lazy receive):
+ * posting a request, waiting on it and reaping it cost more than copying a
+ * small message out, and with more ranks than cores every instruction of a
+ * rank delays the others. */
+#define LAZY_BYTES_MAX 1024
 
 /* Posts lazy receive i: a request will get the message (or the error). */
 static void lazy_post(struct coll_sched *s, int i)
@@ -418,7 +418,7 @@ static int lazy_done(struct coll_sched *s)
         if (s->lazy[i] < 0)
             continue;
         const struct step *st = &s->steps[s->lazy[i]];
-        int r = bolt_proto_recv_now(st->dst, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1);
+        int r = coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
         if (r > 0)
             s->lazy[i] = -1;
         else if (r < 0)
@@ -475,7 +475,7 @@ static void direct_recv(struct coll_sched *s, int pos)
     int r = same >= 0 ? -1 : coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
     if (r > 0)
         return; /* arrived already (a peer ahead of us): taken */
-    if (r == 0 && st->n <= RECV_NOW_POLL_MAX && s->nlazy < LAZY_MAX) {
+    if (r == 0 && st->n <= LAZY_BYTES_MAX && s->nlazy < LAZY_MAX) {
         s->lazy[s->nlazy++] = pos;
         return;
     }
@@ -525,11 +525,7 @@ int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int pee
 
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag)
 {
-    uint32_t ctx = comm->ctx + 1;
-    int r = bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx);
-    if (r != 0 || bytes > RECV_NOW_POLL_MAX || bolt_progress_poll() <= 0)
-        return r;
-    return bolt_proto_recv_now(buf, bytes, peer, tag, comm, ctx);
+    return bolt_proto_recv_now(buf, bytes, peer, tag, comm, comm->ctx + 1);
 }
 
 int coll_sched_start(struct coll_sched *s)

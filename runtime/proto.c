@@ -286,7 +286,8 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
 
 /* The message is not in the unexpected queue: the next frame from the peer,
  * still in its transport, if it is the one (it is then the oldest from that
- * peer a receive could match) and no posted receive would take it first. */
+ * peer a receive could match) and no posted receive would take it first.
+ * bolt_proto_recv_now's answers; a peer gone is left to a receive. */
 static int take_from_transport(void *buf, size_t bytes, int source, int tag,
                                const struct bolt_comm *comm, uint32_t ctx)
 {
@@ -295,7 +296,9 @@ static int take_from_transport(void *buf, size_t bytes, int source, int tag,
         return 0;
     const struct bolt_peer *p = &bolt_rt.peers[wp];
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
-    if (p->failed || p->bye || !tl->take_now || bolt_match_has_posted(&bolt_rt.match, ctx, source, tag))
+    if (p->failed || p->bye)
+        return -1;
+    if (!tl->take_now || bolt_match_has_posted(&bolt_rt.match, ctx, source, tag))
         return 0;
     struct bolt_frame_hdr want = {
         .magic = BOLT_FRAME_MAGIC,
@@ -317,12 +320,8 @@ int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const stru
     /* The entry a posted receive would take (no posted receive can match
      * it: it would have taken it on arrival). */
     struct bolt_unexp *u = bolt_match_find_unexp(&bolt_rt.match, ctx, source, tag);
-    if (!u) {
-        if (take_from_transport(buf, bytes, source, tag, comm, ctx))
-            return 1;
-        const struct bolt_peer *p = &bolt_rt.peers[comm->world_ranks[source]];
-        return p->failed || p->bye ? -1 : 0; /* gone: a receive reports it */
-    }
+    if (!u)
+        return take_from_transport(buf, bytes, source, tag, comm, ctx);
     if (!u->arrived && u->kind == BOLT_UNEXP_EAGER)
         return 0; /* its payload is still coming in */
     if (u->kind != BOLT_UNEXP_EAGER || u->size != bytes || u->sync)

@@ -220,15 +220,9 @@ static int shm_init(struct bolt_tl_ctx **out, const struct bolt_tl_init_args *ar
         if (ctx->eager_limit > ctx->seg->ring_bytes / 4)
             ctx->eager_limit = (size_t)ctx->seg->ring_bytes / 4;
         /* More ranks here than cores: a single-copy send waits until its
-         * receiver gets a core to read it, while one copied into the ring,
-         * or into the staging chunks, lets the sender go on. So the ring
-         * keeps what the eager limit allows (4 ranks on 2 cores, MPI_Bcast
-         * of 16 KiB: 11.4-11.8 us single-copy, 3.2-4.0 through the ring),
-         * and single-copy is left to senders busy themselves (shm_xfer.c). */
+         * receiver gets a core to read it (shm_peer_eager_limit, shm_xfer.c). */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         ctx->crowded = cores > 0 && (long)ctx->nlocal > cores;
-        if (ctx->crowded && ctx->cma_min < ctx->eager_limit)
-            ctx->cma_min = ctx->eager_limit;
     }
     /* Otherwise (no boltrun, or a job of one): present but reaching nobody. */
     bolt_log(BOLT_LOG_DEBUG, "shm: %s, eager limit %zu", ctx->enabled ? "attached" : "no segment",

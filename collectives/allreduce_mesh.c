@@ -16,6 +16,15 @@ int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out
     size_t esize = bolt_type_size(dt), mine = counts[r] * esize;
     const char *buf = vbuf;
     char *tmp = n > 1 ? coll_sched_tmp(s, mine * (size_t)(n - 1)) : NULL;
+    if (n == 2) {
+        /* One operand to fold in: reduced as it arrives, read once. */
+        int peer = 1 - r;
+        coll_sched_send(s, buf + displs[peer] * esize, counts[peer] * esize, peer);
+        coll_sched_recv_reduce(s, tmp, buf + displs[r] * esize, out, counts[r], dt, op, r == 0,
+                               peer);
+        coll_sched_round(s);
+        return coll_sched_error(s);
+    }
     char **part = coll_sched_tmp(s, (size_t)n * sizeof *part); /* rank i's copy of our chunk */
     if (!part)
         return coll_sched_error(s);

@@ -35,6 +35,11 @@ void coll_reduce(const void *in, void *inout, size_t count, bolt_datatype_t dt, 
 typedef void coll_kernel_fn(const void *restrict in, void *restrict inout, size_t n);
 /* Kernel of a builtin op on a builtin type, or NULL when they do not mix. */
 coll_kernel_fn *coll_kernel(bolt_op_t op, bolt_datatype_t dt);
+/* out[i] = a[i] op b[i] (out overlaps neither), for builtin ops on the
+ * element-wise builtin types; NULL for the others (complex, pairs, user ops). */
+typedef void coll_kernel3_fn(const void *restrict a, const void *restrict b, void *restrict out,
+                             size_t n);
+coll_kernel3_fn *coll_kernel3(bolt_op_t op, bolt_datatype_t dt);
 
 /* ---- schedules (sched.c) ---- */
 
@@ -71,6 +76,14 @@ void coll_sched_send(struct coll_sched *s, const void *buf, size_t bytes, int pe
 void coll_sched_recv(struct coll_sched *s, void *buf, size_t bytes, int peer);
 void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t count,
                        bolt_datatype_t dt, bolt_op_t op);
+/* A receive of count elements from peer reduced with this rank's `own` as it
+ * arrives, into out: out = own op received (own_first) or received op own.
+ * A shm rendezvous is read piece by piece and each piece reduced while in
+ * the cache; anything else lands in tmp (room for the message) first. own
+ * may be out (in place); own must not change during the round. */
+void coll_sched_recv_reduce(struct coll_sched *s, void *tmp, const void *own, void *out,
+                            size_t count, bolt_datatype_t dt, bolt_op_t op, int own_first,
+                            int peer);
 void coll_sched_copy(struct coll_sched *s, void *dst, const void *src, size_t bytes);
 void coll_sched_round(struct coll_sched *s);
 /* Scratch memory owned by the schedule (NULL and a sticky error when out of memory). */

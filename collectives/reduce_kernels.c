@@ -1,5 +1,7 @@
 /*
- * reduce_kernels.c — inout[i] = in[i] op inout[i] for every builtin op and type.
+ * reduce_kernels.c — inout[i] = in[i] op inout[i] for every builtin op and type,
+ * and out[i] = a[i] op b[i] for the element-wise ones (integers, reals,
+ * 16-bit floats, logical and bitwise ops).
  *
  * Plain loops over restrict pointers, so the compiler vectorizes them. GCC
  * vectorizes at -O2 only loops without an epilogue, so this file asks for its
@@ -33,6 +35,16 @@
         for (size_t i = 0; i < n; i++) {                                                        \
             T x = a[i], y = b[i];                                                               \
             b[i] = (T)(EXPR);                                                                   \
+        }                                                                                       \
+    }                                                                                           \
+    KERNEL static void NAME##_3(const void *restrict va, const void *restrict vb,               \
+                                void *restrict vout, size_t n)                                  \
+    {                                                                                           \
+        const T *restrict a = va, *restrict b = vb;                                             \
+        T *restrict o = vout;                                                                   \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            T x = a[i], y = b[i];                                                               \
+            o[i] = (T)(EXPR);                                                                   \
         }                                                                                       \
     }
 
@@ -207,14 +219,17 @@ KLOC(ldouble, long double)
 
 /* ---- the table: [op][type], NULL where MPI does not define the pair ---- */
 
-#define INTROW(OP)                                                                              \
-    [2] = OP##_i8, [3] = OP##_i16, [4] = OP##_i32, [5] = OP##_i64, [6] = OP##_u8,               \
-    [7] = OP##_u16, [8] = OP##_u32, [9] = OP##_u64
-#define ARITH(OP)                                                                               \
-    INTROW(OP), [10] = OP##_f32, [11] = OP##_f64, [12] = OP##_f16, [13] = OP##_bf16,            \
-                [14] = OP##_ld
-#define LOGIC(OP) INTROW(OP), [17] = OP##_b
-#define BITS(OP) INTROW(OP), [1] = OP##_u8
+#define INTROW(OP, X)                                                                           \
+    [2] = OP##_i8##X, [3] = OP##_i16##X, [4] = OP##_i32##X, [5] = OP##_i64##X, [6] = OP##_u8##X, \
+    [7] = OP##_u16##X, [8] = OP##_u32##X, [9] = OP##_u64##X
+#define ARITHX(OP, X)                                                                           \
+    INTROW(OP, X), [10] = OP##_f32##X, [11] = OP##_f64##X, [12] = OP##_f16##X,                  \
+                   [13] = OP##_bf16##X, [14] = OP##_ld##X
+#define LOGICX(OP, X) INTROW(OP, X), [17] = OP##_b##X
+#define BITSX(OP, X) INTROW(OP, X), [1] = OP##_u8##X
+#define ARITH(OP) ARITHX(OP, )
+#define LOGIC(OP) LOGICX(OP, )
+#define BITS(OP) BITSX(OP, )
 #define LOCS(OP)                                                                                \
     [18] = OP##_float, [19] = OP##_double, [20] = OP##_long, [21] = OP##_int,                   \
     [22] = OP##_short, [23] = OP##_ldouble
@@ -234,9 +249,29 @@ static coll_kernel_fn *const kernels[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
     [BOLT_MINLOC] = {LOCS(minloc)},
 };
 
+static coll_kernel3_fn *const kernels3[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
+    [BOLT_SUM] = {ARITHX(sum, _3)},
+    [BOLT_PROD] = {ARITHX(prod, _3)},
+    [BOLT_MIN] = {ARITHX(min, _3)},
+    [BOLT_MAX] = {ARITHX(max, _3)},
+    [BOLT_LAND] = {LOGICX(land, _3)},
+    [BOLT_LOR] = {LOGICX(lor, _3)},
+    [BOLT_LXOR] = {LOGICX(lxor, _3)},
+    [BOLT_BAND] = {BITSX(band, _3)},
+    [BOLT_BOR] = {BITSX(bor, _3)},
+    [BOLT_BXOR] = {BITSX(bxor, _3)},
+};
+
 coll_kernel_fn *coll_kernel(bolt_op_t op, bolt_datatype_t dt)
 {
     if (op < BOLT_SUM || op > BOLT_MINLOC || dt == 0 || dt >= COLL_DT_NBUILTIN)
         return NULL;
     return kernels[op][dt];
+}
+
+coll_kernel3_fn *coll_kernel3(bolt_op_t op, bolt_datatype_t dt)
+{
+    if (op < BOLT_SUM || op > BOLT_MINLOC || dt == 0 || dt >= COLL_DT_NBUILTIN)
+        return NULL;
+    return kernels3[op][dt];
 }

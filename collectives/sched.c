@@ -20,12 +20,24 @@
 #define COLL_TAG_BASE 16
 #define COLL_TAG_SPAN 0x3fffff00u
 
-enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY, STEP_ROUND };
+enum step_kind { STEP_SEND, STEP_RECV, STEP_FOLD, STEP_REDUCE, STEP_COPY, STEP_ROUND };
+
+/* A receive reduced as it arrives (coll_sched_recv_reduce). */
+struct coll_fold {
+    const char *own;
+    char *out;
+    size_t esize;
+    bolt_datatype_t dt;
+    bolt_op_t op;
+    int own_first;
+    coll_kernel3_fn *k3; /* out = a op b in one pass, when out is not own */
+};
 
 struct step {
     enum step_kind kind;
     const void *src; /* send, reduce (in), copy */
-    void *dst;       /* recv, reduce (inout), copy */
+    void *dst;       /* recv, reduce (inout), copy; fold: where it lands unfolded */
+    struct coll_fold *fold;
     size_t n;        /* bytes (send, recv, copy) or elements (reduce) */
     int peer;
     bolt_datatype_t dt;
@@ -176,6 +188,49 @@ void coll_sched_recv(struct coll_sched *s, void *buf, size_t bytes, int peer)
     }
 }
 
+/* Consumes a piece of a fold receive: out = own op piece (own_first) or
+ * piece op own, in the order the reduction asks for. */
+#define FOLD_BLOCK (8 * 1024)
+static void fold_piece(void *arg, size_t off, void *vdata, size_t len)
+{
+    struct coll_fold *f = arg;
+    char *data = vdata;
+    if (f->k3) {
+        const void *a = f->own_first ? f->own + off : data, *b = f->own_first ? data : f->own + off;
+        f->k3(a, b, f->out + off, len / f->esize);
+        return;
+    }
+    /* In blocks that stay in L1 between the reduction and the copy. */
+    size_t block = FOLD_BLOCK >= f->esize ? FOLD_BLOCK - FOLD_BLOCK % f->esize : f->esize;
+    for (size_t at = 0; at < len; at += block) {
+        size_t n = len - at < block ? len - at : block, o = off + at;
+        if (f->own_first) {
+            coll_reduce(f->own + o, data + at, n / f->esize, f->dt, f->op);
+            memcpy(f->out + o, data + at, n);
+        } else {
+            memmove(f->out + o, f->own + o, n);
+            coll_reduce(data + at, f->out + o, n / f->esize, f->dt, f->op);
+        }
+    }
+}
+
+void coll_sched_recv_reduce(struct coll_sched *s, void *tmp, const void *own, void *out,
+                            size_t count, bolt_datatype_t dt, bolt_op_t op, int own_first,
+                            int peer)
+{
+    struct coll_fold *f = coll_sched_tmp(s, sizeof *f);
+    struct step *st = f ? add(s, STEP_FOLD) : NULL;
+    if (st) {
+        *f = (struct coll_fold){own, out, bolt_type_size(dt), dt, op, own_first,
+                                own == out ? NULL : coll_kernel3(op, dt)};
+        st->dst = tmp;
+        st->n = count * f->esize;
+        st->peer = peer;
+        st->fold = f;
+        direct_step(s);
+    }
+}
+
 void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t count,
                        bolt_datatype_t dt, bolt_op_t op)
 {
@@ -303,6 +358,9 @@ static int post_step(struct coll_sched *s, int pos)
     if (st->kind == STEP_SEND)
         rc = bolt_proto_isend(st->src, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1,
                               s->send_flags, &r);
+    else if (st->kind == STEP_FOLD)
+        rc = bolt_proto_irecv_fold(st->dst, st->n, st->fold->esize, fold_piece, st->fold, st->peer,
+                                   s->tag, s->comm, s->comm->ctx + 1, &r);
     else
         rc = bolt_proto_irecv(st->dst, st->n, st->peer, s->tag, s->comm, s->comm->ctx + 1, &r);
     if (rc) {
@@ -368,7 +426,7 @@ static int reap(struct coll_sched *s, int i)
     bolt_status_t status;
     s->reqs[i] = NULL;
     int rc = bolt_wait(&r, &status); /* done already: sets the message on failure */
-    if (rc == BOLT_ERR_TRUNCATE || (!rc && st->kind == STEP_RECV && status.bytes != st->n)) {
+    if (rc == BOLT_ERR_TRUNCATE || (!rc && st->kind != STEP_SEND && status.bytes != st->n)) {
         char d[300];
         snprintf(d, sizeof d,
                  "rank %d sent %s bytes than this rank expects (%zu): the ranks passed "
@@ -473,9 +531,13 @@ static void direct_recv(struct coll_sched *s, int pos)
     /* Behind a lazy receive from the same peer, the message that comes
      * first is that one's: this one is posted after it. */
     int r = same >= 0 ? -1 : coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
-    if (r > 0)
-        return; /* arrived already (a peer ahead of us): taken */
-    if (r == 0 && st->n <= LAZY_BYTES_MAX && s->nlazy < LAZY_MAX) {
+    if (r > 0) {
+        /* arrived already (a peer ahead of us): taken */
+        if (st->kind == STEP_FOLD && st->n)
+            fold_piece(st->fold, 0, st->dst, st->n);
+        return;
+    }
+    if (r == 0 && st->kind == STEP_RECV && st->n <= LAZY_BYTES_MAX && s->nlazy < LAZY_MAX) {
         s->lazy[s->nlazy++] = pos;
         return;
     }
@@ -502,7 +564,7 @@ static void direct_step(struct coll_sched *s)
     } else if (st->kind == STEP_SEND && coll_send_now(s->comm, st->src, st->n, st->peer, s->tag)) {
         /* Gone already (small, nothing queued to that peer): no request to
          * wait on. It cannot overtake an earlier frame to the same peer. */
-    } else if (st->kind == STEP_RECV) {
+    } else if (st->kind == STEP_RECV || st->kind == STEP_FOLD) {
         direct_recv(s, pos);
     } else {
         int rc = post_step(s, pos);

@@ -106,6 +106,10 @@ void proto_send_fail(struct bolt_request *req, int err)
 
 static void recv_finish(struct bolt_request *req, int src, int tag, size_t msg_size, size_t got)
 {
+    if (req->fold && !req->folded && got && msg_size <= req->bytes) {
+        req->folded = 1;
+        req->fold(req->fold_arg, 0, req->buf, got);
+    }
     req->status.source = src;
     req->status.tag = tag;
     req->status.bytes = got;
@@ -116,6 +120,34 @@ static void recv_finish(struct bolt_request *req, int src, int tag, size_t msg_s
 static size_t min_size(size_t a, size_t b)
 {
     return a < b ? a : b;
+}
+
+/* A fold receive's rendezvous read: piece by piece into a buffer small
+ * enough to stay in the cache while fold consumes it (the payload is then
+ * read from memory once instead of written to tmp and read back). 0 when
+ * all was folded; -1 when the first piece could not be read (nothing
+ * folded: DATA frames will bring it to tmp); 1 when a later one failed. */
+#define FOLD_PIECE (64 * 1024)
+static int fold_get(struct bolt_request *req, const struct bolt_transport *tl, int world_src,
+                    uint64_t raddr)
+{
+    static _Alignas(64) unsigned char piece[FOLD_PIECE];
+    size_t step = FOLD_PIECE - FOLD_PIECE % req->fold_unit;
+    struct bolt_tl_ctx *tc = bolt_rt.tlctx[bolt_rt.peers[world_src].tl];
+    for (size_t off = 0; off < req->expected; off += step) {
+        size_t len = min_size(step, req->expected - off);
+        if (tl->get(tc, world_src, piece, raddr + off, len) != BOLT_OK) {
+            if (off == 0)
+                return -1;
+            bolt_log(BOLT_LOG_ERROR,
+                     "reading %zu bytes from rank %d failed after %zu bytes: receive ended",
+                     req->expected, world_src, off);
+            return 1;
+        }
+        req->fold(req->fold_arg, off, piece, len);
+    }
+    req->folded = 1;
+    return 0;
 }
 
 /* An RTS offered its buffer (F_GET): read it here and release the sender
@@ -129,8 +161,18 @@ static int rndv_get(struct bolt_request *req, int world_src, uint64_t raddr, uin
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
     if (!raddr || !tl->get)
         return 0;
-    if (tl->get(bolt_rt.tlctx[p->tl], world_src, req->buf, raddr, req->expected) != BOLT_OK)
+    if (req->fold && req->msg_size <= req->bytes && req->fold_unit <= FOLD_PIECE) {
+        int rc = fold_get(req, tl, world_src, raddr);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            bolt_req_complete(req, BOLT_ERR_SYS);
+            proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
+            return 1;
+        }
+    } else if (tl->get(bolt_rt.tlctx[p->tl], world_src, req->buf, raddr, req->expected) != BOLT_OK) {
         return -1;
+    }
     recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->expected);
     proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
     return 1;
@@ -412,12 +454,34 @@ out:
     return BOLT_OK;
 }
 
+static int irecv_fill(struct bolt_request *req, void *buf, size_t bytes, int source, int tag,
+                      struct bolt_comm *comm, uint32_t ctx, struct bolt_request **out);
+
 int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,
                      uint32_t ctx, struct bolt_request **out)
 {
     struct bolt_request *req = bolt_req_new(BOLT_REQ_RECV);
     if (!req)
         return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a receive request");
+    return irecv_fill(req, buf, bytes, source, tag, comm, ctx, out);
+}
+
+int bolt_proto_irecv_fold(void *tmp, size_t bytes, size_t unit, bolt_fold_fn *fold, void *arg,
+                          int source, int tag, struct bolt_comm *comm, uint32_t ctx,
+                          struct bolt_request **out)
+{
+    struct bolt_request *req = bolt_req_new(BOLT_REQ_RECV);
+    if (!req)
+        return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a receive request");
+    req->fold = fold;
+    req->fold_arg = arg;
+    req->fold_unit = unit ? unit : 1;
+    return irecv_fill(req, tmp, bytes, source, tag, comm, ctx, out);
+}
+
+static int irecv_fill(struct bolt_request *req, void *buf, size_t bytes, int source, int tag,
+                      struct bolt_comm *comm, uint32_t ctx, struct bolt_request **out)
+{
     req->comm = comm;
     bolt_comm_hold(comm);
     req->ctx = ctx;

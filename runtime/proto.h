@@ -39,6 +39,18 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
                      uint32_t ctx, unsigned flags, struct bolt_request **out);
 int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,
                      uint32_t ctx, struct bolt_request **out);
+/* A receive whose payload the caller consumes itself, in pieces while they
+ * are still in the cache: fold(arg, off, data, len) for consecutive pieces,
+ * each a multiple of `unit` bytes, when the transport reads the sender's
+ * memory (a rendezvous get, read piece by piece into a small buffer);
+ * otherwise the payload lands in tmp (room for `bytes`) and fold is called
+ * once for all of it. Either way every byte once, before the request
+ * completes, and only when the message fits (a truncated one completes with
+ * BOLT_ERR_TRUNCATE, nothing folded). A read that fails after its first piece
+ * ends the receive with BOLT_ERR_SYS (the sender is released). */
+int bolt_proto_irecv_fold(void *tmp, size_t bytes, size_t unit, bolt_fold_fn *fold, void *arg,
+                          int source, int tag, struct bolt_comm *comm, uint32_t ctx,
+                          struct bolt_request **out);
 /* Looks for a matching message without receiving it. */
 int bolt_proto_iprobe(int source, int tag, struct bolt_comm *comm, uint32_t ctx, int *flag,
                       bolt_status_t *status);

@@ -14,6 +14,10 @@
 
 enum bolt_req_kind { BOLT_REQ_SEND = 1, BOLT_REQ_RECV = 2, BOLT_REQ_COLL = 3 };
 
+/* A fold receive's consumer (bolt_proto_irecv_fold): bytes [off, off + len)
+ * of the message are at data, which it may use as scratch. */
+typedef void bolt_fold_fn(void *arg, size_t off, void *data, size_t len);
+
 struct bolt_request;
 /* A request the runtime does not drive itself (a nonblocking collective): its
  * owner frees its state and words its error. */
@@ -58,6 +62,10 @@ struct bolt_request {
     size_t msg_size;     /* the sender's size (truncation when > bytes) */
     uint64_t ack_sreq;   /* synchronous eager send to acknowledge at the end */
     void *trunc_tmp;     /* eager payload larger than buf lands here first */
+    bolt_fold_fn *fold;  /* fold receive: buf is where the payload lands when it */
+    void *fold_arg;      /* is not handed over in pieces; fold consumes it */
+    size_t fold_unit;    /* pieces are multiples of it */
+    int folded;          /* fold has consumed the payload already */
     /* posted-receive queue */
     struct bolt_request *next, *prev;
     /* self-send waiting for its receive (unexpected entry) */

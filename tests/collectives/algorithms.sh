@@ -17,7 +17,13 @@ for v in "auto auto auto" "rd binomial ring" "ring chain rd" \
     done
     run_tcp 4 $env "$T/coll_check" allreduce,data
 done
+# 2-rank mesh all-reduce folds what it receives into the result as it comes:
+# read piece by piece (above), and landed whole first when the receiver does
+# not read the sender itself (TCP; shm without single-copy)
+run_tcp 2 -x BOLT_ALLREDUCE_ALGO=mesh "$T/coll_check" allreduce --large
+run 2 -x BOLT_ALLREDUCE_ALGO=mesh -x BOLT_SHM_CMA=0 "$T/coll_check" allreduce --large
 # nonblocking ones on the pipelined algorithms, large
+run 2 -x BOLT_ALLREDUCE_ALGO=mesh "$T/coll_check" nonblocking --large
 run 3 -x BOLT_ALLREDUCE_ALGO=ring -x BOLT_BCAST_ALGO=chain "$T/coll_check" nonblocking --large
 run 4 -x BOLT_ALLREDUCE_ALGO=rabenseifner -x BOLT_BCAST_ALGO=scatter_allgather \
     "$T/coll_check" nonblocking --large

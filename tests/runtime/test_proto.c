@@ -50,6 +50,7 @@ static int fake_take(struct bolt_tl_ctx *c, int p, const struct bolt_frame_hdr *
 }
 /* One-sided reads: "rank 1's memory" is this process's, so a get is a copy. */
 static int get_allowed, get_works, get_calls;
+static int get_fail_after = -1; /* >= 0: reads after this many fail */
 static int fake_get_ok(struct bolt_tl_ctx *c, int p, size_t len, unsigned hints)
 {
     (void)c, (void)p, (void)len, (void)hints;
@@ -60,7 +61,7 @@ static int fake_get(struct bolt_tl_ctx *c, int p, void *dst, uint64_t raddr, siz
     (void)c;
     ck_assert_int_eq(p, 1);
     get_calls++;
-    if (!get_works)
+    if (!get_works || (get_fail_after >= 0 && get_calls > get_fail_after))
         return BOLT_ERR_SYS;
     memcpy(dst, (const void *)(uintptr_t)raddr, len);
     return BOLT_OK;
@@ -88,6 +89,7 @@ static void setup(void)
     nsent = 0;
     have_held = take_calls = 0;
     get_allowed = get_works = get_calls = 0;
+    get_fail_after = -1;
     sync_complete = 1;
     stripes = 3;
 }
@@ -534,6 +536,142 @@ START_TEST(receiving_into_a_null_zero_byte_buffer_is_a_truncation)
 }
 END_TEST
 
+/* A fold receive's consumer: what each byte became, how often it came,
+ * and whether every piece was whole units. */
+#define FOLD_UNIT 12
+#define FOLD_BYTES (FOLD_UNIT * 20000) /* several of the runtime's read pieces */
+static unsigned char folded[FOLD_BYTES], fold_seen[FOLD_BYTES];
+static int fold_calls, fold_ragged;
+static void fold_record(void *arg, size_t off, void *data, size_t len)
+{
+    ck_assert_ptr_eq(arg, folded);
+    ck_assert_uint_le(off + len, FOLD_BYTES);
+    fold_calls++;
+    fold_ragged |= len % FOLD_UNIT != 0 || off % FOLD_UNIT != 0;
+    for (size_t i = 0; i < len; i++) {
+        folded[off + i] = ((unsigned char *)data)[i];
+        fold_seen[off + i]++;
+    }
+}
+static void fold_reset(void)
+{
+    memset(folded, 0, sizeof folded);
+    memset(fold_seen, 0, sizeof fold_seen);
+    fold_calls = fold_ragged = 0;
+}
+static int fold_once(const unsigned char *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fold_seen[i] != 1 || folded[i] != want[i])
+            return 0;
+    return 1;
+}
+
+START_TEST(a_fold_receive_consumes_every_byte_once_whatever_the_path)
+{
+    static unsigned char theirs[FOLD_BYTES], tmp[FOLD_BYTES];
+    for (size_t i = 0; i < sizeof theirs; i++)
+        theirs[i] = (unsigned char)(i * 13 + 5);
+    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS, .flags = BOLT_FRAME_F_GET, .src = 1,
+                                 .tag = 4, .msg_size = sizeof theirs, .sreq = 77,
+                                 .rreq = (uint64_t)(uintptr_t)theirs};
+    struct bolt_request *req;
+    get_works = 1;
+    /* Read by the receiver: in pieces of whole units, before and after the
+     * RTS arrives; tmp is not used. */
+    for (int posted = 1; posted >= 0; posted--) {
+        fold_reset();
+        memset(tmp, 0, sizeof tmp);
+        nsent = 0;
+        if (!posted)
+            ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+        ck_assert_int_eq(bolt_proto_irecv_fold(tmp, sizeof tmp, FOLD_UNIT, fold_record, folded, 1,
+                                               4, bolt_rt.world, 0, &req),
+                         BOLT_OK);
+        if (posted)
+            ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+        ck_assert(req->done);
+        ck_assert_int_eq(req->status.error, BOLT_OK);
+        ck_assert_uint_eq(req->status.bytes, sizeof theirs);
+        ck_assert(fold_once(theirs, sizeof theirs));
+        ck_assert_int_gt(fold_calls, 2);
+        ck_assert(!fold_ragged);
+        ck_assert_int_eq(tmp[1], 0);
+        ck_assert_int_eq(nsent, 1);
+        ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_CTS);
+        ck_assert_uint_eq(sent[0]->hdr.msg_size, 0);
+        free(sent[0]);
+        bolt_req_release(req);
+    }
+    /* Eager: lands in tmp, folded once when whole. */
+    fold_reset();
+    nsent = 0;
+    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, 120, FOLD_UNIT, fold_record, folded, 1, 4,
+                                           bolt_rt.world, 0, &req),
+                     BOLT_OK);
+    struct bolt_frame_hdr eager = {.type = BOLT_FRAME_EAGER, .src = 1, .tag = 4, .len = 120,
+                                   .msg_size = 120};
+    ck_assert_int_eq(deliver(eager, theirs), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_OK);
+    ck_assert_int_eq(fold_calls, 1);
+    ck_assert(fold_once(theirs, 120));
+    bolt_req_release(req);
+    /* The first read fails: DATA stripes land in tmp, folded once at the end. */
+    fold_reset();
+    get_works = 0;
+    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, sizeof tmp, FOLD_UNIT, fold_record, folded, 1, 4,
+                                           bolt_rt.world, 0, &req),
+                     BOLT_OK);
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert_int_eq(nsent, 1);
+    ck_assert(sent[0]->hdr.flags & BOLT_FRAME_F_NO_READ);
+    size_t third = sizeof theirs / 3;
+    for (int i = 2; i >= 0; i--) {
+        struct bolt_frame_hdr data = {.type = BOLT_FRAME_DATA, .rreq = req->id, .len = third,
+                                      .msg_size = (size_t)i * third};
+        ck_assert_int_eq(deliver(data, theirs + (size_t)i * third), BOLT_OK);
+        ck_assert_int_eq(fold_calls, 0 + (i == 0));
+    }
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_OK);
+    ck_assert(fold_once(theirs, sizeof theirs));
+    free(sent[0]);
+    bolt_req_release(req);
+    /* A read that fails after its first piece: nothing is folded twice, the
+     * receive fails and the sender is released. */
+    fold_reset();
+    get_works = 1;
+    get_fail_after = get_calls + 1;
+    nsent = 0;
+    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, sizeof tmp, FOLD_UNIT, fold_record, folded, 1, 4,
+                                           bolt_rt.world, 0, &req),
+                     BOLT_OK);
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_ERR_SYS);
+    ck_assert_int_eq(fold_calls, 1);
+    ck_assert_int_eq(nsent, 1);
+    ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_CTS);
+    ck_assert_uint_eq(sent[0]->hdr.msg_size, 0);
+    free(sent[0]);
+    bolt_req_release(req);
+    /* Too large for the receive: an error, nothing folded. */
+    fold_reset();
+    get_fail_after = -1;
+    nsent = 0;
+    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, 1200, FOLD_UNIT, fold_record, folded, 1, 4,
+                                           bolt_rt.world, 0, &req),
+                     BOLT_OK);
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_ERR_TRUNCATE);
+    ck_assert_int_eq(fold_calls, 0);
+    ck_assert_int_eq(nsent, 1); /* the CTS, which teardown frees */
+    bolt_req_release(req);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("proto");
@@ -555,6 +693,7 @@ int main(void)
     tcase_add_test(tc, recv_now_keeps_the_matching_order);
     tcase_add_test(tc, rendezvous_send_offers_its_buffer_for_reading);
     tcase_add_test(tc, rendezvous_receive_reads_an_offered_buffer);
+    tcase_add_test(tc, a_fold_receive_consumes_every_byte_once_whatever_the_path);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

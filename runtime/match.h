@@ -30,6 +30,7 @@ struct bolt_unexp {
     int arrived;        /* EAGER: the whole payload is in data */
     uint64_t sreq;      /* sender's request id (RTS, sync) */
     uint64_t raddr;     /* RTS with BOLT_FRAME_F_GET: the sender's buffer, else 0 */
+    int split;          /* RTS with BOLT_FRAME_F_SPLIT */
     struct bolt_request *self_req;
     struct bolt_request *claimed; /* receive waiting for the payload to finish */
     int reserved;       /* taken by a matched probe: only bolt_mrecv may receive it */

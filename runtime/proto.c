@@ -56,11 +56,12 @@ static void frame_init(struct bolt_frame_slot *f, uint8_t type, struct bolt_requ
     f->s.complete = req ? req_frame_done : control_frame_done;
 }
 
-/* Sends a payload-less control frame (CTS, SYNC_ACK, BYE). */
-static int send_control(int world_peer, uint8_t type, uint8_t flags, uint64_t sreq,
-                        uint64_t rreq, uint64_t size)
+/* Sends a control frame of the runtime's own (CTS, SYNC_ACK, BYE, the DATA
+ * that ends a split copy), with `len` bytes of payload copied along. */
+static int send_control_with(int world_peer, uint8_t type, uint8_t flags, uint64_t sreq,
+                             uint64_t rreq, uint64_t size, const void *payload, size_t len)
 {
-    struct bolt_frame_slot *f = malloc(sizeof *f);
+    struct bolt_frame_slot *f = malloc(sizeof *f + len);
     if (!f)
         return BOLT_ERR_NOMEM;
     frame_init(f, type, NULL);
@@ -69,10 +70,21 @@ static int send_control(int world_peer, uint8_t type, uint8_t flags, uint64_t sr
     f->s.hdr.rreq = rreq;
     f->s.hdr.msg_size = size;
     f->s.hdr.src = bolt_rt.rank;
+    if (len) {
+        memcpy(f + 1, payload, len);
+        f->s.hdr.len = len;
+        f->s.payload = f + 1;
+    }
     int rc = tl_send(world_peer, f);
     if (rc)
         free(f);
     return rc;
+}
+
+static int send_control(int world_peer, uint8_t type, uint8_t flags, uint64_t sreq,
+                        uint64_t rreq, uint64_t size)
+{
+    return send_control_with(world_peer, type, flags, sreq, rreq, size, NULL, 0);
 }
 
 int proto_send_control(int world_peer, uint8_t type, uint64_t sreq, uint64_t rreq, uint64_t size)
@@ -150,17 +162,57 @@ static int fold_get(struct bolt_request *req, const struct bolt_transport *tl, i
     return 0;
 }
 
+/* A split copy (BOLT_FRAME_F_SPLIT): the sender writes the second part of
+ * the message into buf while this rank reads the first; a core each, two
+ * half copies at once. 1 when under way or ended (the request completes
+ * when the sender's part is in); 0 when not split after all. */
+#define SPLIT_ALIGN 4096 /* the halves share no page */
+static int rndv_split(struct bolt_request *req, const struct bolt_transport *tl, int world_src,
+                      uint64_t raddr, uint64_t sreq)
+{
+    size_t at = req->expected / 2 & ~(size_t)(SPLIT_ALIGN - 1);
+    if (!at || req->fold || req->msg_size > req->bytes || bolt_req_register(req))
+        return 0;
+    uint64_t where[2] = {(uint64_t)(uintptr_t)req->buf, at};
+    req->split_at = at;
+    int rc = send_control_with(world_src, BOLT_FRAME_CTS, BOLT_FRAME_F_SPLIT, sreq, req->id,
+                               req->expected, where, sizeof where);
+    if (rc) {
+        bolt_req_complete(req, rc);
+        return 1;
+    }
+    if (tl->get(bolt_rt.tlctx[bolt_rt.peers[world_src].tl], world_src, req->buf, raddr, at) !=
+        BOLT_OK) {
+        /* Our part then comes as DATA, which the sender writes. */
+        rc = send_control(world_src, BOLT_FRAME_CTS, BOLT_FRAME_F_NO_READ, sreq, req->id, at);
+        if (rc)
+            bolt_req_complete(req, rc);
+        return 1;
+    }
+    /* Our part is read: the sender's buffer is free again. */
+    rc = proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
+    req->received += at;
+    if (rc)
+        bolt_req_complete(req, rc);
+    else if (req->received == req->expected)
+        recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->received);
+    return 1;
+}
+
 /* An RTS offered its buffer (F_GET): read it here and release the sender
  * with an empty CTS, one round trip instead of two (CTS, then DATA). 1 when
  * done; 0 when there is nothing to read this way; -1 when the read failed
  * (the CTS then asks for DATA that the receiver does not read itself: the
  * same read would fail again). */
-static int rndv_get(struct bolt_request *req, int world_src, uint64_t raddr, uint64_t sreq)
+static int rndv_get(struct bolt_request *req, int world_src, uint64_t raddr, int split,
+                    uint64_t sreq)
 {
     const struct bolt_peer *p = &bolt_rt.peers[world_src];
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
     if (!raddr || !tl->get)
         return 0;
+    if (split && rndv_split(req, tl, world_src, raddr, sreq))
+        return 1;
     if (req->fold && req->msg_size <= req->bytes && req->fold_unit <= FOLD_PIECE) {
         int rc = fold_get(req, tl, world_src, raddr);
         if (rc < 0)
@@ -180,7 +232,7 @@ static int rndv_get(struct bolt_request *req, int world_src, uint64_t raddr, uin
 
 /* Starts the data phase of a rendezvous the receive `req` matched. */
 static void rndv_accept(struct bolt_request *req, int world_src, int src, int tag, size_t size,
-                        uint64_t sreq, uint64_t raddr)
+                        uint64_t sreq, uint64_t raddr, int split)
 {
     req->world_peer = world_src;
     req->status.source = src;
@@ -198,7 +250,7 @@ static void rndv_accept(struct bolt_request *req, int world_src, int src, int ta
         proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
         return;
     }
-    int got = rndv_get(req, world_src, raddr, sreq);
+    int got = rndv_get(req, world_src, raddr, split, sreq);
     if (got > 0)
         return;
     int rc = bolt_req_register(req);
@@ -234,7 +286,7 @@ static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
         return;
     case BOLT_UNEXP_RTS:
         bolt_match_remove_unexp(&bolt_rt.match, u);
-        rndv_accept(req, u->world_src, u->src, u->tag, u->size, u->sreq, u->raddr);
+        rndv_accept(req, u->world_src, u->src, u->tag, u->size, u->sreq, u->raddr, u->split);
         free(u);
         return;
     case BOLT_UNEXP_SELF: {
@@ -426,9 +478,12 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
         }
     } else {
         req->awaiting_cts = 1;
-        /* The receiver may read the payload itself (transport get). */
-        if (tl->get_ok && tl->get_ok(bolt_rt.tlctx[p->tl], wp, bytes, req->hints)) {
-            h->flags |= BOLT_FRAME_F_GET;
+        /* The receiver may read the payload itself (transport get), or
+         * part of it while this rank writes the rest (put). */
+        struct bolt_tl_ctx *tc = bolt_rt.tlctx[p->tl];
+        int split = tl->put_ok && tl->put && tl->put_ok(tc, wp, bytes, req->hints);
+        if (split || (tl->get_ok && tl->get_ok(tc, wp, bytes, req->hints))) {
+            h->flags |= BOLT_FRAME_F_GET | (split ? BOLT_FRAME_F_SPLIT : 0);
             h->rreq = (uint64_t)(uintptr_t)buf;
         }
     }
@@ -630,7 +685,8 @@ static int on_envelope(int peer, const struct bolt_frame_hdr *h, void **dst, voi
     if (r) {
         if (!eager) {
             rndv_accept(r, peer, h->src, h->tag, h->msg_size, h->sreq,
-                        h->flags & BOLT_FRAME_F_GET ? h->rreq : 0);
+                        h->flags & BOLT_FRAME_F_GET ? h->rreq : 0,
+                        (h->flags & BOLT_FRAME_F_SPLIT) != 0);
             return BOLT_OK;
         }
         r->world_peer = peer;
@@ -667,6 +723,7 @@ static int on_envelope(int peer, const struct bolt_frame_hdr *h, void **dst, voi
     u->size = h->msg_size;
     u->sreq = h->sreq;
     u->raddr = !eager && (h->flags & BOLT_FRAME_F_GET) ? h->rreq : 0;
+    u->split = u->raddr && (h->flags & BOLT_FRAME_F_SPLIT);
     u->sync = (h->flags & BOLT_FRAME_F_SYNC) != 0;
     if (inl) {
         u->data = u->inline_data;
@@ -681,43 +738,34 @@ static int on_envelope(int peer, const struct bolt_frame_hdr *h, void **dst, voi
     return BOLT_OK;
 }
 
-static int on_cts(int peer, const struct bolt_frame_hdr *h)
+/* Sends bytes [first, end) of send req as DATA frames for receive rreq, in
+ * the stripes its transport asks for (slots, *nslots: where they live). */
+static void send_stripes(struct bolt_request *req, int peer, uint64_t rreq, size_t first,
+                         size_t end, struct bolt_frame_slot **slots, int *nslots)
 {
-    struct bolt_request *req = bolt_req_lookup(h->sreq);
-    if (!req || req->kind != BOLT_REQ_SEND || req->world_peer != peer || !req->awaiting_cts)
-        return proto_error(peer, "CTS for an unknown send");
-    if (h->msg_size > req->bytes)
-        return proto_error(peer, "CTS asks for more bytes than the message has");
-    req->awaiting_cts = 0;
-    if (h->flags & BOLT_FRAME_F_NO_READ)
-        req->hints |= BOLT_TL_HINT_NO_READ;
-    size_t total = h->msg_size;
-    if (total == 0) {
-        send_try_complete(req);
-        return BOLT_OK;
-    }
+    size_t total = end - first;
     struct bolt_peer *p = &bolt_rt.peers[peer];
     int n = bolt_rt.tls[p->tl]->data_stripes(bolt_rt.tlctx[p->tl], peer, total);
     if (n < 1)
         n = 1;
     if ((size_t)n > total)
         n = (int)total;
-    req->data = calloc((size_t)n, sizeof *req->data);
-    if (!req->data) {
+    *slots = calloc((size_t)n, sizeof **slots);
+    if (!*slots) {
         proto_send_fail(req, BOLT_ERR_NOMEM);
-        return BOLT_OK;
+        return;
     }
-    size_t piece = (total + (size_t)n - 1) / (size_t)n, off = 0;
+    size_t piece = (total + (size_t)n - 1) / (size_t)n, off = first;
     n = (int)((total + piece - 1) / piece); /* no empty stripe at the end */
-    req->ndata = n;
+    *nslots = n;
     /* Count every stripe before sending any: a transport may complete the
      * first one inside send(), and the request must not finish early. */
     req->frames_pending += n;
     for (int i = 0; i < n; i++) {
-        size_t len = min_size(piece, total - off);
-        struct bolt_frame_slot *f = &req->data[i];
+        size_t len = min_size(piece, end - off);
+        struct bolt_frame_slot *f = &(*slots)[i];
         frame_init(f, BOLT_FRAME_DATA, req);
-        f->s.hdr.rreq = h->rreq;
+        f->s.hdr.rreq = rreq;
         f->s.hdr.sreq = req->id;
         f->s.hdr.msg_size = off;
         f->s.hdr.len = len;
@@ -727,10 +775,82 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
         if (rc) {
             req->frames_pending -= n - i;
             proto_send_fail(req, rc);
-            return BOLT_OK;
+            return;
         }
         off += len;
     }
+}
+
+static struct bolt_request *cts_send_req(int peer, const struct bolt_frame_hdr *h)
+{
+    struct bolt_request *req = bolt_req_lookup(h->sreq);
+    if (!req || req->kind != BOLT_REQ_SEND || req->world_peer != peer || !req->awaiting_cts)
+        return NULL;
+    return req;
+}
+
+static int on_cts(int peer, const struct bolt_frame_hdr *h)
+{
+    struct bolt_request *req = cts_send_req(peer, h);
+    if (!req)
+        return proto_error(peer, "CTS for an unknown send");
+    if (h->msg_size > req->bytes)
+        return proto_error(peer, "CTS asks for more bytes than the message has");
+    if (h->flags & BOLT_FRAME_F_SPLIT) {
+        /* Its payload says where: on_split_cts, once it is in. */
+        if (h->len != sizeof bolt_rt.peers[peer].split_cts || h->msg_size != req->bytes ||
+            !(req->env.s.hdr.flags & BOLT_FRAME_F_SPLIT) || req->data_tail)
+            return proto_error(peer, "split CTS for a send that did not offer one");
+        return BOLT_OK;
+    }
+    if (h->len)
+        return proto_error(peer, "CTS with payload");
+    req->awaiting_cts = 0;
+    if (h->flags & BOLT_FRAME_F_NO_READ)
+        req->hints |= BOLT_TL_HINT_NO_READ;
+    if (h->msg_size == 0) {
+        send_try_complete(req);
+        return BOLT_OK;
+    }
+    send_stripes(req, peer, h->rreq, 0, h->msg_size, &req->data, &req->ndata);
+    return BOLT_OK;
+}
+
+/* The receiver split the copy (BOLT_FRAME_F_SPLIT): it reads up to `at`; we
+ * write the rest into its buffer and say so, or send it as DATA. The send
+ * completes with the receiver's next CTS (its part read). */
+static void on_split_cts(int peer, const struct bolt_frame_hdr *h)
+{
+    struct bolt_request *req = cts_send_req(peer, h);
+    uint64_t raddr = bolt_rt.peers[peer].split_cts[0], at = bolt_rt.peers[peer].split_cts[1];
+    if (!req || req->done)
+        return; /* failed meanwhile */
+    if (at == 0 || at >= h->msg_size) {
+        proto_send_fail(req, proto_error(peer, "split CTS with a bad offset"));
+        return;
+    }
+    struct bolt_peer *p = &bolt_rt.peers[peer];
+    const struct bolt_transport *tl = bolt_rt.tls[p->tl];
+    if (tl->put && tl->put(bolt_rt.tlctx[p->tl], peer, (const char *)req->buf + at, raddr + at,
+                           h->msg_size - at) == BOLT_OK) {
+        int rc = send_control(peer, BOLT_FRAME_DATA, BOLT_FRAME_F_SPLIT, req->id, h->rreq, at);
+        if (rc)
+            proto_send_fail(req, rc);
+        return;
+    }
+    send_stripes(req, peer, h->rreq, at, h->msg_size, &req->data_tail, &req->ndata_tail);
+}
+
+/* The sender wrote its part of a split copy into the receive's buffer. */
+static int on_split_done(int peer, struct bolt_request *req, const struct bolt_frame_hdr *h)
+{
+    if (!req || req->kind != BOLT_REQ_RECV || req->world_peer != peer || h->len ||
+        !req->split_at || h->msg_size != req->split_at)
+        return proto_error(peer, "split DATA for an unknown receive or at the wrong offset");
+    req->split_at = 0;
+    req->received += req->expected - h->msg_size;
+    if (req->received == req->expected)
+        recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->received);
     return BOLT_OK;
 }
 
@@ -746,12 +866,16 @@ static int frame_begin(void *rt, int peer, const struct bolt_frame_hdr *h, void 
     case BOLT_FRAME_EAGER:
     case BOLT_FRAME_RTS:
         return on_envelope(peer, h, dst, cookie);
-    case BOLT_FRAME_CTS:
-        if (h->len)
-            return proto_error(peer, "CTS with payload");
-        return on_cts(peer, h);
+    case BOLT_FRAME_CTS: {
+        int rc = on_cts(peer, h);
+        if (!rc && h->len)
+            *dst = bolt_rt.peers[peer].split_cts;
+        return rc;
+    }
     case BOLT_FRAME_DATA: {
         struct bolt_request *req = bolt_req_lookup(h->rreq);
+        if (h->flags & BOLT_FRAME_F_SPLIT)
+            return on_split_done(peer, req, h);
         if (!req || req->kind != BOLT_REQ_RECV || req->world_peer != peer || h->len == 0 ||
             h->msg_size > req->expected || h->len > req->expected - h->msg_size)
             return proto_error(peer, "DATA for an unknown receive or out of its bounds");
@@ -782,6 +906,10 @@ static void frame_end(void *rt, int peer, const struct bolt_frame_hdr *h, void *
     (void)rt;
     if (h->type == BOLT_FRAME_TUNNEL) {
         bolt_failover_tunnel_end(peer, h, cookie);
+        return;
+    }
+    if (h->type == BOLT_FRAME_CTS && (h->flags & BOLT_FRAME_F_SPLIT)) {
+        on_split_cts(peer, h);
         return;
     }
     void *p = CK_PTR(cookie);

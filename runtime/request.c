@@ -129,6 +129,7 @@ void bolt_req_release(struct bolt_request *req)
         bolt_comm_release(req->comm);
     free(req->trunc_tmp);
     free(req->data);
+    free(req->data_tail);
     if (req_cached < REQ_CACHE_MAX) {
         req->next = req_cache;
         req_cache = req;

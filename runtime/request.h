@@ -56,6 +56,8 @@ struct bolt_request {
     struct bolt_frame_slot env;     /* EAGER or RTS */
     struct bolt_frame_slot *data;   /* DATA stripes */
     int ndata;
+    struct bolt_frame_slot *data_tail; /* DATA stripes of a split copy's tail (its write failed) */
+    int ndata_tail;
     /* recv side */
     size_t expected;     /* bytes that will land in buf */
     size_t received;
@@ -66,6 +68,7 @@ struct bolt_request {
     void *fold_arg;      /* is not handed over in pieces; fold consumes it */
     size_t fold_unit;    /* pieces are multiples of it */
     int folded;          /* fold has consumed the payload already */
+    size_t split_at;     /* split copy: the sender writes from here (0: no split) */
     /* posted-receive queue */
     struct bolt_request *next, *prev;
     /* self-send waiting for its receive (unexpected entry) */

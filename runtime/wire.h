@@ -32,6 +32,15 @@ enum bolt_frame_type {
                                    0 bytes, which completes the send */
 #define BOLT_FRAME_F_NO_READ 0x04u /* CTS: the receiver could not read the sender's memory: the
                                       DATA must be written by the sender (no single-copy) */
+#define BOLT_FRAME_F_SPLIT 0x08u /* RTS (with F_GET): the sender may write part of the message
+                                   into the receiver's buffer itself while the receiver reads
+                                   the rest. CTS: the receiver splits: a payload of two
+                                   uint64_t, its buffer's address and the split offset S; the
+                                   sender writes bytes [S, msg_size) there and then says so with
+                                   a DATA frame with F_SPLIT (len 0, offset S); the receiver
+                                   reads [0, S) and answers with a CTS for 0 bytes, which
+                                   completes the send (or, when its read fails, a CTS with
+                                   F_NO_READ for S bytes: DATA for them) */
 #define BOLT_FRAME_TYPE_TRANSPORT 0xffu /* reserved: a transport's own frames (TCP failover acknowledgements), never handed to the runtime */
 
 struct bolt_frame_hdr {

@@ -112,6 +112,13 @@ struct bolt_transport {
      * trip (runtime/wire.h, BOLT_FRAME_F_GET). */
     int (*get_ok)(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints);
     int (*get)(struct bolt_tl_ctx *ctx, int peer, void *dst, uint64_t raddr, size_t len);
+    /* Optional, with get: split copies. put_ok (sender): is a `len`-byte
+     * message with these hints better copied half by the receiver (get) and
+     * half by this process writing into the receiver's memory (an idle
+     * sender, a core for each)? put: writes len bytes of src at raddr in
+     * peer's memory; BOLT_OK, or an error (the runtime then sends DATA). */
+    int (*put_ok)(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints);
+    int (*put)(struct bolt_tl_ctx *ctx, int peer, const void *src, uint64_t raddr, size_t len);
     /* Moves bytes without blocking. Returns how many frames moved (>= 0). */
     int (*progress)(struct bolt_tl_ctx *ctx);
     /* Fills up to `max` pollfds the engine may sleep on while idle (readable

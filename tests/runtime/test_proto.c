@@ -66,10 +66,27 @@ static int fake_get(struct bolt_tl_ctx *c, int p, void *dst, uint64_t raddr, siz
     memcpy(dst, (const void *)(uintptr_t)raddr, len);
     return BOLT_OK;
 }
+/* Writes into "rank 1's memory" (this process's, too). */
+static int put_allowed, put_works, put_calls;
+static int fake_put_ok(struct bolt_tl_ctx *c, int p, size_t len, unsigned hints)
+{
+    (void)c, (void)p, (void)len, (void)hints;
+    return put_allowed;
+}
+static int fake_put(struct bolt_tl_ctx *c, int p, const void *src, uint64_t raddr, size_t len)
+{
+    (void)c;
+    ck_assert_int_eq(p, 1);
+    put_calls++;
+    if (!put_works)
+        return BOLT_ERR_SYS;
+    memcpy((void *)(uintptr_t)raddr, src, len);
+    return BOLT_OK;
+}
 static const struct bolt_transport fake = {
     .name = "fake", .send = fake_send, .eager_limit = fake_eager, .data_stripes = fake_stripes,
     .progress = fake_progress, .pollfds = fake_pollfds, .take_now = fake_take,
-    .get_ok = fake_get_ok, .get = fake_get,
+    .get_ok = fake_get_ok, .get = fake_get, .put_ok = fake_put_ok, .put = fake_put,
 };
 
 static void setup(void)
@@ -90,6 +107,7 @@ static void setup(void)
     have_held = take_calls = 0;
     get_allowed = get_works = get_calls = 0;
     get_fail_after = -1;
+    put_allowed = put_works = put_calls = 0;
     sync_complete = 1;
     stripes = 3;
 }
@@ -553,6 +571,11 @@ static void fold_record(void *arg, size_t off, void *data, size_t len)
         fold_seen[off + i]++;
     }
 }
+static void fold_record_any(void *arg, size_t off, void *data, size_t len)
+{
+    (void)arg, (void)off, (void)data, (void)len;
+    fold_calls++;
+}
 static void fold_reset(void)
 {
     memset(folded, 0, sizeof folded);
@@ -672,6 +695,158 @@ START_TEST(a_fold_receive_consumes_every_byte_once_whatever_the_path)
 }
 END_TEST
 
+/* A split copy, sender's side: the RTS offers it where the transport can
+ * write the receiver's memory; the receiver's split CTS says where its
+ * buffer is and from which offset the sender writes; the sender writes its
+ * part and says so (DATA with F_SPLIT), and completes when the receiver has
+ * read the other part (an empty CTS). When its write fails, its part goes as
+ * DATA. A split CTS for a send that did not offer one is refused. */
+START_TEST(a_split_copy_sender_writes_its_part_and_waits_for_the_receivers)
+{
+    static char buf[9000], theirs[9000];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (char)(i * 3 + 1);
+    struct bolt_request *req;
+    get_allowed = put_allowed = put_works = 1;
+    for (int works = 1; works >= 0; works--) {
+        put_works = works;
+        memset(theirs, 0, sizeof theirs);
+        int first = nsent;
+        ck_assert_int_eq(bolt_proto_isend(buf, sizeof buf, 1, 5, bolt_rt.world, 0, 0, &req),
+                         BOLT_OK);
+        ck_assert_int_eq(nsent, first + 1);
+        ck_assert_int_eq(sent[first]->hdr.flags & (BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT),
+                         BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT);
+        uint64_t where[2] = {(uint64_t)(uintptr_t)theirs, 4096};
+        struct bolt_frame_hdr split = {.type = BOLT_FRAME_CTS, .flags = BOLT_FRAME_F_SPLIT,
+                                       .sreq = sent[first]->hdr.sreq, .rreq = 66,
+                                       .msg_size = sizeof buf, .len = sizeof where};
+        ck_assert_int_eq(deliver(split, where), BOLT_OK);
+        ck_assert(!req->done);
+        if (works) {
+            ck_assert_int_eq(memcmp(theirs + 4096, buf + 4096, sizeof buf - 4096), 0);
+            ck_assert_int_eq(theirs[4095], 0);
+            ck_assert_int_eq(nsent, first + 2);
+            ck_assert_int_eq(sent[first + 1]->hdr.type, BOLT_FRAME_DATA);
+            ck_assert_int_eq(sent[first + 1]->hdr.flags, BOLT_FRAME_F_SPLIT);
+            ck_assert_uint_eq(sent[first + 1]->hdr.rreq, 66);
+            ck_assert_uint_eq(sent[first + 1]->hdr.msg_size, 4096);
+            ck_assert_uint_eq(sent[first + 1]->hdr.len, 0);
+        } else { /* DATA for [4096, end) */
+            ck_assert_int_eq(nsent, first + 1 + stripes);
+            size_t covered = 0;
+            for (int i = first + 1; i < nsent; i++) {
+                ck_assert_int_eq(sent[i]->hdr.type, BOLT_FRAME_DATA);
+                ck_assert_uint_ge(sent[i]->hdr.msg_size, 4096);
+                ck_assert_ptr_eq(sent[i]->payload, buf + sent[i]->hdr.msg_size);
+                covered += sent[i]->hdr.len;
+            }
+            ck_assert_uint_eq(covered, sizeof buf - 4096);
+        }
+        struct bolt_frame_hdr read = {.type = BOLT_FRAME_CTS, .sreq = sent[first]->hdr.sreq};
+        ck_assert_int_eq(deliver(read, NULL), BOLT_OK);
+        ck_assert(req->done);
+        ck_assert_int_eq(req->status.error, BOLT_OK);
+        bolt_req_release(req);
+    }
+    ck_assert_int_eq(put_calls, 2);
+    /* Not offered (the transport would not write): refused. */
+    put_allowed = 0;
+    int first = nsent;
+    ck_assert_int_eq(bolt_proto_isend(buf, sizeof buf, 1, 5, bolt_rt.world, 0, 0, &req), BOLT_OK);
+    ck_assert(!(sent[first]->hdr.flags & BOLT_FRAME_F_SPLIT));
+    uint64_t where[2] = {(uint64_t)(uintptr_t)theirs, 4096};
+    struct bolt_frame_hdr split = {.type = BOLT_FRAME_CTS, .flags = BOLT_FRAME_F_SPLIT,
+                                   .sreq = sent[first]->hdr.sreq, .rreq = 66,
+                                   .msg_size = sizeof buf, .len = sizeof where};
+    ck_assert_int_eq(deliver(split, where), BOLT_ERR_PROTO);
+    bolt_req_release(req);
+}
+END_TEST
+
+/* A split copy, receiver's side: an RTS offering one is answered with a
+ * split CTS (this rank's buffer and the offset, page-aligned, from which the
+ * sender writes); this rank reads its part and releases the sender (empty
+ * CTS); the receive completes when the sender's DATA with F_SPLIT says its
+ * part is in. A failed read asks for that part as DATA instead. Receives
+ * that fold or would truncate do not split. */
+START_TEST(a_split_copy_receiver_reads_its_part_and_waits_for_the_senders)
+{
+    static char theirs[20000], mine[20000];
+    for (size_t i = 0; i < sizeof theirs; i++)
+        theirs[i] = (char)(i * 5 + 2);
+    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS,
+                                 .flags = BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT, .src = 1,
+                                 .tag = 2, .msg_size = sizeof theirs, .sreq = 93,
+                                 .rreq = (uint64_t)(uintptr_t)theirs};
+    struct bolt_request *req;
+    for (int works = 1; works >= 0; works--) {
+        get_works = works;
+        memset(mine, 0, sizeof mine);
+        int first = nsent;
+        ck_assert_int_eq(bolt_proto_irecv(mine, sizeof mine, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
+        ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+        ck_assert_int_eq(sent[first]->hdr.type, BOLT_FRAME_CTS);
+        ck_assert_int_eq(sent[first]->hdr.flags, BOLT_FRAME_F_SPLIT);
+        ck_assert_uint_eq(sent[first]->hdr.sreq, 93);
+        ck_assert_uint_eq(sent[first]->hdr.rreq, req->id);
+        ck_assert_uint_eq(sent[first]->hdr.msg_size, sizeof mine);
+        ck_assert_uint_eq(sent[first]->hdr.len, 16);
+        uint64_t where[2];
+        memcpy(where, sent[first]->payload, sizeof where);
+        ck_assert_uint_eq(where[0], (uint64_t)(uintptr_t)mine);
+        ck_assert_uint_eq(where[1], 8192);
+        ck_assert_int_eq(nsent, first + 2);
+        if (works) {
+            ck_assert_int_eq(memcmp(mine, theirs, 8192), 0);
+            ck_assert_int_eq(mine[8192], 0);
+            ck_assert_uint_eq(sent[first + 1]->hdr.msg_size, 0); /* read: sender released */
+            ck_assert_int_eq(sent[first + 1]->hdr.flags, 0);
+        } else {
+            ck_assert_int_eq(sent[first + 1]->hdr.flags, BOLT_FRAME_F_NO_READ);
+            ck_assert_uint_eq(sent[first + 1]->hdr.msg_size, 8192);
+            ck_assert_uint_eq(sent[first + 1]->hdr.rreq, req->id);
+            struct bolt_frame_hdr data = {.type = BOLT_FRAME_DATA, .rreq = req->id, .len = 8192};
+            ck_assert_int_eq(deliver(data, theirs), BOLT_OK);
+        }
+        ck_assert(!req->done);
+        /* A DATA F_SPLIT at another offset is refused. */
+        struct bolt_frame_hdr bad = {.type = BOLT_FRAME_DATA, .flags = BOLT_FRAME_F_SPLIT,
+                                     .rreq = req->id, .msg_size = 4096};
+        ck_assert_int_eq(deliver(bad, NULL), BOLT_ERR_PROTO);
+        memcpy(mine + 8192, theirs + 8192, sizeof mine - 8192); /* the sender's write */
+        struct bolt_frame_hdr done = {.type = BOLT_FRAME_DATA, .flags = BOLT_FRAME_F_SPLIT,
+                                      .rreq = req->id, .msg_size = 8192};
+        ck_assert_int_eq(deliver(done, NULL), BOLT_OK);
+        ck_assert(req->done);
+        ck_assert_int_eq(req->status.error, BOLT_OK);
+        ck_assert_uint_eq(req->status.bytes, sizeof mine);
+        ck_assert_int_eq(memcmp(mine, theirs, sizeof mine), 0);
+        bolt_req_release(req);
+    }
+    /* Truncating and folding receives read it all themselves. */
+    get_works = 1;
+    int first = nsent;
+    ck_assert_int_eq(bolt_proto_irecv(mine, 10000, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_ERR_TRUNCATE);
+    ck_assert_int_eq(sent[first]->hdr.flags, 0);
+    bolt_req_release(req);
+    fold_reset();
+    first = nsent;
+    ck_assert_int_eq(bolt_proto_irecv_fold(mine, sizeof mine, 4, fold_record_any, NULL, 1, 2,
+                                           bolt_rt.world, 0, &req),
+                     BOLT_OK);
+    ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+    ck_assert(req->done);
+    ck_assert_int_eq(req->status.error, BOLT_OK);
+    ck_assert_int_eq(sent[first]->hdr.flags, 0);
+    ck_assert_int_eq(nsent, first + 1);
+    bolt_req_release(req);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("proto");
@@ -694,6 +869,8 @@ int main(void)
     tcase_add_test(tc, rendezvous_send_offers_its_buffer_for_reading);
     tcase_add_test(tc, rendezvous_receive_reads_an_offered_buffer);
     tcase_add_test(tc, a_fold_receive_consumes_every_byte_once_whatever_the_path);
+    tcase_add_test(tc, a_split_copy_sender_writes_its_part_and_waits_for_the_receivers);
+    tcase_add_test(tc, a_split_copy_receiver_reads_its_part_and_waits_for_the_senders);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

@@ -43,6 +43,7 @@ struct shm_peer {
     int bell_w;           /* write end of its doorbell */
     pid_t pid;
     int cma;              /* single-copy reads by it: 1 yes, -1 no, 0 not known yet */
+    int can_write;        /* we may write its memory (our read probe of it worked) */
     struct shm_slot *slot;
     struct shm_tx_ring tx; /* me -> peer */
     struct shm_rx_ring rx; /* peer -> me */
@@ -85,6 +86,7 @@ struct bolt_tl_ctx {
     size_t eager_limit;
     int cma_mode;         /* -1 auto, 0 off, 1 required */
     uint64_t cma_max;     /* auto: single-copy up to this size */
+    uint64_t split_min;   /* auto: idle senders split copies from this size */
     size_t cma_min;       /* single-copy above this size, if below eager_limit (not crowded) */
     int crowded;          /* more ranks on this host than cores */
     int fence_light;      /* registered: a waker's fence is a compiler barrier (shm_fence.h) */

@@ -19,5 +19,7 @@ int shm_cma_allow_peers(void);
  * errno value: ENOSYS (no CMA here), EPERM (not allowed), ESRCH (gone),
  * EFAULT (bad address). */
 int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len);
+/* Writes len bytes of src at address raddr of process pid; same results. */
+int shm_cma_write(pid_t pid, const void *src, uint64_t raddr, size_t len);
 
 #endif

@@ -21,13 +21,14 @@ int shm_cma_allow_peers(void)
     return 0;
 }
 
-int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len)
+static int cma_move(pid_t pid, char *local, uint64_t raddr, size_t len, int write)
 {
     size_t done = 0;
     while (done < len) {
-        struct iovec l = {(char *)dst + done, len - done};
+        struct iovec l = {local + done, len - done};
         struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
-        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -38,4 +39,14 @@ int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len)
         done += (size_t)n;
     }
     return 0;
+}
+
+int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len)
+{
+    return cma_move(pid, dst, raddr, len, 0);
+}
+
+int shm_cma_write(pid_t pid, const void *src, uint64_t raddr, size_t len)
+{
+    return cma_move(pid, (char *)src, raddr, len, 1);
 }

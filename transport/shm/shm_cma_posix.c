@@ -19,3 +19,12 @@ int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len)
     (void)len;
     return ENOSYS;
 }
+
+int shm_cma_write(pid_t pid, const void *src, uint64_t raddr, size_t len)
+{
+    (void)pid;
+    (void)src;
+    (void)raddr;
+    (void)len;
+    return ENOSYS;
+}

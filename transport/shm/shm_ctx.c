@@ -205,6 +205,8 @@ static int shm_init(struct bolt_tl_ctx **out, const struct bolt_tl_init_args *ar
     ctx->cma_max = v > 0 ? (uint64_t)v : 0;
     v = bolt_param_int(BOLT_P_SHM_CMA_MIN);
     ctx->cma_min = v > 0 ? (size_t)v : 0;
+    v = bolt_param_int(BOLT_P_SHM_SPLIT_MIN);
+    ctx->split_min = v > 0 ? (uint64_t)v : 0;
     ctx->peers = calloc((size_t)ctx->size, sizeof *ctx->peers);
     ctx->wired = calloc((size_t)ctx->size, sizeof *ctx->wired);
     if (!ctx->peers || !ctx->wired) {
@@ -326,6 +328,7 @@ static int shm_connect(struct bolt_tl_ctx *ctx, const int *peers, int npeers)
             }
         }
         atomic_store_explicit(&in->cons.cma_ok, ok, memory_order_release);
+        p->can_write = ok == 1; /* the same permission as reading it */
         p->wired = 1;
         ctx->wired[ctx->nwired++] = r;
     }
@@ -376,6 +379,34 @@ static int shm_get_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hi
     if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
         return 0;
     return shm_xfer_use_cma(ctx, &ctx->peers[peer], len, hints);
+}
+
+/* Split copies: with a core for each side, two half copies in parallel
+ * beat one whole (2 ranks / 2 cores, 1 MiB: 17 against 49 us in a bare
+ * process_vm_readv/writev loop). Not for a busy sender (its core is taken)
+ * nor on a crowded host (the other core is someone else's). */
+static int shm_put_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
+        return 0;
+    struct shm_peer *p = &ctx->peers[peer];
+    if (ctx->cma_mode == 0 || !ctx->split_min || len < ctx->split_min || ctx->crowded ||
+        (hints & (BOLT_TL_HINT_SENDER_BUSY | BOLT_TL_HINT_NO_READ)) || !p->can_write)
+        return 0;
+    return shm_peer_cma(ctx, p);
+}
+
+static int shm_put(struct bolt_tl_ctx *ctx, int peer, const void *src, uint64_t raddr, size_t len)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
+        return BOLT_ERR_ARG;
+    int e = shm_cma_write(ctx->peers[peer].pid, src, raddr, len);
+    if (e) {
+        bolt_log(BOLT_LOG_DEBUG, "shm: single-copy write to rank %d failed (%s): DATA instead",
+                 peer, strerror(e));
+        return BOLT_ERR_SYS;
+    }
+    return BOLT_OK;
 }
 
 static int shm_get(struct bolt_tl_ctx *ctx, int peer, void *dst, uint64_t raddr, size_t len)
@@ -534,6 +565,8 @@ const struct bolt_transport bolt_transport_shm = {
     .take_now = shm_take_now,
     .get_ok = shm_get_ok,
     .get = shm_get,
+    .put_ok = shm_put_ok,
+    .put = shm_put,
     .progress = shm_progress,
     .pollfds = shm_pollfds,
     .eager_limit = shm_eager_limit,

@@ -664,6 +664,64 @@ START_TEST(test_get_reads_the_peer_buffer_where_allowed)
 }
 END_TEST
 
+/* put_ok / put: rank 0 writes part of a message into rank 1's buffer,
+ * whose address came in a frame (a split CTS). Offered to an idle sender
+ * from BOLT_SHM_SPLIT_MIN, never to a busy one nor with BOLT_SHM_CMA=0. */
+static int child_put(int rank, int size, void *arg)
+{
+    const char *cma = arg;
+    setenv("BOLT_SHM_CMA", cma, 1);
+    setenv("BOLT_SHM_SPLIT_MIN", "32K", 1);
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    const size_t n = 64 * 1024;
+    int want = strcmp(cma, "0") != 0 && have_cma();
+    if (rank == 0) {
+        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30);
+        CHILD_CHECK(e.rt.n == 1, "no address from rank 1");
+        uint64_t addr;
+        memcpy(&addr, e.rt.f[0].buf, sizeof addr);
+        double until = now() + 10; /* rank 1's probe result arrives with its wire-up */
+        while (T->put_ok(e.ctx, 1, n, 0) != want && now() < until)
+            usleep(1000);
+        CHILD_CHECK(T->put_ok(e.ctx, 1, n, 0) == want, "put_ok %d, expected %d",
+                    T->put_ok(e.ctx, 1, n, 0), want);
+        CHILD_CHECK(!T->put_ok(e.ctx, 1, n, BOLT_TL_HINT_SENDER_BUSY), "offered by a busy sender");
+        CHILD_CHECK(!T->put_ok(e.ctx, 1, 16 * 1024, 0), "offered below BOLT_SHM_SPLIT_MIN");
+        unsigned char *buf = make_payload(6, n);
+        rc = T->put(e.ctx, 1, buf + 4096, addr + 4096, n - 4096);
+        CHILD_CHECK(!want || rc == BOLT_OK, "put failed where allowed: %d", rc);
+        free(buf);
+        struct bolt_frame_hdr h = take_hdr(2, sizeof rc, 0);
+        CHILD_CHECK(T->send_now(e.ctx, 1, &h, &rc) == 1, "word to rank 1 refused");
+    } else {
+        unsigned char *mine = calloc(1, n);
+        uint64_t addr = (uint64_t)(uintptr_t)mine;
+        struct bolt_frame_hdr h = take_hdr(1, sizeof addr, 0);
+        CHILD_CHECK(T->send_now(e.ctx, 0, &h, &addr) == 1, "address refused");
+        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30); /* rank 0: written */
+        CHILD_CHECK(e.rt.n == 1, "no word from rank 0");
+        int put_rc;
+        memcpy(&put_rc, e.rt.f[0].buf, sizeof put_rc);
+        unsigned char *want_bytes = make_payload(6, n);
+        if (put_rc == BOLT_OK)
+            CHILD_CHECK(memcmp(mine + 4096, want_bytes + 4096, n - 4096) == 0 && mine[4095] == 0,
+                        "the bytes written differ");
+        free(want_bytes);
+        free(mine);
+    }
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_put_writes_the_peer_buffer_where_allowed)
+{
+    ck_assert_int_eq(run_ranks(2, child_put, "auto"), 0);
+    ck_assert_int_eq(run_ranks(2, child_put, "0"), 0);
+}
+END_TEST
+
 START_TEST(test_take_now_takes_only_the_next_frame_asked_for)
 {
     ck_assert_int_eq(run_ranks(2, child_take_now, NULL), 0);
@@ -1073,6 +1131,7 @@ int main(void)
     tcase_add_test(tc, test_eager_frames_in_order);
     tcase_add_test(tc, test_take_now_takes_only_the_next_frame_asked_for);
     tcase_add_test(tc, test_get_reads_the_peer_buffer_where_allowed);
+    tcase_add_test(tc, test_put_writes_the_peer_buffer_where_allowed);
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);

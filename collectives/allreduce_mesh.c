@@ -5,7 +5,15 @@
  * latencies, each rank moving 2(n-1)/n of the vector; each chunk is reduced
  * by one rank, in rank order (non-commutative ops are fine).
  */
+#include <stdint.h>
+
 #include "collectives/coll.h"
+
+static int overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}
 
 int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out,
                                const size_t *counts, const size_t *displs, bolt_datatype_t dt,
@@ -16,12 +24,15 @@ int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out
     size_t esize = bolt_type_size(dt), mine = counts[r] * esize;
     const char *buf = vbuf;
     char *tmp = n > 1 ? coll_sched_tmp(s, mine * (size_t)(n - 1)) : NULL;
-    if (n == 2) {
-        /* One operand to fold in: reduced as it arrives, read once. */
-        int peer = 1 - r;
-        coll_sched_send(s, buf + displs[peer] * esize, counts[peer] * esize, peer);
-        coll_sched_recv_reduce(s, tmp, buf + displs[r] * esize, out, counts[r], dt, op, r == 0,
-                               peer);
+    /* Two ranks, one operand to fold in: reduced into out as it arrives,
+     * read once. Not when out is what goes to the peer meanwhile (in-place
+     * reduce-scatter: out is the start of buf), nor when out overlaps own
+     * partly: out is written during the round. */
+    const char *own = buf + displs[r] * esize, *sent = n == 2 ? buf + displs[1 - r] * esize : NULL;
+    if (n == 2 && !overlap(out, mine, sent, counts[1 - r] * esize) &&
+        (out == own || !overlap(out, mine, own, mine))) {
+        coll_sched_send(s, sent, counts[1 - r] * esize, 1 - r);
+        coll_sched_recv_reduce(s, tmp, own, out, counts[r], dt, op, r == 0, 1 - r);
         coll_sched_round(s);
         return coll_sched_error(s);
     }

@@ -80,7 +80,8 @@ void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t
  * arrives, into out: out = own op received (own_first) or received op own.
  * A shm rendezvous is read piece by piece and each piece reduced while in
  * the cache; anything else lands in tmp (room for the message) first. own
- * may be out (in place); own must not change during the round. */
+ * is out (in place) or does not overlap it; own must not change during the
+ * round, and out, written during it, must not overlap anything sent in it. */
 void coll_sched_recv_reduce(struct coll_sched *s, void *tmp, const void *own, void *out,
                             size_t count, bolt_datatype_t dt, bolt_op_t op, int own_first,
                             int peer);

@@ -106,7 +106,9 @@ struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const 
     s->tag = coll_tag_next(comm);
     comm->coll_seq++;
     s->direct = (flags & COLL_BLOCKING) != 0;
-    s->send_flags = flags & COLL_EXCHANGE ? BOLT_PROTO_SENDER_BUSY : 0;
+    s->send_flags = flags & COLL_EXCHANGE   ? BOLT_PROTO_SENDER_BUSY
+                    : flags & COLL_BLOCKING ? BOLT_PROTO_WAITS
+                                            : 0;
     return s;
 }
 

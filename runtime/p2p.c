@@ -46,7 +46,7 @@ static int check_send(const void *buf, size_t bytes, int dest, int tag, bolt_com
 }
 
 static int start_send(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
-                      int sync, bolt_request_t *req, const char *fn)
+                      unsigned flags, bolt_request_t *req, const char *fn)
 {
     int rc;
     if (!req)
@@ -54,7 +54,7 @@ static int start_send(const void *buf, size_t bytes, int dest, int tag, bolt_com
     *req = BOLT_REQUEST_NULL;
     if ((rc = check_send(buf, bytes, dest, tag, comm, fn)))
         return rc;
-    return bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, sync ? BOLT_PROTO_SYNC : 0, req);
+    return bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, flags, req);
 }
 
 int bolt_isend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
@@ -66,7 +66,7 @@ int bolt_isend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t com
 int bolt_issend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
                 bolt_request_t *req)
 {
-    return start_send(buf, bytes, dest, tag, comm, 1, req, "bolt_issend");
+    return start_send(buf, bytes, dest, tag, comm, BOLT_PROTO_SYNC, req, "bolt_issend");
 }
 
 int bolt_irecv(void *buf, size_t bytes, int source, int tag, bolt_comm_t comm, bolt_request_t *req)
@@ -91,14 +91,15 @@ int bolt_send(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm
     if (bolt_proto_send_now(buf, bytes, dest, tag, comm, comm->ctx))
         return BOLT_OK;
     bolt_request_t req;
-    rc = bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, 0, &req);
+    rc = bolt_proto_isend(buf, bytes, dest, tag, comm, comm->ctx, BOLT_PROTO_WAITS, &req);
     return rc ? rc : bolt_wait(&req, NULL);
 }
 
 int bolt_ssend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm)
 {
     bolt_request_t req;
-    int rc = start_send(buf, bytes, dest, tag, comm, 1, &req, "bolt_ssend");
+    int rc = start_send(buf, bytes, dest, tag, comm, BOLT_PROTO_SYNC | BOLT_PROTO_WAITS, &req,
+                        "bolt_ssend");
     return rc ? rc : bolt_wait(&req, NULL);
 }
 
@@ -117,7 +118,9 @@ int bolt_sendrecv(const void *sbuf, size_t sbytes, int dest, int stag, void *rbu
     int rc = bolt_irecv(rbuf, rbytes, source, rtag, comm, &reqs[0]);
     if (rc)
         return rc;
-    rc = start_send(sbuf, sbytes, dest, stag, comm, 0, &reqs[1], "bolt_sendrecv");
+    /* An exchange: this rank receives meanwhile. */
+    rc = start_send(sbuf, sbytes, dest, stag, comm, BOLT_PROTO_SENDER_BUSY, &reqs[1],
+                    "bolt_sendrecv");
     if (rc) {
         bolt_cancel(&reqs[0]);
         bolt_wait(&reqs[0], NULL);

@@ -166,12 +166,14 @@ static int fold_get(struct bolt_request *req, const struct bolt_transport *tl, i
  * the message into buf while this rank reads the first; a core each, two
  * half copies at once. 1 when under way or ended (the request completes
  * when the sender's part is in); 0 when not split after all. */
-#define SPLIT_ALIGN 4096 /* the halves share no page */
+#define SPLIT_ALIGN 4096 /* the halves share no page of buf */
 static int rndv_split(struct bolt_request *req, const struct bolt_transport *tl, int world_src,
                       uint64_t raddr, uint64_t sreq)
 {
-    size_t at = req->expected / 2 & ~(size_t)(SPLIT_ALIGN - 1);
-    if (!at || req->fold || req->msg_size > req->bytes || bolt_req_register(req))
+    uintptr_t b = (uintptr_t)req->buf;
+    size_t at = ((b + req->expected / 2) & ~(uintptr_t)(SPLIT_ALIGN - 1)) - b;
+    if (req->expected / 2 < SPLIT_ALIGN || at == 0 || at >= req->expected || req->fold ||
+        req->msg_size > req->bytes || bolt_req_register(req))
         return 0;
     uint64_t where[2] = {(uint64_t)(uintptr_t)req->buf, at};
     req->split_at = at;
@@ -189,13 +191,12 @@ static int rndv_split(struct bolt_request *req, const struct bolt_transport *tl,
             bolt_req_complete(req, rc);
         return 1;
     }
-    /* Our part is read: the sender's buffer is free again. */
-    rc = proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
+    /* Our part is read: the sender's buffer is free again. The receive
+     * completes when the sender's part is in (on_split_done). */
     req->received += at;
+    rc = proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
     if (rc)
         bolt_req_complete(req, rc);
-    else if (req->received == req->expected)
-        recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->received);
     return 1;
 }
 
@@ -443,7 +444,8 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
     req->buf = (void *)buf;
     req->bytes = bytes;
     req->sync = sync;
-    req->hints = flags & BOLT_PROTO_SENDER_BUSY ? BOLT_TL_HINT_SENDER_BUSY : 0;
+    req->hints = (flags & BOLT_PROTO_SENDER_BUSY ? BOLT_TL_HINT_SENDER_BUSY : 0) |
+                 (flags & BOLT_PROTO_WAITS ? BOLT_TL_HINT_SENDER_WAITS : 0);
     *out = req;
 
     int wp = req->world_peer, rc;
@@ -799,7 +801,7 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
     if (h->flags & BOLT_FRAME_F_SPLIT) {
         /* Its payload says where: on_split_cts, once it is in. */
         if (h->len != sizeof bolt_rt.peers[peer].split_cts || h->msg_size != req->bytes ||
-            !(req->env.s.hdr.flags & BOLT_FRAME_F_SPLIT) || req->data_tail)
+            !(req->env.s.hdr.flags & BOLT_FRAME_F_SPLIT) || req->split_at)
             return proto_error(peer, "split CTS for a send that did not offer one");
         return BOLT_OK;
     }
@@ -829,6 +831,7 @@ static void on_split_cts(int peer, const struct bolt_frame_hdr *h)
         proto_send_fail(req, proto_error(peer, "split CTS with a bad offset"));
         return;
     }
+    req->split_at = at; /* a second split CTS is refused */
     struct bolt_peer *p = &bolt_rt.peers[peer];
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
     if (tl->put && tl->put(bolt_rt.tlctx[p->tl], peer, (const char *)req->buf + at, raddr + at,
@@ -838,13 +841,18 @@ static void on_split_cts(int peer, const struct bolt_frame_hdr *h)
             proto_send_fail(req, rc);
         return;
     }
+    /* Staged, not read by the receiver: this pair's single-copy access just
+     * failed one way. */
+    req->hints |= BOLT_TL_HINT_NO_READ;
     send_stripes(req, peer, h->rreq, at, h->msg_size, &req->data_tail, &req->ndata_tail);
 }
 
 /* The sender wrote its part of a split copy into the receive's buffer. */
 static int on_split_done(int peer, struct bolt_request *req, const struct bolt_frame_hdr *h)
 {
-    if (!req || req->kind != BOLT_REQ_RECV || req->world_peer != peer || h->len ||
+    if (!req)
+        return BOLT_OK; /* the receive ended early (an error), the sender did not know */
+    if (req->kind != BOLT_REQ_RECV || req->world_peer != peer || h->len ||
         !req->split_at || h->msg_size != req->split_at)
         return proto_error(peer, "split DATA for an unknown receive or at the wrong offset");
     req->split_at = 0;

@@ -32,9 +32,11 @@ int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const stru
                         uint32_t ctx);
 /* flags: BOLT_PROTO_SYNC (complete when matched: MPI_Ssend),
  * BOLT_PROTO_SENDER_BUSY (this rank copies as much meanwhile: see
- * BOLT_TL_HINT_SENDER_BUSY). */
+ * BOLT_TL_HINT_SENDER_BUSY), BOLT_PROTO_WAITS (the caller waits for it at
+ * once, in the library: BOLT_TL_HINT_SENDER_WAITS). */
 #define BOLT_PROTO_SYNC 0x1u
 #define BOLT_PROTO_SENDER_BUSY 0x2u
+#define BOLT_PROTO_WAITS 0x4u
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                      uint32_t ctx, unsigned flags, struct bolt_request **out);
 int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,

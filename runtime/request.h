@@ -68,7 +68,8 @@ struct bolt_request {
     void *fold_arg;      /* is not handed over in pieces; fold consumes it */
     size_t fold_unit;    /* pieces are multiples of it */
     int folded;          /* fold has consumed the payload already */
-    size_t split_at;     /* split copy: the sender writes from here (0: no split) */
+    size_t split_at;     /* split copy: where the sender writes from (receiver: 0 once in;
+                            sender: set by the split CTS) */
     /* posted-receive queue */
     struct bolt_request *next, *prev;
     /* self-send waiting for its receive (unexpected entry) */

@@ -42,6 +42,10 @@ struct bolt_tl_send {
 /* The receiver failed to read this sender's memory (BOLT_FRAME_F_NO_READ):
  * the transport must not ask it to read the DATA either. */
 #define BOLT_TL_HINT_NO_READ 0x2u
+/* The sender waits for this send at once (a blocking call), in the library:
+ * it may be asked to do part of the copy (split copies). Without it a send
+ * must complete without the sender's help (an isend, then computation). */
+#define BOLT_TL_HINT_SENDER_WAITS 0x4u
 
 /* Runtime callbacks a transport calls for incoming traffic. */
 struct bolt_tl_upcalls {
@@ -115,8 +119,11 @@ struct bolt_transport {
     /* Optional, with get: split copies. put_ok (sender): is a `len`-byte
      * message with these hints better copied half by the receiver (get) and
      * half by this process writing into the receiver's memory (an idle
-     * sender, a core for each)? put: writes len bytes of src at raddr in
-     * peer's memory; BOLT_OK, or an error (the runtime then sends DATA). */
+     * sender waiting in the library: BOLT_TL_HINT_SENDER_WAITS, a core for
+     * each)? put: writes len bytes of src at raddr in peer's memory;
+     * BOLT_OK, or an error (the runtime then sends DATA). A transport with
+     * put never fails a peer inside send(): the receiver goes on with its
+     * request after handing over the split CTS. */
     int (*put_ok)(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints);
     int (*put)(struct bolt_tl_ctx *ctx, int peer, const void *src, uint64_t raddr, size_t len);
     /* Moves bytes without blocking. Returns how many frames moved (>= 0). */

@@ -3,7 +3,7 @@ INTEGRATION_PROGS = tests/integration/p2p_pingpong tests/integration/p2p_anysour
 	tests/integration/p2p_order tests/integration/p2p_many tests/integration/comm_split \
 	tests/integration/p2p_errors tests/integration/peer_exit tests/integration/abort \
 	tests/integration/finalized_peer tests/integration/reset_in_send tests/integration/p2p_wakeups \
-	tests/integration/stream_check tests/integration/silent_peer
+	tests/integration/stream_check tests/integration/silent_peer tests/integration/p2p_overlap
 check_PROGRAMS += $(INTEGRATION_PROGS)
 # Each program is its .c file, linked with LDADD (libbolt.la, set at the top).
 EXTRA_DIST += tests/integration/tutil.h

@@ -666,7 +666,8 @@ END_TEST
 
 /* put_ok / put: rank 0 writes part of a message into rank 1's buffer,
  * whose address came in a frame (a split CTS). Offered to an idle sender
- * from BOLT_SHM_SPLIT_MIN, never to a busy one nor with BOLT_SHM_CMA=0. */
+ * that waits for its send from BOLT_SHM_SPLIT_MIN, never to a busy one, one
+ * that goes on computing, nor with BOLT_SHM_CMA=0. */
 static int child_put(int rank, int size, void *arg)
 {
     const char *cma = arg;
@@ -683,12 +684,15 @@ static int child_put(int rank, int size, void *arg)
         uint64_t addr;
         memcpy(&addr, e.rt.f[0].buf, sizeof addr);
         double until = now() + 10; /* rank 1's probe result arrives with its wire-up */
-        while (T->put_ok(e.ctx, 1, n, 0) != want && now() < until)
+        const unsigned waits = BOLT_TL_HINT_SENDER_WAITS;
+        while (T->put_ok(e.ctx, 1, n, waits) != want && now() < until)
             usleep(1000);
-        CHILD_CHECK(T->put_ok(e.ctx, 1, n, 0) == want, "put_ok %d, expected %d",
-                    T->put_ok(e.ctx, 1, n, 0), want);
-        CHILD_CHECK(!T->put_ok(e.ctx, 1, n, BOLT_TL_HINT_SENDER_BUSY), "offered by a busy sender");
-        CHILD_CHECK(!T->put_ok(e.ctx, 1, 16 * 1024, 0), "offered below BOLT_SHM_SPLIT_MIN");
+        CHILD_CHECK(T->put_ok(e.ctx, 1, n, waits) == want, "put_ok %d, expected %d",
+                    T->put_ok(e.ctx, 1, n, waits), want);
+        CHILD_CHECK(!T->put_ok(e.ctx, 1, n, waits | BOLT_TL_HINT_SENDER_BUSY),
+                    "offered by a busy sender");
+        CHILD_CHECK(!T->put_ok(e.ctx, 1, n, 0), "offered by a sender that does not wait for it");
+        CHILD_CHECK(!T->put_ok(e.ctx, 1, 16 * 1024, waits), "offered below BOLT_SHM_SPLIT_MIN");
         unsigned char *buf = make_payload(6, n);
         rc = T->put(e.ctx, 1, buf + 4096, addr + 4096, n - 4096);
         CHILD_CHECK(!want || rc == BOLT_OK, "put failed where allowed: %d", rc);
@@ -811,10 +815,21 @@ START_TEST(test_large_two_copy_pipeline)
 END_TEST
 
 /* The default reads large DATA single-copy up to BOLT_SHM_CMA_MAX (2 MiB)
- * where that works, and stages what is larger (the 16 MiB one). */
+ * where that works, and stages what is larger (the 16 MiB one) for a sender
+ * that waits for it in the library (a blocking send). */
 START_TEST(test_large_auto_single_copy_up_to_max)
 {
-    struct large_arg a = {"auto", have_cma(), 1, 0};
+    struct large_arg a = {"auto", have_cma(), 1, BOLT_TL_HINT_SENDER_WAITS};
+    ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
+}
+END_TEST
+
+/* A sender that does not wait for its send (an isend, then computation)
+ * cannot copy its part of a pipeline: the receiver reads every size
+ * single-copy, alone. */
+START_TEST(test_large_auto_sender_away_single_copy)
+{
+    struct large_arg a = {"auto", have_cma(), !have_cma(), 0};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
@@ -1135,6 +1150,7 @@ int main(void)
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);
+    tcase_add_test(tc, test_large_auto_sender_away_single_copy);
     tcase_add_test(tc, test_large_auto_busy_sender_single_copy);
     tcase_add_test(tc, test_large_no_read_hint_is_staged);
     tcase_add_test(tc, test_cma_unsupported);

@@ -815,21 +815,10 @@ START_TEST(test_large_two_copy_pipeline)
 END_TEST
 
 /* The default reads large DATA single-copy up to BOLT_SHM_CMA_MAX (2 MiB)
- * where that works, and stages what is larger (the 16 MiB one) for a sender
- * that waits for it in the library (a blocking send). */
+ * where that works, and stages what is larger (the 16 MiB one). */
 START_TEST(test_large_auto_single_copy_up_to_max)
 {
-    struct large_arg a = {"auto", have_cma(), 1, BOLT_TL_HINT_SENDER_WAITS};
-    ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
-}
-END_TEST
-
-/* A sender that does not wait for its send (an isend, then computation)
- * cannot copy its part of a pipeline: the receiver reads every size
- * single-copy, alone. */
-START_TEST(test_large_auto_sender_away_single_copy)
-{
-    struct large_arg a = {"auto", have_cma(), !have_cma(), 0};
+    struct large_arg a = {"auto", have_cma(), 1, 0};
     ck_assert_int_eq(run_ranks(2, child_large, &a), 0);
 }
 END_TEST
@@ -1150,7 +1139,6 @@ int main(void)
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);
-    tcase_add_test(tc, test_large_auto_sender_away_single_copy);
     tcase_add_test(tc, test_large_auto_busy_sender_single_copy);
     tcase_add_test(tc, test_large_no_read_hint_is_staged);
     tcase_add_test(tc, test_cma_unsupported);

@@ -60,14 +60,14 @@ int shm_xfer_use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t len, 
      * ranks than cores, an idle sender waits for its receiver to get a
      * core: 4 ranks on 2 cores, MPI_Bcast of 64 KiB 15-16 us single-copy,
      * 11-16 pipelined; all-reduce of 1 MiB 404-410 us single-copy, 503-508
-     * pipelined. The pipeline needs the sender's copies, so only a sender
-     * that waits in the library for its send gets it: after an isend the
-     * sender may be computing, and its receiver reads the message alone
-     * rather than wait for it. */
+     * pipelined. The pipeline needs the sender's copies: after an isend
+     * of more than cma_max the data moves when the sender is back in the
+     * library (a window of isends then waitall: 2x the bandwidth of the
+     * receiver reading alone from 4 MiB; BOLT_SHM_CMA=1 has the receiver
+     * read every size alone, for overlap with computation). */
     int busy = (hints & BOLT_TL_HINT_SENDER_BUSY) != 0;
-    int waits = (hints & BOLT_TL_HINT_SENDER_WAITS) != 0;
     if (ctx->cma_mode == 0 || (hints & BOLT_TL_HINT_NO_READ) ||
-        (ctx->cma_mode < 0 && (len > ctx->cma_max || ctx->crowded) && waits && !busy))
+        (ctx->cma_mode < 0 && (len > ctx->cma_max || ctx->crowded) && !busy))
         return 0;
     return shm_peer_cma(ctx, p); /* not known yet: stage this one */
 }

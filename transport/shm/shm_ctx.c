@@ -403,30 +403,31 @@ static int shm_put_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hi
     return shm_peer_cma(ctx, p);
 }
 
-static int shm_put(struct bolt_tl_ctx *ctx, int peer, const void *src, uint64_t raddr, size_t len)
+/* One single-copy read (get) or write (put) of a peer's memory; a failure
+ * is not the peer's: the runtime falls back to DATA. */
+static int cma_peer(struct bolt_tl_ctx *ctx, int peer, void *local, uint64_t raddr, size_t len,
+                    int write)
 {
     if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
         return BOLT_ERR_ARG;
-    int e = shm_cma_write(ctx->peers[peer].pid, src, raddr, len);
+    pid_t pid = ctx->peers[peer].pid;
+    int e = write ? shm_cma_write(pid, local, raddr, len) : shm_cma_read(pid, local, raddr, len);
     if (e) {
-        bolt_log(BOLT_LOG_DEBUG, "shm: single-copy write to rank %d failed (%s): DATA instead",
-                 peer, strerror(e));
+        bolt_log(BOLT_LOG_DEBUG, "shm: single-copy %s rank %d failed (%s): DATA instead",
+                 write ? "write to" : "read from", peer, strerror(e));
         return BOLT_ERR_SYS;
     }
     return BOLT_OK;
 }
 
+static int shm_put(struct bolt_tl_ctx *ctx, int peer, const void *src, uint64_t raddr, size_t len)
+{
+    return cma_peer(ctx, peer, (void *)src, raddr, len, 1);
+}
+
 static int shm_get(struct bolt_tl_ctx *ctx, int peer, void *dst, uint64_t raddr, size_t len)
 {
-    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
-        return BOLT_ERR_ARG;
-    int e = shm_cma_read(ctx->peers[peer].pid, dst, raddr, len);
-    if (e) {
-        bolt_log(BOLT_LOG_DEBUG, "shm: single-copy read from rank %d failed (%s): CTS instead",
-                 peer, strerror(e));
-        return BOLT_ERR_SYS;
-    }
-    return BOLT_OK;
+    return cma_peer(ctx, peer, dst, raddr, len, 0);
 }
 
 /* A peer whose process is gone, or that closed its side, has nothing more

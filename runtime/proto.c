@@ -118,10 +118,8 @@ void proto_send_fail(struct bolt_request *req, int err)
 
 static void recv_finish(struct bolt_request *req, int src, int tag, size_t msg_size, size_t got)
 {
-    if (req->fold && !req->folded && got && msg_size <= req->bytes) {
-        req->folded = 1;
+    if (req->fold && got && msg_size <= req->bytes)
         req->fold(req->fold_arg, 0, req->buf, got);
-    }
     req->status.source = src;
     req->status.tag = tag;
     req->status.bytes = got;
@@ -158,7 +156,7 @@ static int fold_get(struct bolt_request *req, const struct bolt_transport *tl, i
         }
         req->fold(req->fold_arg, off, piece, len);
     }
-    req->folded = 1;
+    req->fold = NULL; /* consumed: nothing is left in buf for recv_finish */
     return 0;
 }
 

@@ -65,9 +65,8 @@ struct bolt_request {
     uint64_t ack_sreq;   /* synchronous eager send to acknowledge at the end */
     void *trunc_tmp;     /* eager payload larger than buf lands here first */
     bolt_fold_fn *fold;  /* fold receive: buf is where the payload lands when it */
-    void *fold_arg;      /* is not handed over in pieces; fold consumes it */
-    size_t fold_unit;    /* pieces are multiples of it */
-    int folded;          /* fold has consumed the payload already */
+    void *fold_arg;      /* is not handed over in pieces; fold consumes it (NULL */
+    size_t fold_unit;    /* once it has); pieces are multiples of fold_unit */
     size_t split_at;     /* split copy: where the sender writes from (receiver: 0 once in;
                             sender: set by the split CTS) */
     /* posted-receive queue */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "runtime/errors.h"
 #include "transport/shm/shm.h"
 #include "transport/shm/shm_cma.h"
+#include "transport/shm/shm_prefault.h"
 #include "transport/shm/shm_ring.h"
 #include "transport/transport.h"
 
@@ -1119,6 +1121,30 @@ START_TEST(test_segment_is_unlinked)
 }
 END_TEST
 
+/* shm_prefault (madvise here, reads per page in test_shm_posix) maps every
+ * page a range touches, from an address and length off page boundaries,
+ * and changes no byte. */
+START_TEST(test_prefault_maps_the_pages_and_changes_nothing)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), npages = 8;
+    unsigned char *m = mmap(NULL, npages * page, PROT_READ | PROT_WRITE,
+                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(m, MAP_FAILED);
+    m[3 * page + 5] = 0xa5; /* one page in already, with a byte to keep */
+    unsigned char vec[8];
+    ck_assert_int_eq(mincore(m, npages * page, vec), 0);
+    ck_assert_int_eq(vec[1] & 1, 0);
+    shm_prefault(m + page + 100, 4 * page); /* pages 1..5, by an unaligned range */
+    ck_assert_int_eq(mincore(m, npages * page, vec), 0);
+    for (size_t i = 1; i <= 5; i++)
+        ck_assert_msg(vec[i] & 1, "page %zu not mapped in", i);
+    ck_assert_int_eq(vec[7] & 1, 0);
+    for (size_t i = 0; i < npages * page; i++)
+        ck_assert_int_eq(m[i], i == 3 * page + 5 ? 0xa5 : 0);
+    munmap(m, npages * page);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("shm");
@@ -1129,6 +1155,7 @@ int main(void)
     tcase_add_test(tc, test_ring_stale_payload_is_not_a_record);
     tcase_add_test(tc, test_ring_clean_cells_are_left_alone);
     tcase_add_test(tc, test_ring_fresh_channel_needs_no_clearing);
+    tcase_add_test(tc, test_prefault_maps_the_pages_and_changes_nothing);
     tcase_add_test(tc, test_ring_small_frames_are_packed);
     tcase_add_test(tc, test_segment_is_unlinked);
     tcase_add_test(tc, test_singleton);

@@ -397,7 +397,7 @@ static int shm_put_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hi
         return 0;
     struct shm_peer *p = &ctx->peers[peer];
     uint64_t min = ctx->crowded ? 2 * ctx->split_min : ctx->split_min;
-    if (ctx->cma_mode == 0 || !ctx->split_min || len < min || !(hints & BOLT_TL_HINT_SENDER_WAITS) ||
+    if (!ctx->split_min || len < min || !(hints & BOLT_TL_HINT_SENDER_WAITS) ||
         (hints & (BOLT_TL_HINT_SENDER_BUSY | BOLT_TL_HINT_NO_READ)) || !p->can_write)
         return 0;
     return shm_peer_cma(ctx, p);

@@ -13,9 +13,24 @@
 #define BOLT_SHM_PREFAULT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Faults in the pages of [addr, addr + len) (addr page-aligned or not) without
  * changing a byte: peers may be writing there. Best effort: no error. */
 void shm_prefault(void *addr, size_t len);
+
+/* The portable way, and Linux's where madvise cannot: one read per page (a
+ * read fault on a shared mapping of shared memory maps the page writable).
+ * volatile: the read must happen; a peer may write the byte meanwhile, and
+ * whichever value is read is thrown away. */
+static inline void shm_prefault_by_reads(void *addr, size_t len, size_t page)
+{
+    const volatile unsigned char *p = addr;
+    size_t off = 0;
+    while (off < len) {
+        (void)p[off];
+        off += page - ((uintptr_t)(p + off) % page); /* the next page's start */
+    }
+}
 
 #endif

@@ -25,9 +25,6 @@ void shm_prefault(void *addr, size_t len)
         return;
     uintptr_t first = (uintptr_t)addr & ~(uintptr_t)(page - 1);
     size_t span = (size_t)((uintptr_t)addr + len - first);
-    if (madvise((void *)first, span, MADV_POPULATE_WRITE) == 0 || errno != EINVAL)
-        return;
-    const volatile unsigned char *p = (const volatile unsigned char *)first;
-    for (size_t off = 0; off < span; off += (size_t)page)
-        (void)p[off];
+    if (madvise((void *)first, span, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+        shm_prefault_by_reads(addr, len, (size_t)page);
 }

@@ -117,7 +117,8 @@ coll_allreduce_fn coll_allreduce_rd, coll_allreduce_ring, coll_allreduce_rabense
     coll_allreduce_oneshot, coll_allreduce_mesh;
 
 typedef int coll_bcast_fn(struct coll_sched *s, void *buf, size_t bytes, int root);
-coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgather;
+coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgather,
+    coll_bcast_flat;
 /* A blocking binomial broadcast without a schedule while each message goes
  * or is taken at once; from the first that cannot, the rest of this rank's
  * part as a schedule under the same tag. BOLT_OK or an error (raised) when

@@ -26,10 +26,10 @@ static coll_allreduce_fn *const allreduce_fns[] = {coll_allreduce_rd, coll_allre
                                                    coll_allreduce_oneshot, coll_allreduce_mesh};
 enum { AR_RD, AR_RING, AR_RAB, AR_ONESHOT, AR_MESH, AR_N };
 
-static const char *const bcast_names[] = {"binomial", "chain", "scatter_allgather"};
+static const char *const bcast_names[] = {"binomial", "chain", "scatter_allgather", "flat"};
 static coll_bcast_fn *const bcast_fns[] = {coll_bcast_binomial, coll_bcast_chain,
-                                           coll_bcast_scatter_allgather};
-enum { BC_BINOMIAL, BC_CHAIN, BC_SAG, BC_N };
+                                           coll_bcast_scatter_allgather, coll_bcast_flat};
+enum { BC_BINOMIAL, BC_CHAIN, BC_SAG, BC_FLAT, BC_N };
 
 static const char *const allgather_names[] = {"ring", "rd", "bruck"};
 static coll_allgather_fn *const allgather_fns[] = {coll_allgather_ring, coll_allgather_rd,
@@ -122,6 +122,8 @@ static double bcast_cost(int algo, double S, int n, struct model m)
         double segs = ceil_pos(S / seg) < 1 ? 1 : ceil_pos(S / seg), s = S < seg ? S : seg;
         return (segs + n - 2) * (m.a + s * m.b);
     }
+    case BC_FLAT:
+        return m.a + (n - 2) * m.o + S * m.b;
     default: /* BC_SAG */
         return (L + n - 1) * m.a + 2.0 * (n - 1) / n * S * m.b;
     }
@@ -147,6 +149,37 @@ static int crowded_cores(void)
         bolt_rt.size <= bolt_rt.host_cores)
         return 0;
     return bolt_rt.host_cores;
+}
+
+/* A flat tree's root sends n - 1 copies of the buffer at once. Between
+ * hosts (a mesh of links, each with its own copy engine) they move side by
+ * side; on one host only when the receivers copy them (single-copy reads):
+ * over TCP on 4 ranks / 2 cores the root's kernel copies made 64 KiB-4 MiB
+ * broadcasts 1.1-1.2x slower flat than by binomial tree. */
+static int flat_ok(void)
+{
+    if (bolt_rt.local_size != bolt_rt.size || bolt_rt.ntls == 0)
+        return 1;
+    return bolt_rt.tls[0]->local_reads && bolt_rt.tls[0]->local_reads();
+}
+
+/* A broadcast tree on crowded cores where receivers copy (flat_ok): a
+ * step's transfers share the cores, but cannot start before the step before
+ * it ended, so its first steps leave cores idle (binomial, 4 ranks on 2 cores: one copy,
+ * then two at once). The flat tree's root hands out every message itself:
+ * with the ranks it serves on its core, each counts as a step (4 ranks on 2
+ * cores, MPI_Bcast in a loop: binomial 0.12 us at 4 B and 14.0 at 64 KiB,
+ * flat 0.25 and 12.1; at 16 KiB even). */
+static double crowded_tree_cost(int flat, double S, int n, struct model m, int cores)
+{
+    if (flat)
+        return (n - 1) * m.a + S * m.b * ((n - 1) > cores ? (double)(n - 1) / cores : 1);
+    double t = 0;
+    for (int d = 1; d < n; d <<= 1) {
+        int xfers = d < n - d ? d : n - d;
+        t += m.a + S * m.b * (xfers > cores ? (double)xfers / cores : 1);
+    }
+    return t;
 }
 
 /* The crowded model: steps, plus every rank's bytes moved and reduced over
@@ -180,10 +213,20 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
         }
     } else if (kind == COLL_BCAST) {
         double seg = (double)coll_segment_bytes(), segs = ceil_pos(S / seg) < 1 ? 1 : ceil_pos(S / seg);
+        if (flat_ok() && (algo == BC_BINOMIAL || algo == BC_FLAT))
+            return crowded_tree_cost(algo == BC_FLAT, S, n, m, cores);
         moved = (n - 1) * S;
-        steps = algo == BC_BINOMIAL ? L * m.a : algo == BC_CHAIN ? (segs + n - 2) * m.a : (L + n - 1) * m.a;
+        steps = algo == BC_BINOMIAL ? L * m.a
+                : algo == BC_CHAIN  ? (segs + n - 2) * m.a
+                                    : (L + n - 1) * m.a;
         if (algo == BC_SAG)
             moved += S * L / 2; /* the scatter */
+        if (algo == BC_CHAIN) {
+            /* Nor does a chain share its bytes better than its pipeline
+             * runs: a segment crosses every link in turn. */
+            double path = (segs + n - 2) * (S < seg ? S : seg), shared = moved / (n < cores ? n : cores);
+            return steps + (path > shared ? path : shared) * m.b;
+        }
     } else {
         moved = (double)n * (n - 1) * S;
         steps = algo == AG_RING ? (n - 1) * m.a : algo == AG_RD ? lp * m.a + (n == p ? 0 : 2 * m.a) : L * m.a;
@@ -209,6 +252,10 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
         int i = kind == COLL_ALLREDUCE ? ar_order[k] : k;
         double t;
         if (kind == COLL_ALLREDUCE && i == AR_RING && !commutative)
+            continue;
+        /* Up to 3 ranks the binomial tree is flat, with a faster path for
+         * small messages. */
+        if (kind == COLL_BCAST && i == BC_FLAT && (n <= 3 || !flat_ok()))
             continue;
         if (cores) {
             t = crowded_cost(kind, i, S, n, m, cores);

@@ -6,7 +6,7 @@
 # all-reduce, a broadcast and an all-gather algorithm.
 . "$(dirname "$0")/lib.sh"
 for v in "auto auto auto" "rd binomial ring" "ring chain rd" \
-         "rabenseifner scatter_allgather bruck" "oneshot binomial bruck" "mesh chain ring"; do
+         "rabenseifner scatter_allgather bruck" "oneshot flat bruck" "mesh chain ring"; do
     set -- $v
     env="-x BOLT_ALLREDUCE_ALGO=$1 -x BOLT_BCAST_ALGO=$2 -x BOLT_ALLGATHER_ALGO=$3"
     for np in $NPS; do
@@ -17,6 +17,17 @@ for v in "auto auto auto" "rd binomial ring" "ring chain rd" \
     done
     run_tcp 4 $env "$T/coll_check" allreduce,data
 done
+# a flat broadcast tree where receivers read the root's buffer themselves
+# (shm single-copy), never where the root would copy every message (TCP on
+# one host, shm without single-copy), nor on 3 ranks (binomial is flat there)
+case $TL_MAIN in
+shm*)
+    run 4 "$T/coll_check" choice "bcast:16777216=flat"
+    run 4 -x BOLT_SHM_CMA=0 "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216!=flat"
+    ;;
+esac
+run_tcp 4 "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216!=flat"
+run 3 "$T/coll_check" choice "bcast:4!=flat,bcast:16777216!=flat"
 # 2-rank mesh all-reduce folds what it receives into the result as it comes:
 # read piece by piece (above), and landed whole first when the receiver does
 # not read the sender itself (TCP; shm without single-copy)

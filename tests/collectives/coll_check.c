@@ -11,6 +11,8 @@
  *   local     reduce_local kernels against plain C
  *   peer_exit the last rank leaves: the others' next collective fails
  *             (--large: a nonblocking one)
+ *   choice SPEC  the algorithms picked: SPEC is OP:BYTES=NAME or
+ *             OP:BYTES!=NAME, comma-separated
  * --large adds 1 MiB + 3 elements; --huge checks only 16 MiB (allreduce, bcast).
  * Algorithms come from BOLT_ALLREDUCE_ALGO, BOLT_BCAST_ALGO, ... (boltrun -x).
  */
@@ -713,6 +715,26 @@ static void suite_local(void)
     EXPECT(bolt_coll_algorithm("nonsense", 4, world) == NULL, "unknown op");
 }
 
+/* "choice OP:BYTES=NAME,OP:BYTES!=NAME,...": the algorithm every rank picks
+ * (or does not pick) for OP at BYTES; each rank checks its own pick. */
+static void suite_choice(const char *spec)
+{
+    char *list = strdup(spec ? spec : ""), *save = NULL;
+    for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        char op[32], name[32];
+        size_t bytes;
+        int neg = strstr(w, "!=") != NULL;
+        if (sscanf(w, neg ? "%31[^:]:%zu!=%31s" : "%31[^:]:%zu=%31s", op, &bytes, name) != 3) {
+            fprintf(stderr, "coll_check: choice '%s' is not OP:BYTES=NAME or OP:BYTES!=NAME\n", w);
+            exit(2);
+        }
+        CASE("%s of %zu bytes on %d ranks %s %s", op, bytes, csize, neg ? "is not" : "is", name);
+        const char *got = bolt_coll_algorithm(op, bytes, world);
+        EXPECT(got && (strcmp(got, name) == 0) != neg, "picked %s", got ? got : "(none)");
+    }
+    free(list);
+}
+
 int main(int argc, char **argv)
 {
     OK(bolt_init(&argc, &argv));
@@ -742,6 +764,8 @@ int main(int argc, char **argv)
             suite_local();
         else if (strcmp(name, "peer_exit") == 0)
             suite_peer_exit(large);
+        else if (strcmp(name, "choice") == 0)
+            suite_choice(argc > 2 ? argv[2] : NULL);
         else {
             fprintf(stderr, "coll_check: unknown suite %s\n", name);
             return 2;

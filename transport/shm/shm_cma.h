@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* 1 in builds with CMA (Linux), 0 in the POSIX fallback. */
+extern const int shm_cma_built;
 /* Lets siblings read this process (Yama ptrace_scope=1 otherwise allows
  * only ancestors). Returns 0, or ENOSYS when this build has no CMA. */
 int shm_cma_allow_peers(void);

@@ -374,6 +374,11 @@ static int shm_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_fra
 /* Rendezvous reads (BOLT_FRAME_F_GET): the same choice as for single-copy
  * DATA, made before the RTS; the receiver then reads on its match, with no
  * CTS -> DATA round trip in between. */
+static int shm_local_reads(void)
+{
+    return shm_cma_built && strcmp(bolt_param_string(BOLT_P_SHM_CMA), "0") != 0;
+}
+
 static int shm_get_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints)
 {
     if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
@@ -572,6 +577,7 @@ const struct bolt_transport bolt_transport_shm = {
     .send_now = shm_send_now,
     .take_now = shm_take_now,
     .get_ok = shm_get_ok,
+    .local_reads = shm_local_reads,
     .get = shm_get,
     .put_ok = shm_put_ok,
     .put = shm_put,

@@ -9,9 +9,10 @@
  * single-host job outnumber its cores, transfers no longer run side by side:
  * an algorithm then costs its steps plus the bytes all ranks move (and
  * reduce), shared among the cores (crowded_cost). Only the operation, the
- * byte count, the communicator size, the settings and the job's ranks and
- * cores per host enter, which are the same on every rank, so every rank
- * picks the same algorithm.
+ * byte count, the communicator size, the settings, the job's ranks and
+ * cores per host and whether it spans hosts, and what the first transport
+ * says of itself by build and settings (local_reads) enter, which are the
+ * same on every rank, so every rank picks the same algorithm.
  */
 #include <string.h>
 
@@ -122,8 +123,9 @@ static double bcast_cost(int algo, double S, int n, struct model m)
         double segs = ceil_pos(S / seg) < 1 ? 1 : ceil_pos(S / seg), s = S < seg ? S : seg;
         return (segs + n - 2) * (m.a + s * m.b);
     }
-    case BC_FLAT:
-        return m.a + (n - 2) * m.o + S * m.b;
+    case BC_FLAT: /* each of the root's messages costs o: binomial's small
+                     ones go without a schedule (coll_bcast_binomial_now) */
+        return m.a + (n - 1) * m.o + S * m.b;
     default: /* BC_SAG */
         return (L + n - 1) * m.a + 2.0 * (n - 1) / n * S * m.b;
     }
@@ -153,31 +155,38 @@ static int crowded_cores(void)
 
 /* A flat tree's root sends n - 1 copies of the buffer at once. Between
  * hosts (a mesh of links, each with its own copy engine) they move side by
- * side; on one host only when the receivers copy them (single-copy reads):
- * over TCP on 4 ranks / 2 cores the root's kernel copies made 64 KiB-4 MiB
- * broadcasts 1.1-1.2x slower flat than by binomial tree. */
+ * side; on one host only when receivers can read the root's memory
+ * (single-copy: the shm transport then also splits large copies, the root
+ * writing half): over TCP on 4 ranks / 2 cores the root's kernel copies
+ * made 64 KiB-4 MiB broadcasts 1.1-1.2x slower flat than by binomial tree.
+ * Settings must agree on every rank (BOLT_TRANSPORTS, BOLT_SHM_CMA). */
 static int flat_ok(void)
 {
     if (bolt_rt.local_size != bolt_rt.size || bolt_rt.ntls == 0)
         return 1;
-    return bolt_rt.tls[0]->local_reads && bolt_rt.tls[0]->local_reads();
+    return bolt_rt.tls[0]->local_reads && bolt_rt.tls[0]->local_reads(bolt_rt.tlctx[0]);
 }
 
 /* A broadcast tree on crowded cores where receivers copy (flat_ok): a
- * step's transfers share the cores, but cannot start before the step before
- * it ended, so its first steps leave cores idle (binomial, 4 ranks on 2 cores: one copy,
- * then two at once). The flat tree's root hands out every message itself:
- * with the ranks it serves on its core, each counts as a step (4 ranks on 2
- * cores, MPI_Bcast in a loop: binomial 0.12 us at 4 B and 14.0 at 64 KiB,
- * flat 0.25 and 12.1; at 16 KiB even). */
+ * level's transfers share the cores, but cannot start before the level
+ * before it is in, so the last levels leave cores idle (binomial, 4 ranks
+ * on 2 cores: two copies at once, then one). The flat tree's root hands
+ * out every message itself: with the ranks it serves on its core, each
+ * counts as a step (4 ranks on 2 cores, MPI_Bcast in a loop: binomial 0.12
+ * us at 4 B and 14.0 at 64 KiB, flat 0.25 and 12.1; at 16 KiB even). */
 static double crowded_tree_cost(int flat, double S, int n, struct model m, int cores)
 {
     if (flat)
         return (n - 1) * m.a + S * m.b * ((n - 1) > cores ? (double)(n - 1) / cores : 1);
+    /* Binomial: vrank v receives at level popcount(v) (each hop sets a bit),
+     * and a level's transfers run together once the level before is in. */
     double t = 0;
-    for (int d = 1; d < n; d <<= 1) {
-        int xfers = d < n - d ? d : n - d;
-        t += m.a + S * m.b * (xfers > cores ? (double)xfers / cores : 1);
+    for (int level = 1; (1 << (level - 1)) < n; level++) {
+        int xfers = 0;
+        for (int v = 1; v < n; v++)
+            xfers += __builtin_popcount((unsigned)v) == level;
+        if (xfers)
+            t += m.a + S * m.b * (xfers > cores ? (double)xfers / cores : 1);
     }
     return t;
 }

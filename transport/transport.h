@@ -133,11 +133,12 @@ struct bolt_transport {
     int (*pollfds)(struct bolt_tl_ctx *ctx, struct pollfd *fds, int max);
     /* Frames at most this large are sent eagerly; larger ones by rendezvous. */
     size_t (*eager_limit)(struct bolt_tl_ctx *ctx, int peer);
-    /* Optional: 1 when, by this build and the settings alone (so alike on
-     * every rank), receivers on one host read large messages out of their
-     * senders' memory themselves: a sender serving many receivers at once
-     * then copies nothing (collectives choose flat trees by it). */
-    int (*local_reads)(void);
+    /* Optional: 1 when, by this build, the settings and the job's set-up
+     * alone (so alike on every rank), receivers on one host may read large
+     * messages out of their senders' memory themselves, so that a sender
+     * serving many receivers at once need not copy for each in turn
+     * (collectives choose flat trees by it). */
+    int (*local_reads)(struct bolt_tl_ctx *ctx);
     /* Into how many DATA frames the runtime should cut a rendezvous payload
      * of `bytes` to `peer` (>= 1). DATA frames, unlike all others, may be
      * delivered in any order relative to each other and to later frames (each

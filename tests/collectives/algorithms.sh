@@ -17,13 +17,18 @@ for v in "auto auto auto" "rd binomial ring" "ring chain rd" \
     done
     run_tcp 4 $env "$T/coll_check" allreduce,data
 done
-# a flat broadcast tree where receivers read the root's buffer themselves
-# (shm single-copy), never where the root would copy every message (TCP on
-# one host, shm without single-copy), nor on 3 ranks (binomial is flat there)
+# a flat broadcast tree where receivers can read the root's buffer
+# themselves (shm single-copy: Linux; the model also needs two cores to share
+# when ranks outnumber them), never where the root would copy every message
+# (TCP on one host, shm without single-copy), nor on 3 ranks (binomial is
+# flat there); every rank picks the same
+cores=$("$TOP_BUILDDIR/bolt-info" --topology | sed -n 's/^usable here : \([0-9]*\) core.*/\1/p')
 case $TL_MAIN in
 shm*)
-    run 4 "$T/coll_check" choice "bcast:16777216=flat"
-    run 4 -x BOLT_SHM_CMA=0 "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216!=flat"
+    if [ "$(uname -s)" = Linux ] && [ "${cores:-1}" -ge 2 ]; then
+        run 4 "$T/coll_check" choice "bcast:16777216=flat"
+    fi
+    run 4 -x BOLT_SHM_CMA=off "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216!=flat"
     ;;
 esac
 run_tcp 4 "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216!=flat"
@@ -38,4 +43,5 @@ run 2 -x BOLT_ALLREDUCE_ALGO=mesh "$T/coll_check" nonblocking --large
 run 3 -x BOLT_ALLREDUCE_ALGO=ring -x BOLT_BCAST_ALGO=chain "$T/coll_check" nonblocking --large
 run 4 -x BOLT_ALLREDUCE_ALGO=rabenseifner -x BOLT_BCAST_ALGO=scatter_allgather \
     "$T/coll_check" nonblocking --large
+run 5 -x BOLT_BCAST_ALGO=flat "$T/coll_check" nonblocking --large
 finish

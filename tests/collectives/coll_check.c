@@ -716,7 +716,7 @@ static void suite_local(void)
 }
 
 /* "choice OP:BYTES=NAME,OP:BYTES!=NAME,...": the algorithm every rank picks
- * (or does not pick) for OP at BYTES; each rank checks its own pick. */
+ * (or does not pick) for OP at BYTES, the same on every rank. */
 static void suite_choice(const char *spec)
 {
     char *list = strdup(spec ? spec : ""), *save = NULL;
@@ -731,6 +731,12 @@ static void suite_choice(const char *spec)
         CASE("%s of %zu bytes on %d ranks %s %s", op, bytes, csize, neg ? "is not" : "is", name);
         const char *got = bolt_coll_algorithm(op, bytes, world);
         EXPECT(got && (strcmp(got, name) == 0) != neg, "picked %s", got ? got : "(none)");
+        uint64_t h = 0, lo, hi; /* the name's hash, alike on every rank */
+        for (const char *c = got ? got : ""; *c; c++)
+            h = h * 131 + (unsigned char)*c;
+        OK(bolt_allreduce(&h, &lo, 1, BOLT_UINT64, BOLT_MIN, world));
+        OK(bolt_allreduce(&h, &hi, 1, BOLT_UINT64, BOLT_MAX, world));
+        EXPECT(lo == hi, "ranks picked different algorithms (this one %s)", got ? got : "(none)");
     }
     free(list);
 }

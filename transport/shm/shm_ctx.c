@@ -374,9 +374,10 @@ static int shm_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_fra
 /* Rendezvous reads (BOLT_FRAME_F_GET): the same choice as for single-copy
  * DATA, made before the RTS; the receiver then reads on its match, with no
  * CTS -> DATA round trip in between. */
-static int shm_local_reads(void)
+static int shm_local_reads(struct bolt_tl_ctx *ctx)
 {
-    return shm_cma_built && strcmp(bolt_param_string(BOLT_P_SHM_CMA), "0") != 0;
+    /* enabled: boltrun gave every rank a segment (or none) */
+    return shm_cma_built && ctx && ctx->enabled && ctx->cma_mode != 0;
 }
 
 static int shm_get_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints)

@@ -2,8 +2,8 @@
  * bcast_flat.c — flat broadcast: the root sends the whole buffer to every
  * other rank in one step. One latency, and no rank waits for another to
  * forward: on a full mesh every link carries the buffer at once, and over
- * single-copy shared memory each receiver copies its own (the root only
- * hands out its address). The root pays n - 2 further messages.
+ * single-copy shared memory the receivers do (most of) the copying. The
+ * root posts n - 1 messages (select.c: where it is chosen).
  */
 #include "collectives/coll.h"
 

@@ -137,6 +137,42 @@ static int deliver(struct bolt_frame_hdr h, const void *payload)
     return BOLT_OK;
 }
 
+/* n bytes of a pattern: byte i is i * mul + add. */
+static void fill(void *buf, size_t n, unsigned mul, unsigned add)
+{
+    for (size_t i = 0; i < n; i++)
+        ((unsigned char *)buf)[i] = (unsigned char)(i * mul + add);
+}
+
+/* The one frame this rank sent is an empty CTS (the sender released, the
+ * receiver needs nothing more); freed. */
+static void sent_only_an_empty_cts(void)
+{
+    ck_assert_int_eq(nsent, 1);
+    ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_CTS);
+    ck_assert_uint_eq(sent[0]->hdr.msg_size, 0);
+    free(sent[0]);
+}
+
+/* Rank 1's RTS (tag `tag`) for `size` bytes offering its buffer: to read
+ * (F_GET), and to split (also F_SPLIT). */
+static struct bolt_frame_hdr rts_offering(const void *buf, size_t size, uint8_t flags, int tag,
+                                          uint64_t sreq)
+{
+    return (struct bolt_frame_hdr){.type = BOLT_FRAME_RTS, .flags = flags, .src = 1, .tag = tag,
+                                   .msg_size = size, .sreq = sreq,
+                                   .rreq = (uint64_t)(uintptr_t)buf};
+}
+
+/* The receiver's split CTS for send sreq of `size` bytes (receive 66); its
+ * payload is where: {buffer address, offset the sender writes from}. */
+static struct bolt_frame_hdr split_cts(uint64_t sreq, size_t size)
+{
+    return (struct bolt_frame_hdr){.type = BOLT_FRAME_CTS, .flags = BOLT_FRAME_F_SPLIT,
+                                   .sreq = sreq, .rreq = 66, .msg_size = size,
+                                   .len = 2 * sizeof(uint64_t)};
+}
+
 START_TEST(large_send_finishes_only_after_every_stripe)
 {
     static char buf[10000];
@@ -207,11 +243,8 @@ END_TEST
 START_TEST(rendezvous_receive_reads_an_offered_buffer)
 {
     static char theirs[3000], mine[3000];
-    for (size_t i = 0; i < sizeof theirs; i++)
-        theirs[i] = (char)(i * 7 + 1);
-    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS, .flags = BOLT_FRAME_F_GET, .src = 1,
-                                 .tag = 2, .msg_size = sizeof theirs, .sreq = 91,
-                                 .rreq = (uint64_t)(uintptr_t)theirs};
+    fill(theirs, sizeof theirs, 7, 1);
+    struct bolt_frame_hdr rts = rts_offering(theirs, sizeof theirs, BOLT_FRAME_F_GET, 2, 91);
     struct bolt_request *req;
     get_works = 1;
     for (int posted = 1; posted >= 0; posted--) {
@@ -582,6 +615,16 @@ static void fold_reset(void)
     memset(fold_seen, 0, sizeof fold_seen);
     fold_calls = fold_ragged = 0;
 }
+/* A fold receive (tag 4, from rank 1) of `bytes` landing in tmp when it
+ * is not read in pieces; fold_record keeps what is folded. */
+static struct bolt_request *fold_recv(void *tmp, size_t bytes)
+{
+    struct bolt_request *req;
+    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, bytes, FOLD_UNIT, fold_record, folded, 1, 4,
+                                           bolt_rt.world, 0, &req),
+                     BOLT_OK);
+    return req;
+}
 static int fold_once(const unsigned char *want, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -593,11 +636,8 @@ static int fold_once(const unsigned char *want, size_t n)
 START_TEST(a_fold_receive_consumes_every_byte_once_whatever_the_path)
 {
     static unsigned char theirs[FOLD_BYTES], tmp[FOLD_BYTES];
-    for (size_t i = 0; i < sizeof theirs; i++)
-        theirs[i] = (unsigned char)(i * 13 + 5);
-    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS, .flags = BOLT_FRAME_F_GET, .src = 1,
-                                 .tag = 4, .msg_size = sizeof theirs, .sreq = 77,
-                                 .rreq = (uint64_t)(uintptr_t)theirs};
+    fill(theirs, sizeof theirs, 13, 5);
+    struct bolt_frame_hdr rts = rts_offering(theirs, sizeof theirs, BOLT_FRAME_F_GET, 4, 77);
     struct bolt_request *req;
     get_works = 1;
     /* Read by the receiver: in pieces of whole units, before and after the
@@ -608,9 +648,7 @@ START_TEST(a_fold_receive_consumes_every_byte_once_whatever_the_path)
         nsent = 0;
         if (!posted)
             ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
-        ck_assert_int_eq(bolt_proto_irecv_fold(tmp, sizeof tmp, FOLD_UNIT, fold_record, folded, 1,
-                                               4, bolt_rt.world, 0, &req),
-                         BOLT_OK);
+        req = fold_recv(tmp, sizeof tmp);
         if (posted)
             ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
         ck_assert(req->done);
@@ -620,18 +658,13 @@ START_TEST(a_fold_receive_consumes_every_byte_once_whatever_the_path)
         ck_assert_int_gt(fold_calls, 2);
         ck_assert(!fold_ragged);
         ck_assert_int_eq(tmp[1], 0);
-        ck_assert_int_eq(nsent, 1);
-        ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_CTS);
-        ck_assert_uint_eq(sent[0]->hdr.msg_size, 0);
-        free(sent[0]);
+        sent_only_an_empty_cts();
         bolt_req_release(req);
     }
     /* Eager: lands in tmp, folded once when whole. */
     fold_reset();
     nsent = 0;
-    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, 120, FOLD_UNIT, fold_record, folded, 1, 4,
-                                           bolt_rt.world, 0, &req),
-                     BOLT_OK);
+    req = fold_recv(tmp, 120);
     struct bolt_frame_hdr eager = {.type = BOLT_FRAME_EAGER, .src = 1, .tag = 4, .len = 120,
                                    .msg_size = 120};
     ck_assert_int_eq(deliver(eager, theirs), BOLT_OK);
@@ -643,9 +676,7 @@ START_TEST(a_fold_receive_consumes_every_byte_once_whatever_the_path)
     /* The first read fails: DATA stripes land in tmp, folded once at the end. */
     fold_reset();
     get_works = 0;
-    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, sizeof tmp, FOLD_UNIT, fold_record, folded, 1, 4,
-                                           bolt_rt.world, 0, &req),
-                     BOLT_OK);
+    req = fold_recv(tmp, sizeof tmp);
     ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
     ck_assert_int_eq(nsent, 1);
     ck_assert(sent[0]->hdr.flags & BOLT_FRAME_F_NO_READ);
@@ -667,25 +698,18 @@ START_TEST(a_fold_receive_consumes_every_byte_once_whatever_the_path)
     get_works = 1;
     get_fail_after = get_calls + 1;
     nsent = 0;
-    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, sizeof tmp, FOLD_UNIT, fold_record, folded, 1, 4,
-                                           bolt_rt.world, 0, &req),
-                     BOLT_OK);
+    req = fold_recv(tmp, sizeof tmp);
     ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
     ck_assert(req->done);
     ck_assert_int_eq(req->status.error, BOLT_ERR_SYS);
     ck_assert_int_eq(fold_calls, 1);
-    ck_assert_int_eq(nsent, 1);
-    ck_assert_int_eq(sent[0]->hdr.type, BOLT_FRAME_CTS);
-    ck_assert_uint_eq(sent[0]->hdr.msg_size, 0);
-    free(sent[0]);
+    sent_only_an_empty_cts();
     bolt_req_release(req);
     /* Too large for the receive: an error, nothing folded. */
     fold_reset();
     get_fail_after = -1;
     nsent = 0;
-    ck_assert_int_eq(bolt_proto_irecv_fold(tmp, 1200, FOLD_UNIT, fold_record, folded, 1, 4,
-                                           bolt_rt.world, 0, &req),
-                     BOLT_OK);
+    req = fold_recv(tmp, 1200);
     ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
     ck_assert(req->done);
     ck_assert_int_eq(req->status.error, BOLT_ERR_TRUNCATE);
@@ -704,8 +728,7 @@ END_TEST
 START_TEST(a_split_copy_sender_writes_its_part_and_waits_for_the_receivers)
 {
     static char buf[9000], theirs[9000];
-    for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = (char)(i * 3 + 1);
+    fill(buf, sizeof buf, 3, 1);
     struct bolt_request *req;
     get_allowed = put_allowed = put_works = 1;
     for (int works = 1; works >= 0; works--) {
@@ -719,10 +742,7 @@ START_TEST(a_split_copy_sender_writes_its_part_and_waits_for_the_receivers)
         ck_assert_int_eq(sent[first]->hdr.flags & (BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT),
                          BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT);
         uint64_t where[2] = {(uint64_t)(uintptr_t)theirs, 4096};
-        struct bolt_frame_hdr split = {.type = BOLT_FRAME_CTS, .flags = BOLT_FRAME_F_SPLIT,
-                                       .sreq = sent[first]->hdr.sreq, .rreq = 66,
-                                       .msg_size = sizeof buf, .len = sizeof where};
-        ck_assert_int_eq(deliver(split, where), BOLT_OK);
+        ck_assert_int_eq(deliver(split_cts(sent[first]->hdr.sreq, sizeof buf), where), BOLT_OK);
         ck_assert(!req->done);
         if (works) {
             ck_assert_int_eq(memcmp(theirs + 4096, buf + 4096, sizeof buf - 4096), 0);
@@ -759,10 +779,7 @@ START_TEST(a_split_copy_sender_writes_its_part_and_waits_for_the_receivers)
     ck_assert(!(sent[first]->hdr.flags & BOLT_FRAME_F_SPLIT));
     ck_assert(sent[first]->hdr.flags & BOLT_FRAME_F_GET);
     uint64_t where[2] = {(uint64_t)(uintptr_t)theirs, 4096};
-    struct bolt_frame_hdr split = {.type = BOLT_FRAME_CTS, .flags = BOLT_FRAME_F_SPLIT,
-                                   .sreq = sent[first]->hdr.sreq, .rreq = 66,
-                                   .msg_size = sizeof buf, .len = sizeof where};
-    ck_assert_int_eq(deliver(split, where), BOLT_ERR_PROTO);
+    ck_assert_int_eq(deliver(split_cts(sent[first]->hdr.sreq, sizeof buf), where), BOLT_ERR_PROTO);
     bolt_req_release(req);
 }
 END_TEST
@@ -777,12 +794,9 @@ START_TEST(a_split_copy_receiver_reads_its_part_and_waits_for_the_senders)
 {
     static char theirs[20000];
     static _Alignas(4096) char mine[20000]; /* split at 8192: the page nearest the middle */
-    for (size_t i = 0; i < sizeof theirs; i++)
-        theirs[i] = (char)(i * 5 + 2);
-    struct bolt_frame_hdr rts = {.type = BOLT_FRAME_RTS,
-                                 .flags = BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT, .src = 1,
-                                 .tag = 2, .msg_size = sizeof theirs, .sreq = 93,
-                                 .rreq = (uint64_t)(uintptr_t)theirs};
+    fill(theirs, sizeof theirs, 5, 2);
+    struct bolt_frame_hdr rts =
+        rts_offering(theirs, sizeof theirs, BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT, 2, 93);
     struct bolt_request *req;
     for (int works = 1; works >= 0; works--) {
         get_works = works;

@@ -614,6 +614,30 @@ static int child_take_now(int rank, int size, void *arg)
     return 0;
 }
 
+/* The first frame from the peer, whole: its first n payload bytes in out;
+ * 0 when none came within 30 s. */
+static int first_frame(struct ep *e, void *out, size_t n)
+{
+    PROGRESS_UNTIL(e, e->rt.n == 1 && e->rt.f[0].done, 30);
+    if (e->rt.n != 1)
+        return 0;
+    if (n)
+        memcpy(out, e->rt.f[0].buf, n);
+    return 1;
+}
+
+/* What offer (get_ok, put_ok) says to peer 1 for n bytes and hints, once it
+ * says `want` or 10 s went by: the peer's single-copy probe result arrives
+ * with its wire-up. */
+static int offer_settled(struct ep *e, int (*offer)(struct bolt_tl_ctx *, int, size_t, unsigned),
+                         size_t n, unsigned hints, int want)
+{
+    double until = now() + 10;
+    while (offer(e->ctx, 1, n, hints) != want && now() < until)
+        usleep(1000);
+    return offer(e->ctx, 1, n, hints);
+}
+
 /* get_ok / get: rank 1 reads rank 0's buffer itself, whose address came in
  * a frame (as in an RTS with BOLT_FRAME_F_GET). Offered under the same rule
  * as single-copy DATA: not with BOLT_SHM_CMA=0, nor where reads fail. */
@@ -629,21 +653,15 @@ static int child_get(int rank, int size, void *arg)
     if (rank == 0) {
         unsigned char *buf = make_payload(5, n);
         uint64_t addr = (uint64_t)(uintptr_t)buf;
-        double until = now() + 10; /* rank 1's probe result arrives with its wire-up */
-        while (T->get_ok(e.ctx, 1, n, 0) != want && now() < until)
-            usleep(1000);
-        CHILD_CHECK(T->get_ok(e.ctx, 1, n, 0) == want, "get_ok %d, expected %d",
-                    T->get_ok(e.ctx, 1, n, 0), want);
+        int ok = offer_settled(&e, T->get_ok, n, 0, want);
+        CHILD_CHECK(ok == want, "get_ok %d, expected %d", ok, want);
         struct bolt_frame_hdr h = take_hdr(1, sizeof addr, 0);
         CHILD_CHECK(T->send_now(e.ctx, 1, &h, &addr) == 1, "address refused");
-        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30); /* rank 1: done */
-        CHILD_CHECK(e.rt.n == 1, "no word from rank 1");
+        CHILD_CHECK(first_frame(&e, NULL, 0), "no word from rank 1"); /* rank 1: done */
         free(buf);
     } else {
-        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30);
-        CHILD_CHECK(e.rt.n == 1, "no address from rank 0");
         uint64_t addr;
-        memcpy(&addr, e.rt.f[0].buf, sizeof addr);
+        CHILD_CHECK(first_frame(&e, &addr, sizeof addr), "no address from rank 0");
         unsigned char *got = calloc(1, n);
         rc = T->get(e.ctx, 0, got, addr, n);
         if (want) {
@@ -681,16 +699,11 @@ static int child_put(int rank, int size, void *arg)
     const size_t n = 64 * 1024;
     int want = strcmp(cma, "0") != 0 && have_cma();
     if (rank == 0) {
-        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30);
-        CHILD_CHECK(e.rt.n == 1, "no address from rank 1");
         uint64_t addr;
-        memcpy(&addr, e.rt.f[0].buf, sizeof addr);
-        double until = now() + 10; /* rank 1's probe result arrives with its wire-up */
+        CHILD_CHECK(first_frame(&e, &addr, sizeof addr), "no address from rank 1");
         const unsigned waits = BOLT_TL_HINT_SENDER_WAITS;
-        while (T->put_ok(e.ctx, 1, n, waits) != want && now() < until)
-            usleep(1000);
-        CHILD_CHECK(T->put_ok(e.ctx, 1, n, waits) == want, "put_ok %d, expected %d",
-                    T->put_ok(e.ctx, 1, n, waits), want);
+        int ok = offer_settled(&e, T->put_ok, n, waits, want);
+        CHILD_CHECK(ok == want, "put_ok %d, expected %d", ok, want);
         CHILD_CHECK(!T->put_ok(e.ctx, 1, n, waits | BOLT_TL_HINT_SENDER_BUSY),
                     "offered by a busy sender");
         CHILD_CHECK(!T->put_ok(e.ctx, 1, n, 0), "offered by a sender that does not wait for it");
@@ -706,10 +719,8 @@ static int child_put(int rank, int size, void *arg)
         uint64_t addr = (uint64_t)(uintptr_t)mine;
         struct bolt_frame_hdr h = take_hdr(1, sizeof addr, 0);
         CHILD_CHECK(T->send_now(e.ctx, 0, &h, &addr) == 1, "address refused");
-        PROGRESS_UNTIL(&e, e.rt.n == 1 && e.rt.f[0].done, 30); /* rank 0: written */
-        CHILD_CHECK(e.rt.n == 1, "no word from rank 0");
         int put_rc;
-        memcpy(&put_rc, e.rt.f[0].buf, sizeof put_rc);
+        CHILD_CHECK(first_frame(&e, &put_rc, sizeof put_rc), "no word from rank 0"); /* written */
         unsigned char *want_bytes = make_payload(6, n);
         if (put_rc == BOLT_OK)
             CHILD_CHECK(memcmp(mine + 4096, want_bytes + 4096, n - 4096) == 0 && mine[4095] == 0,

@@ -59,14 +59,25 @@ size_t coll_segment_bytes(void)
 
 struct model {
     double a, o, b, g; /* seconds per step, per extra message, per byte, per byte reduced */
+    double bf;         /* per byte a tree forwards after receiving the whole buffer */
 };
 
-static struct model model_get(void)
+/* The model for S bytes. A tree rank that received the whole buffer sends
+ * it on from cache only while it fits the rank's share of the cache (the
+ * buffer, and what moves it: socket or staging memory, so half); beyond, it
+ * reads it again from memory. A pipeline forwards each segment just in.
+ * `cores`: the cores crowded ranks share (crowded_cores), else 0. */
+static struct model model_get(double S, int cores)
 {
     struct model m = {bolt_param_double(BOLT_P_COLL_ALPHA_US) * 1e-6,
                       bolt_param_double(BOLT_P_COLL_MSG_US) * 1e-6,
                       bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) * 1e-9 / 1024,
-                      bolt_param_double(BOLT_P_COLL_GAMMA_NS_PER_KB) * 1e-9 / 1024};
+                      bolt_param_double(BOLT_P_COLL_GAMMA_NS_PER_KB) * 1e-9 / 1024, 0};
+    double share = (double)bolt_param_int(BOLT_P_COLL_CACHE);
+    if (cores)
+        share = share * cores / bolt_rt.size;
+    m.bf = share > 0 && S > share / 2 ? bolt_param_double(BOLT_P_COLL_BETA_MEM_NS_PER_KB) * 1e-9 / 1024
+                                      : m.b;
     return m;
 }
 
@@ -117,8 +128,14 @@ static double bcast_cost(int algo, double S, int n, struct model m)
 {
     double seg = (double)coll_segment_bytes(), L = log2i(n);
     switch (algo) {
-    case BC_BINOMIAL:
-        return L * (m.a + S * m.b);
+    case BC_BINOMIAL: {
+        /* Step k (from 0) sends to vranks with top bit k; some come from
+         * a rank forwarding what it received (not the root) when n > 2^k + 1. */
+        double t = 0;
+        for (int k = 0; (1 << k) < n; k++)
+            t += m.a + S * (n > (1 << k) + 1 && k > 0 ? m.bf : m.b);
+        return t;
+    }
     case BC_CHAIN: {
         double segs = ceil_pos(S / seg) < 1 ? 1 : ceil_pos(S / seg), s = S < seg ? S : seg;
         return (segs + n - 2) * (m.a + s * m.b);
@@ -185,8 +202,8 @@ static double crowded_tree_cost(int flat, double S, int n, struct model m, int c
         int xfers = 0;
         for (int v = 1; v < n; v++)
             xfers += __builtin_popcount((unsigned)v) == level;
-        if (xfers)
-            t += m.a + S * m.b * (xfers > cores ? (double)xfers / cores : 1);
+        if (xfers) /* level 1: the root's own messages; then forwards */
+            t += m.a + S * (level == 1 ? m.b : m.bf) * (xfers > cores ? (double)xfers / cores : 1);
     }
     return t;
 }
@@ -236,6 +253,8 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
             double path = (segs + n - 2) * (S < seg ? S : seg), shared = moved / (n < cores ? n : cores);
             return steps + (path > shared ? path : shared) * m.b;
         }
+        if (algo == BC_BINOMIAL) /* the root sends L messages, the others forward */
+            return steps + (L * S * m.b + (n - 1 - L) * S * m.bf) / (n < cores ? n : cores);
     } else {
         moved = (double)n * (n - 1) * S;
         steps = algo == AG_RING ? (n - 1) * m.a : algo == AG_RD ? lp * m.a + (n == p ? 0 : 2 * m.a) : L * m.a;
@@ -249,8 +268,8 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
 
 static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutative)
 {
-    struct model m = model_get();
     int cores = crowded_cores();
+    struct model m = model_get((double)bytes, cores);
     double S = (double)bytes, best = 1e300;
     int pick = 0;
     /* Ties go to the first in this order: fewer messages, then less state. */

@@ -31,7 +31,13 @@ shm*)
     run 4 -x BOLT_SHM_CMA=off "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216!=flat"
     ;;
 esac
-run_tcp 4 "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216!=flat"
+run_tcp 4 "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216=chain"
+# a buffer larger than half a rank's share of the cache goes by chain, not
+# forwarded whole by a tree (4 ranks on 2 cores: from 2 MiB; 1 MiB stays a tree)
+if [ "${cores:-1}" -eq 2 ]; then
+    run_tcp 4 "$T/coll_check" choice "bcast:1048576=binomial,bcast:2097152=chain"
+    run_tcp 4 -x BOLT_COLL_CACHE=0 "$T/coll_check" choice "bcast:2097152=binomial"
+fi
 run 3 "$T/coll_check" choice "bcast:4!=flat,bcast:16777216!=flat"
 # 2-rank mesh all-reduce folds what it receives into the result as it comes:
 # read piece by piece (above), and landed whole first when the receiver does

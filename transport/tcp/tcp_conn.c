@@ -365,8 +365,8 @@ int tcp_conn_read(struct tcp_conn *c)
         struct iovec iov[2];
         if (c->in_payload) {
             uint64_t left = c->rhdr.len - c->rgot;
-            if (left > TCP_WRITE_CAP)
-                left = TCP_WRITE_CAP;
+            if (left > TCP_READ_CAP)
+                left = TCP_READ_CAP;
             iov[0].iov_base = c->rdst + c->rgot;
             iov[0].iov_len = (size_t)left;
         } else {

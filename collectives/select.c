@@ -5,7 +5,9 @@
  *     time = alpha * steps + msg * extra messages per step
  *            + beta * bytes moved per rank + gamma * bytes reduced per rank
  *
- * with alpha, msg, beta, gamma from BOLT_COLL_*. When the ranks of a
+ * with alpha, msg, beta, gamma from BOLT_COLL_*; a broadcast tree's rank
+ * forwarding a whole buffer pays beyond its share of the cache at
+ * BOLT_COLL_BETA_MEM (model_get). When the ranks of a
  * single-host job outnumber its cores, transfers no longer run side by side:
  * an algorithm then costs its steps plus the bytes all ranks move (and
  * reduce), shared among the cores (crowded_cost). Only the operation, the
@@ -59,13 +61,14 @@ size_t coll_segment_bytes(void)
 
 struct model {
     double a, o, b, g; /* seconds per step, per extra message, per byte, per byte reduced */
-    double bf;         /* per byte a tree forwards after receiving the whole buffer */
+    double fwd;        /* per buffer a tree rank forwards after receiving it whole */
 };
 
-/* The model for S bytes. A tree rank that received the whole buffer sends
- * it on from cache only while it fits the rank's share of the cache (the
- * buffer, and what moves it: socket or staging memory, so half); beyond, it
- * reads it again from memory. A pipeline forwards each segment just in.
+/* The model for S bytes. A tree rank forwards a buffer it received whole:
+ * the bytes beyond its share of the cache (BOLT_COLL_CACHE per core, shared
+ * by ranks crowding a core) it reads again from memory, at
+ * BOLT_COLL_BETA_MEM. A pipeline forwards each segment just in. A fitted
+ * term: the root's own repeated sends are not charged (see params.def).
  * `cores`: the cores crowded ranks share (crowded_cores), else 0. */
 static struct model model_get(double S, int cores)
 {
@@ -73,11 +76,12 @@ static struct model model_get(double S, int cores)
                       bolt_param_double(BOLT_P_COLL_MSG_US) * 1e-6,
                       bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) * 1e-9 / 1024,
                       bolt_param_double(BOLT_P_COLL_GAMMA_NS_PER_KB) * 1e-9 / 1024, 0};
-    double share = (double)bolt_param_int(BOLT_P_COLL_CACHE);
-    if (cores)
-        share = share * cores / bolt_rt.size;
-    m.bf = share > 0 && S > share / 2 ? bolt_param_double(BOLT_P_COLL_BETA_MEM_NS_PER_KB) * 1e-9 / 1024
-                                      : m.b;
+    double share = (double)bolt_param_int(BOLT_P_COLL_CACHE), cold = 0;
+    if (cores) /* crowded: one host, local_size == size */
+        share = share * cores / bolt_rt.local_size;
+    if (share > 0 && S > share)
+        cold = S - share;
+    m.fwd = S * m.b + cold * (bolt_param_double(BOLT_P_COLL_BETA_MEM_NS_PER_KB) * 1e-9 / 1024 - m.b);
     return m;
 }
 
@@ -129,12 +133,12 @@ static double bcast_cost(int algo, double S, int n, struct model m)
     double seg = (double)coll_segment_bytes(), L = log2i(n);
     switch (algo) {
     case BC_BINOMIAL: {
-        /* Step k (from 0) sends to vranks with top bit k; some come from
-         * a rank forwarding what it received (not the root) when n > 2^k + 1. */
-        double t = 0;
-        for (int k = 0; (1 << k) < n; k++)
-            t += m.a + S * (n > (1 << k) + 1 && k > 0 ? m.bf : m.b);
-        return t;
+        /* One port: the root sends to vranks 2^(L-1), ..., 2, 1 in turn,
+         * each child on to its own children; a step where some rank
+         * forwards costs a forward: L - 2 steps, one more when
+         * n >= 2^(L-1) + 2 (checked against the tree for n = 2..64). */
+        int l = (int)L, fwd = l < 2 ? 0 : l - 2 + (n >= (1 << (l - 1)) + 2);
+        return L * m.a + (L - fwd) * S * m.b + fwd * m.fwd;
     }
     case BC_CHAIN: {
         double segs = ceil_pos(S / seg) < 1 ? 1 : ceil_pos(S / seg), s = S < seg ? S : seg;
@@ -203,15 +207,16 @@ static double crowded_tree_cost(int flat, double S, int n, struct model m, int c
         for (int v = 1; v < n; v++)
             xfers += __builtin_popcount((unsigned)v) == level;
         if (xfers) /* level 1: the root's own messages; then forwards */
-            t += m.a + S * (level == 1 ? m.b : m.bf) * (xfers > cores ? (double)xfers / cores : 1);
+            t += m.a + (level == 1 ? S * m.b : m.fwd) * (xfers > cores ? (double)xfers / cores : 1);
     }
     return t;
 }
 
 /* The crowded model: steps, plus every rank's bytes moved and reduced over
- * the cores. 4 ranks on 2 cores: broadcast by binomial tree took 52 us at
- * 256 KiB and 565 us at 4 MiB, by scatter + all-gather 148 and 851 us (more
- * bytes in all, in more steps), by chain 68 and 889 us (more steps). */
+ * the cores. 4 ranks on 2 cores over TCP: broadcast by binomial tree took
+ * 52 us at 256 KiB, by scatter + all-gather 148 us (more bytes in all, in
+ * more steps), by chain 68 us (more steps); from 1.5 MiB the chain wins, by
+ * the forwarding cost of model_get (4 MiB: 2.3-2.5 against 1.7-1.8 ms). */
 static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, struct model m,
                            int cores)
 {
@@ -254,7 +259,7 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
             return steps + (path > shared ? path : shared) * m.b;
         }
         if (algo == BC_BINOMIAL) /* the root sends L messages, the others forward */
-            return steps + (L * S * m.b + (n - 1 - L) * S * m.bf) / (n < cores ? n : cores);
+            return steps + (L * S * m.b + (n - 1 - L) * m.fwd) / (n < cores ? n : cores);
     } else {
         moved = (double)n * (n - 1) * S;
         steps = algo == AG_RING ? (n - 1) * m.a : algo == AG_RD ? lp * m.a + (n == p ? 0 : 2 * m.a) : L * m.a;

@@ -31,12 +31,13 @@ shm*)
     run 4 -x BOLT_SHM_CMA=off "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216!=flat"
     ;;
 esac
-run_tcp 4 "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216=chain"
-# a buffer larger than half a rank's share of the cache goes by chain, not
-# forwarded whole by a tree (4 ranks on 2 cores: from 2 MiB; 1 MiB stays a tree)
+over_tcp 4 "$T/coll_check" choice "bcast:65536!=flat,bcast:16777216=chain"
+# a tree forwards whole buffers, beyond a rank's share of the cache from
+# memory; a chain forwards segments: 4 ranks on 2 cores (a 1 MiB share each)
+# over TCP broadcast by chain from a little above 1 MiB
 if [ "${cores:-1}" -eq 2 ]; then
-    run_tcp 4 "$T/coll_check" choice "bcast:1048576=binomial,bcast:2097152=chain"
-    run_tcp 4 -x BOLT_COLL_CACHE=0 "$T/coll_check" choice "bcast:2097152=binomial"
+    over_tcp 4 "$T/coll_check" choice "bcast:786432=binomial,bcast:1572864=chain"
+    over_tcp 4 -x BOLT_COLL_CACHE=0 "$T/coll_check" choice "bcast:2097152=binomial"
 fi
 run 3 "$T/coll_check" choice "bcast:4!=flat,bcast:16777216!=flat"
 # 2-rank mesh all-reduce folds what it receives into the result as it comes:

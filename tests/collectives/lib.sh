@@ -10,6 +10,11 @@ TL_MAIN=${TRANSPORTS_UNDER_TEST%% *}
 TRANSPORTS_UNDER_TEST=$TL_MAIN
 run_tcp() {
     [ "$TL_MAIN" = tcp ] && return 0
+    over_tcp "$@"
+}
+# over_tcp: over TCP alone whatever the main transports (checks that are
+# about TCP, such as the algorithms it makes the model choose)
+over_tcp() {
     TRANSPORTS_UNDER_TEST=tcp
     run "$@"
     TRANSPORTS_UNDER_TEST=$TL_MAIN

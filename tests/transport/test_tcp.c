@@ -313,7 +313,10 @@ static void run_pair(role_fn r0, role_fn r1, void *arg)
 /* ------------------------------------------------------------------ */
 /* frames of many sizes, both directions, in order                     */
 
-static const size_t sizes[] = {0, 1, 48, 65536, 65537, 8 * MiB, 3, 0, 100000, 47, 49};
+/* The last ones straddle TCP_WRITE_CAP (512 KiB a writev): a header and
+ * payload ending just short of it, at it, and just past it. */
+static const size_t sizes[] = {0, 1, 48, 65536, 65537, 8 * MiB, 3, 0, 100000, 47, 49,
+                               MiB / 2 - 48 - 20, 5, MiB / 2 - 48, MiB / 2 + 1, 2};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define NSMALL 300
 

@@ -39,14 +39,15 @@
 #else
 #define TCP_IOV 256
 #endif
-/* The most one writev carries. Large writes move slower (likely: a sendmsg
- * holds its socket for all it copies, so the peer's acknowledgements wait
- * until it returns): on
- * loopback, 2 ranks, a broadcast of 16 MiB took 3.2-3.3 ms in writes of up
- * to 1 GiB, 2.3-2.5 in writes of 512 KiB-1 MiB (64 MiB: 20 against 13-15
- * ms; MPI ping-pong 4 MiB 920 against 642 us); 1 MiB reads are no faster. */
+/* About the most one writev gathers (a frame header may top it up): large
+ * writes moved slower. Measured on loopback, 2 ranks: a broadcast of 16 MiB
+ * took 3.2-3.3 ms in writes of up to 1 GiB, 2.3-2.5 in writes of 512 KiB-1
+ * MiB (64 MiB: 20 against 13-15 ms; MPI ping-pong 4 MiB 920 against 642 us).
+ * Why is not measured (perhaps the socket stays locked for all a sendmsg
+ * copies, the peer's acknowledgements waiting). */
 #define TCP_WRITE_CAP ((uint64_t)512 << 10)
-/* The most one readv asks for (macOS refuses more than INT_MAX). */
+/* The most one readv asks for (macOS refuses more than INT_MAX): reads
+ * capped at 256 KiB or 1 MiB were no faster than these. */
 #define TCP_READ_CAP ((uint64_t)1 << 30)
 
 /* ---- wire-up handshake (host byte order, checked by magic/order) ----

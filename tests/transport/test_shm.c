@@ -638,18 +638,25 @@ static int offer_settled(struct ep *e, int (*offer)(struct bolt_tl_ctx *, int, s
     return offer(e->ctx, 1, n, hints);
 }
 
+/* Opens this rank's endpoint with BOLT_SHM_CMA=cma; *want: whether
+ * single-copy reads and writes should then be offered. */
+static int open_with_cma(struct ep *e, int rank, int size, const char *cma, int *want)
+{
+    setenv("BOLT_SHM_CMA", cma, 1);
+    *want = strcmp(cma, "0") != 0 && have_cma();
+    return ep_open(e, rank, size);
+}
+
 /* get_ok / get: rank 1 reads rank 0's buffer itself, whose address came in
  * a frame (as in an RTS with BOLT_FRAME_F_GET). Offered under the same rule
  * as single-copy DATA: not with BOLT_SHM_CMA=0, nor where reads fail. */
 static int child_get(int rank, int size, void *arg)
 {
     const char *cma = arg;
-    setenv("BOLT_SHM_CMA", cma, 1);
     struct ep e;
-    int rc = ep_open(&e, rank, size);
+    int want, rc = open_with_cma(&e, rank, size, cma, &want);
     CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
     const size_t n = 64 * 1024;
-    int want = strcmp(cma, "0") != 0 && have_cma();
     if (rank == 0) {
         unsigned char *buf = make_payload(5, n);
         uint64_t addr = (uint64_t)(uintptr_t)buf;
@@ -677,10 +684,16 @@ static int child_get(int rank, int size, void *arg)
     return 0;
 }
 
+/* A 2-rank child run with BOLT_SHM_CMA=auto, then with single-copy off. */
+static void run_cma_auto_and_off(child_fn fn)
+{
+    ck_assert_int_eq(run_ranks(2, fn, "auto"), 0);
+    ck_assert_int_eq(run_ranks(2, fn, "0"), 0);
+}
+
 START_TEST(test_get_reads_the_peer_buffer_where_allowed)
 {
-    ck_assert_int_eq(run_ranks(2, child_get, "auto"), 0);
-    ck_assert_int_eq(run_ranks(2, child_get, "0"), 0);
+    run_cma_auto_and_off(child_get);
 }
 END_TEST
 
@@ -690,14 +703,11 @@ END_TEST
  * that goes on computing, nor with BOLT_SHM_CMA=0. */
 static int child_put(int rank, int size, void *arg)
 {
-    const char *cma = arg;
-    setenv("BOLT_SHM_CMA", cma, 1);
     setenv("BOLT_SHM_SPLIT_MIN", "32K", 1);
     struct ep e;
-    int rc = ep_open(&e, rank, size);
+    int want, rc = open_with_cma(&e, rank, size, arg, &want);
     CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
     const size_t n = 64 * 1024;
-    int want = strcmp(cma, "0") != 0 && have_cma();
     if (rank == 0) {
         uint64_t addr;
         CHILD_CHECK(first_frame(&e, &addr, sizeof addr), "no address from rank 1");
@@ -734,8 +744,7 @@ static int child_put(int rank, int size, void *arg)
 
 START_TEST(test_put_writes_the_peer_buffer_where_allowed)
 {
-    ck_assert_int_eq(run_ranks(2, child_put, "auto"), 0);
-    ck_assert_int_eq(run_ranks(2, child_put, "0"), 0);
+    run_cma_auto_and_off(child_put);
 }
 END_TEST
 

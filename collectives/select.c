@@ -174,6 +174,13 @@ static int crowded_cores(void)
     return bolt_rt.host_cores;
 }
 
+/* How many of x transfers (or ranks' copies) run side by side on the cores
+ * crowded ranks share. */
+static double side_by_side(int x, int cores)
+{
+    return x < cores ? x : cores;
+}
+
 /* A flat tree's root sends n - 1 copies of the buffer at once. Between
  * hosts (a mesh of links, each with its own copy engine) they move side by
  * side; on one host only when receivers can read the root's memory
@@ -198,7 +205,7 @@ static int flat_ok(void)
 static double crowded_tree_cost(int flat, double S, int n, struct model m, int cores)
 {
     if (flat)
-        return (n - 1) * m.a + S * m.b * ((n - 1) > cores ? (double)(n - 1) / cores : 1);
+        return (n - 1) * m.a + S * m.b * (n - 1) / side_by_side(n - 1, cores);
     /* Binomial: vrank v receives at level popcount(v) (each hop sets a bit),
      * and a level's transfers run together once the level before is in. */
     double t = 0;
@@ -207,7 +214,7 @@ static double crowded_tree_cost(int flat, double S, int n, struct model m, int c
         for (int v = 1; v < n; v++)
             xfers += __builtin_popcount((unsigned)v) == level;
         if (xfers) /* level 1: the root's own messages; then forwards */
-            t += m.a + (level == 1 ? S * m.b : m.fwd) * (xfers > cores ? (double)xfers / cores : 1);
+            t += m.a + (level == 1 ? S * m.b : m.fwd) * xfers / side_by_side(xfers, cores);
     }
     return t;
 }
@@ -255,11 +262,11 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
         if (algo == BC_CHAIN) {
             /* Nor does a chain share its bytes better than its pipeline
              * runs: a segment crosses every link in turn. */
-            double path = (segs + n - 2) * (S < seg ? S : seg), shared = moved / (n < cores ? n : cores);
+            double path = (segs + n - 2) * (S < seg ? S : seg), shared = moved / side_by_side(n, cores);
             return steps + (path > shared ? path : shared) * m.b;
         }
         if (algo == BC_BINOMIAL) /* the root sends L messages, the others forward */
-            return steps + (L * S * m.b + (n - 1 - L) * m.fwd) / (n < cores ? n : cores);
+            return steps + (L * S * m.b + (n - 1 - L) * m.fwd) / side_by_side(n, cores);
     } else {
         moved = (double)n * (n - 1) * S;
         steps = algo == AG_RING ? (n - 1) * m.a : algo == AG_RD ? lp * m.a + (n == p ? 0 : 2 * m.a) : L * m.a;
@@ -268,7 +275,7 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
         else if (algo == AG_RD && n != p)
             moved += (double)(n + 1) * S;
     }
-    return steps + (moved * m.b + reduced * m.g) / (n < cores ? n : cores);
+    return steps + (moved * m.b + reduced * m.g) / side_by_side(n, cores);
 }
 
 static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutative)

@@ -169,9 +169,11 @@ static int rndv_split(struct bolt_request *req, const struct bolt_transport *tl,
                       uint64_t raddr, uint64_t sreq)
 {
     uintptr_t b = (uintptr_t)req->buf;
+    /* The page boundary at or below the middle: 0 < at <= expected / 2
+     * once the middle is a page or more in. */
     size_t at = ((b + req->expected / 2) & ~(uintptr_t)(SPLIT_ALIGN - 1)) - b;
-    if (req->expected / 2 < SPLIT_ALIGN || at == 0 || at >= req->expected || req->fold ||
-        req->msg_size > req->bytes || bolt_req_register(req))
+    if (req->expected / 2 < SPLIT_ALIGN || req->fold || req->msg_size > req->bytes ||
+        bolt_req_register(req))
         return 0;
     uint64_t where[2] = {(uint64_t)(uintptr_t)req->buf, at};
     req->split_at = at;

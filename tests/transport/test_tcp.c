@@ -14,6 +14,7 @@
 #include "tests/check_run.h"
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1409,6 +1410,69 @@ START_TEST(test_resume_strangers)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* congestion control                                                  */
+
+#ifdef TCP_CONGESTION
+static int read_line(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fgets(buf, (int)cap, f) != NULL;
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return ok ? 0 : -1;
+}
+#endif
+
+/* Every connection to the peer runs the algorithm `arg` names: "default"
+ * (cubic where the process may set it, else reno: never the system's BBR),
+ * "system" (BOLT_TCP_CONGESTION=system), or a name. Then a frame each way. */
+static int role_congestion(struct ep *e, void *arg)
+{
+    const char *want = arg;
+#ifdef TCP_CONGESTION
+    char sys[TCP_CONGESTION_MAX];
+    if (strcmp(want, "default") == 0) {
+        REQUIRE(strcmp(e->ctx->congestion, "cubic") == 0 ||
+                strcmp(e->ctx->congestion, "reno") == 0);
+        want = e->ctx->congestion;
+    } else if (strcmp(want, "system") == 0) {
+        REQUIRE(e->ctx->congestion[0] == '\0');
+        REQUIRE(read_line("/proc/sys/net/ipv4/tcp_congestion_control", sys, sizeof sys) == 0);
+        want = sys;
+    } else {
+        REQUIRE(strcmp(e->ctx->congestion, want) == 0);
+    }
+    const struct tcp_peer *p = &e->ctx->peers[1 - e->rank];
+    REQUIRE(p->nconns == 2);
+    for (int k = 0; k < p->nconns; k++) {
+        char got[TCP_CONGESTION_MAX] = "";
+        socklen_t l = sizeof got;
+        REQUIRE(getsockopt(p->conns[k].fd, IPPROTO_TCP, TCP_CONGESTION, got, &l) == 0);
+        REQUIRE(strcmp(got, want) == 0);
+    }
+#else
+    REQUIRE(e->ctx->congestion[0] == '\0'); /* no per-connection choice: the system's */
+#endif
+    return role_one_frame(e, NULL);
+}
+
+static const char *const congestion_cases[][2] = {
+    {NULL, "default"}, {"reno", "reno"}, {"system", "system"}, {"nosuch,reno", "reno"}};
+
+START_TEST(test_congestion)
+{
+    setup_env(evloops[_i % NEVLOOPS], "0", 2, 20);
+    const char *const *c = congestion_cases[_i / NEVLOOPS];
+    if (c[0])
+        setenv("BOLT_TCP_CONGESTION", c[0], 1);
+    run_pair(role_congestion, role_congestion, (void *)c[1]);
+    unsetenv("BOLT_TCP_CONGESTION");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* singleton, settings                                                 */
 
 START_TEST(test_singleton)
@@ -1466,6 +1530,18 @@ START_TEST(test_bad_settings)
     ck_assert_int_eq(bolt_config_load(), BOLT_OK);
     ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
     unsetenv("BOLT_TCP_IF_ADDR");
+    /* Not a list of names; a list of names none of which the system has. */
+    setenv("BOLT_TCP_CONGESTION", "cubic;reno", 1);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(bolt_error_message(), "BOLT_TCP_CONGESTION=cubic;reno"));
+#ifdef TCP_CONGESTION
+    setenv("BOLT_TCP_CONGESTION", "nosuch,norenoeither", 1);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(bolt_error_message(), "tcp_allowed_congestion_control"));
+#endif
+    unsetenv("BOLT_TCP_CONGESTION");
 }
 END_TEST
 
@@ -1515,6 +1591,8 @@ static Suite *tcp_suite(void)
     tcase_add_loop_test(tc, test_stranger_refused, 0, NEVLOOPS - 1);
     tcase_add_test(tc, test_wrong_secret);
     tcase_add_test(tc, test_if_addr);
+    tcase_add_loop_test(tc, test_congestion, 0,
+                        NEVLOOPS * (int)(sizeof congestion_cases / sizeof congestion_cases[0]));
     suite_add_tcase(s, tc);
     /* Path failover (CK_RUN_CASE=failover runs these alone). */
     tc = tcase_create("failover");

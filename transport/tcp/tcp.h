@@ -46,9 +46,16 @@
  * Why is not measured (perhaps the socket stays locked for all a sendmsg
  * copies, the peer's acknowledgements waiting). */
 #define TCP_WRITE_CAP ((uint64_t)512 << 10)
+/* A write that would leave at most this much of a frame takes it too: left
+ * for a writev of its own, a frame's tail costs a system call and the peer a
+ * read, after a gap (a 512 KiB stripe behind its 48-byte header ended in a
+ * 48-byte write: 2 ranks, 1 MiB broadcast, 8 us idle per stripe). */
+#define TCP_WRITE_TAIL (TCP_WRITE_CAP / 8)
 /* The most one readv asks for (macOS refuses more than INT_MAX): reads
  * capped at 256 KiB or 1 MiB were no faster than these. */
 #define TCP_READ_CAP ((uint64_t)1 << 30)
+/* Longest congestion control name, with its NUL (Linux's TCP_CA_NAME_MAX). */
+#define TCP_CONGESTION_MAX 16
 
 /* ---- wire-up handshake (host byte order, checked by magic/order) ----
  * acceptor  -> connector : struct tcp_hs_challenge (nonce)
@@ -290,6 +297,7 @@ struct bolt_tl_ctx {
     /* settings */
     int nconns;
     size_t eager_limit, stripe_min, bufsz;
+    char congestion[TCP_CONGESTION_MAX]; /* what connections use; "" the system's */
     double timeout;
     uint8_t secret[BOLT_SECRET_BYTES];
     int have_secret;
@@ -340,7 +348,8 @@ void tcp_conn_close(struct tcp_conn *c);
 void tcp_conn_enqueue(struct tcp_conn *c, struct bolt_tl_send *s);
 /* Writes what the socket takes. Returns frames completed. */
 /* Adds what is left to write of s (header, payload) to iov[n...], within
- * TCP_WRITE_CAP bytes in all; *whole says whether all of it went in.
+ * TCP_WRITE_CAP bytes in all (TCP_WRITE_TAIL more to finish the frame);
+ * *whole says whether all of it went in.
  * Returns the new count. */
 int tcp_iov_add(const struct bolt_tl_send *s, struct iovec *iov, int n, uint64_t *total,
                 int *whole);
@@ -362,7 +371,11 @@ struct bolt_tl_send *tcp_conn_take_queue(struct tcp_conn *c);
 void tcp_conn_update_interest(struct tcp_conn *c);
 
 /* tcp_wireup.c */
-int tcp_sock_prepare(int fd, size_t bufsz);
+int tcp_sock_prepare(const struct bolt_tl_ctx *ctx, int fd);
+/* Picks ctx->congestion from BOLT_TCP_CONGESTION: the first name in it the
+ * system lets us set ("" for "system"). BOLT_ERR_CONFIG for a malformed list, or a list given
+ * by the user with no name the system accepts. */
+int tcp_congestion_choose(struct bolt_tl_ctx *ctx);
 int tcp_wireup_listen(struct bolt_tl_ctx *ctx);
 int tcp_wireup_publish(struct bolt_tl_ctx *ctx);
 /* What tcp_fetch_remote learns of a peer. */

@@ -44,7 +44,51 @@ static int set_nonblock_cloexec(int fd)
     return 0;
 }
 
-int tcp_sock_prepare(int fd, size_t bufsz)
+int tcp_congestion_choose(struct bolt_tl_ctx *ctx)
+{
+    const char *list = bolt_param_string(BOLT_P_TCP_CONGESTION);
+    /* The default ends with reno, which Linux always has and lets anyone set. */
+    int given = strcmp(list, bolt_param_info(BOLT_P_TCP_CONGESTION)->def) != 0;
+    ctx->congestion[0] = '\0';
+    if (!list || !*list || strcmp(list, "system") == 0)
+        return BOLT_OK;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return bolt_err_set(BOLT_ERR_SYS, "tcp: socket() failed: %s", strerror(errno));
+    int rc = BOLT_OK, err = 0, unsupported = 0;
+    for (const char *p = list; *p && !ctx->congestion[0] && !unsupported;) {
+        size_t n = strcspn(p, ",");
+        char name[TCP_CONGESTION_MAX];
+        if (n == 0 || n >= sizeof name || strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_") < n) {
+            rc = bolt_err_set(BOLT_ERR_CONFIG,
+                              "BOLT_TCP_CONGESTION=%s: '%.*s' is not a congestion control name "
+                              "(a comma-separated list such as cubic,reno, or system to keep "
+                              "the system's)",
+                              list, (int)n, p);
+            break;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        if (tcp_os_congestion_set(fd, name) == 0)
+            memcpy(ctx->congestion, name, n + 1);
+        else if (errno == ENOPROTOOPT)
+            unsupported = 1; /* no per-connection choice here (macOS): the system's */
+        else
+            err = errno;
+        p += n + (p[n] == ',');
+    }
+    close(fd);
+    if (rc == BOLT_OK && !ctx->congestion[0] && !unsupported && given)
+        rc = bolt_err_set(BOLT_ERR_CONFIG,
+                          "BOLT_TCP_CONGESTION=%s: the system lets this process set none of "
+                          "these (%s); use one listed in "
+                          "/proc/sys/net/ipv4/tcp_allowed_congestion_control, or system to "
+                          "keep the system's",
+                          list, strerror(err));
+    return rc;
+}
+
+int tcp_sock_prepare(const struct bolt_tl_ctx *ctx, int fd)
 {
     if (set_nonblock_cloexec(fd) != 0)
         return -1;
@@ -54,8 +98,10 @@ int tcp_sock_prepare(int fd, size_t bufsz)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     double t = bolt_param_double(BOLT_P_TIMEOUT);
     tcp_os_dead_link_after(fd, t > 0 ? t : 60);
-    if (bufsz > 0) {
-        int b = bufsz > (size_t)(1 << 30) ? (1 << 30) : (int)bufsz;
+    if (ctx->congestion[0])
+        (void)tcp_os_congestion_set(fd, ctx->congestion); /* accepted when chosen */
+    if (ctx->bufsz > 0) {
+        int b = ctx->bufsz > (size_t)(1 << 30) ? (1 << 30) : (int)ctx->bufsz;
         /* Best effort: the kernel clamps to its limits. */
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &b, sizeof b);
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &b, sizeof b);
@@ -78,7 +124,7 @@ int tcp_wireup_listen(struct bolt_tl_ctx *ctx)
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
         return bolt_err_set(BOLT_ERR_SYS, "tcp: socket() failed: %s", strerror(errno));
-    if (tcp_sock_prepare(fd, ctx->bufsz) != 0) {
+    if (tcp_sock_prepare(ctx, fd) != 0) {
         int e = errno;
         close(fd);
         return bolt_err_set(BOLT_ERR_SYS, "tcp: cannot set up the listening socket: %s",

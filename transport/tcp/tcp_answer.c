@@ -370,7 +370,7 @@ void tcp_answer_accept(struct bolt_tl_ctx *ctx)
             return;
         }
         struct tcp_answer *a = answer_slot(ctx);
-        if (!a || tcp_sock_prepare(fd, ctx->bufsz) != 0 || bolt_random_bytes(a->nonce, TCP_NONCE_BYTES) != 0 ||
+        if (!a || tcp_sock_prepare(ctx, fd) != 0 || bolt_random_bytes(a->nonce, TCP_NONCE_BYTES) != 0 ||
             ctx->evops->add(ctx->ev, fd, TCP_EV_OUT, a) != BOLT_OK) {
             close(fd);
             continue;

@@ -175,7 +175,7 @@ int tcp_iov_add(const struct bolt_tl_send *s, struct iovec *iov, int n, uint64_t
             return n;
         }
         uint64_t room = TCP_WRITE_CAP - *total;
-        uint64_t take = left < room ? left : room;
+        uint64_t take = left <= room + TCP_WRITE_TAIL ? left : room;
         iov[n].iov_base = (char *)s->payload + done;
         iov[n].iov_len = (size_t)take;
         *total += take;

@@ -138,6 +138,9 @@ static int tcp_init(struct bolt_tl_ctx **out, const struct bolt_tl_init_args *ar
     rc = tcp_evloop_choose(bolt_param_string(BOLT_P_TCP_EVLOOP), &ctx->evops);
     if (rc != BOLT_OK)
         goto fail;
+    rc = tcp_congestion_choose(ctx);
+    if (rc != BOLT_OK)
+        goto fail;
     rc = ctx->evops->create(&ctx->ev);
     if (rc != BOLT_OK)
         goto fail;

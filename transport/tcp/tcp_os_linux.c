@@ -35,6 +35,11 @@ ssize_t tcp_os_writev(int fd, const struct iovec *iov, int iovcnt)
     return sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+int tcp_os_congestion_set(int fd, const char *name)
+{
+    return setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, (socklen_t)strlen(name));
+}
+
 void tcp_os_dead_link_after(int fd, double seconds)
 {
     int one = 1, idle = seconds >= 4 ? (int)(seconds / 2) : 1, intvl = 1;

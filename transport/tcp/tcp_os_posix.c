@@ -32,6 +32,18 @@ int tcp_os_sock_setup(int fd)
     return 0;
 }
 
+int tcp_os_congestion_set(int fd, const char *name)
+{
+#ifdef TCP_CONGESTION /* FreeBSD; Linux when this file is forced */
+    return setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, (socklen_t)strlen(name));
+#else
+    (void)fd;
+    (void)name;
+    errno = ENOPROTOOPT;
+    return -1;
+#endif
+}
+
 ssize_t tcp_os_writev(int fd, const struct iovec *iov, int iovcnt)
 {
 #ifdef SO_NOSIGPIPE

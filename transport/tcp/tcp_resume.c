@@ -189,7 +189,7 @@ static void dial_start(struct tcp_conn *c)
     }
     d->sa = fo->order[d->tries % fo->norder];
     d->io.fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (d->io.fd < 0 || tcp_sock_prepare(d->io.fd, ctx->bufsz) != 0) {
+    if (d->io.fd < 0 || tcp_sock_prepare(ctx, d->io.fd) != 0) {
         int e = errno;
         if (d->io.fd >= 0)
             close(d->io.fd);

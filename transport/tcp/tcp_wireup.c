@@ -227,7 +227,7 @@ static void start_connect(struct wireup *w, struct hs *h)
         h->sa = h->cand[h->cur % h->ncand];
     h->attempt_end = bolt_tl_now() + connect_timeout();
     h->fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (h->fd < 0 || tcp_sock_prepare(h->fd, ctx->bufsz) != 0) {
+    if (h->fd < 0 || tcp_sock_prepare(ctx, h->fd) != 0) {
         w->fatal = bolt_err_set(BOLT_ERR_SYS, "tcp: cannot create a socket to rank %d: %s",
                                 h->peer, strerror(errno));
         hs_close(h);
@@ -528,7 +528,7 @@ static void accept_new(struct wireup *w)
         }
         drop_excess_strangers(w);
         struct hs *h = hs_new(w);
-        if (!h || tcp_sock_prepare(fd, ctx->bufsz) != 0) {
+        if (!h || tcp_sock_prepare(ctx, fd) != 0) {
             close(fd);
             if (!h)
                 w->fatal = bolt_err_set(BOLT_ERR_NOMEM, "tcp: out of memory in the wire-up");

@@ -314,10 +314,13 @@ static void run_pair(role_fn r0, role_fn r1, void *arg)
 /* ------------------------------------------------------------------ */
 /* frames of many sizes, both directions, in order                     */
 
-/* The last ones straddle TCP_WRITE_CAP (512 KiB a writev): a header and
- * payload ending just short of it, at it, and just past it. */
+/* The last ones straddle TCP_WRITE_CAP (bytes a writev gathers): a header
+ * and payload ending just short of it, at it, and just past it; then past
+ * it by TCP_WRITE_TAIL (one write still) and by one more byte (two). */
+#define CAP ((size_t)TCP_WRITE_CAP - TCP_HDR_BYTES)
 static const size_t sizes[] = {0, 1, 48, 65536, 65537, 8 * MiB, 3, 0, 100000, 47, 49,
-                               MiB / 2 - 48 - 20, 5, MiB / 2 - 48, MiB / 2 + 1, 2};
+                               CAP - 20, 5, CAP, CAP + 1, 2, CAP + TCP_WRITE_TAIL,
+                               CAP + TCP_WRITE_TAIL + 1, 7};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define NSMALL 300
 

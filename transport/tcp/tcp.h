@@ -39,13 +39,13 @@
 #else
 #define TCP_IOV 256
 #endif
-/* About the most one writev gathers (a frame header may top it up): large
- * writes moved slower. Measured on loopback, 2 ranks: a broadcast of 16 MiB
- * took 3.2-3.3 ms in writes of up to 1 GiB, 2.3-2.5 in writes of 512 KiB-1
- * MiB (64 MiB: 20 against 13-15 ms; MPI ping-pong 4 MiB 920 against 642 us).
- * Why is not measured (perhaps the socket stays locked for all a sendmsg
- * copies, the peer's acknowledgements waiting). */
-#define TCP_WRITE_CAP ((uint64_t)512 << 10)
+/* About the most one writev gathers: BOLT_TCP_BUF's default, about what a
+ * socket takes at once anyway. Smaller caps cost a gap in the stream per
+ * write, once the pacing of BBR was out of the way (BOLT_TCP_CONGESTION):
+ * broadcasts over loopback in writes of at most 512 KiB against 4 MiB, 1 MiB
+ * on 2 ranks 132 against 120 us, 16 MiB 1950 against 1834, 4 MiB on 4 ranks
+ * 1744 against 1509 (under BBR, 512 KiB writes had looked faster). */
+#define TCP_WRITE_CAP ((uint64_t)4 << 20)
 /* A write that would leave at most this much of a frame takes it too: left
  * for a writev of its own, a frame's tail costs a system call and the peer a
  * read, after a gap (a 512 KiB stripe behind its 48-byte header ended in a

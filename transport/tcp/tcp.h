@@ -48,8 +48,9 @@
 #define TCP_WRITE_CAP ((uint64_t)4 << 20)
 /* A write that would leave at most this much of a frame takes it too: left
  * for a writev of its own, a frame's tail costs a system call and the peer a
- * read, after a gap (a 512 KiB stripe behind its 48-byte header ended in a
- * 48-byte write: 2 ranks, 1 MiB broadcast, 8 us idle per stripe). */
+ * read, after a gap (with writes of 512 KiB, each 512 KiB stripe behind its
+ * 48-byte header ended in a 48-byte write: 2 ranks, 1 MiB broadcasts, the
+ * receiver idle 8 us per stripe). */
 #define TCP_WRITE_TAIL (TCP_WRITE_CAP / 8)
 /* The most one readv asks for (macOS refuses more than INT_MAX): reads
  * capped at 256 KiB or 1 MiB were no faster than these. */
@@ -370,11 +371,11 @@ void tcp_conn_broken(struct tcp_conn *c, int err, const char *what);
 struct bolt_tl_send *tcp_conn_take_queue(struct tcp_conn *c);
 void tcp_conn_update_interest(struct tcp_conn *c);
 
-/* tcp_wireup.c */
+/* tcp_wireup.c, tcp_addr.c */
 int tcp_sock_prepare(const struct bolt_tl_ctx *ctx, int fd);
 /* Picks ctx->congestion from BOLT_TCP_CONGESTION: the first name in it the
- * system lets us set ("" for "system"). BOLT_ERR_CONFIG for a malformed list, or a list given
- * by the user with no name the system accepts. */
+ * system lets us set ("" for "system"). BOLT_ERR_CONFIG for a malformed
+ * list, or a list given by the user with no name the system accepts. */
 int tcp_congestion_choose(struct bolt_tl_ctx *ctx);
 int tcp_wireup_listen(struct bolt_tl_ctx *ctx);
 int tcp_wireup_publish(struct bolt_tl_ctx *ctx);

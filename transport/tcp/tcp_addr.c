@@ -47,11 +47,11 @@ static int set_nonblock_cloexec(int fd)
 int tcp_congestion_choose(struct bolt_tl_ctx *ctx)
 {
     const char *list = bolt_param_string(BOLT_P_TCP_CONGESTION);
-    /* The default ends with reno, which Linux always has and lets anyone set. */
-    int given = strcmp(list, bolt_param_info(BOLT_P_TCP_CONGESTION)->def) != 0;
     ctx->congestion[0] = '\0';
     if (!list || !*list || strcmp(list, "system") == 0)
         return BOLT_OK;
+    /* The default ends with reno, which Linux always has and lets anyone set. */
+    int given = strcmp(list, bolt_param_info(BOLT_P_TCP_CONGESTION)->def) != 0;
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
         return bolt_err_set(BOLT_ERR_SYS, "tcp: socket() failed: %s", strerror(errno));

@@ -116,6 +116,23 @@ typedef int coll_allreduce_fn(struct coll_sched *s, const void *in, void *buf, s
 coll_allreduce_fn coll_allreduce_rd, coll_allreduce_ring, coll_allreduce_rabenseifner,
     coll_allreduce_oneshot, coll_allreduce_mesh;
 
+/* A binomial tree around vrank v of n (tree_binomial.c): its parent (-1 at
+ * the root, vrank 0) and its children in the order they are sent to.
+ * near_first picks the layout (the root's first child 1, or the largest
+ * power of two below n). */
+struct coll_tree {
+    int parent;
+    int nkids;
+    int kid[31];
+};
+void coll_tree_binomial(struct coll_tree *t, int v, int n, int near_first);
+/* The layout for this job: near first when its ranks crowd the cores of its
+ * one host (coll_crowded_cores), the same on every rank. */
+int coll_tree_near_first(void);
+/* Cores shared by more ranks than there are, in a job on one host; else 0
+ * (select.c). */
+int coll_crowded_cores(void);
+
 typedef int coll_bcast_fn(struct coll_sched *s, void *buf, size_t bytes, int root);
 coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgather,
     coll_bcast_flat;

@@ -7,7 +7,7 @@ libbolt_la_SOURCES += \
 	collectives/allreduce_rd.c collectives/allreduce_ring.c \
 	collectives/allreduce_rabenseifner.c collectives/allreduce_oneshot.c \
 	collectives/allreduce_mesh.c \
-	collectives/bcast_binomial.c collectives/bcast_chain.c \
+	collectives/tree_binomial.c collectives/bcast_binomial.c collectives/bcast_chain.c \
 	collectives/bcast_scatter_allgather.c collectives/bcast_flat.c \
 	collectives/barrier_dissemination.c \
 	collectives/allgather_ring.c collectives/allgather_rd.c collectives/allgather_bruck.c \

@@ -69,7 +69,7 @@ struct model {
  * by ranks crowding a core) it reads again from memory, at
  * BOLT_COLL_BETA_MEM. A pipeline forwards each segment just in. A fitted
  * term: the root's own repeated sends are not charged (see params.def).
- * `cores`: the cores crowded ranks share (crowded_cores), else 0. */
+ * `cores`: the cores crowded ranks share (coll_crowded_cores), else 0. */
 static struct model model_get(double S, int cores)
 {
     struct model m = {bolt_param_double(BOLT_P_COLL_ALPHA_US) * 1e-6,
@@ -165,8 +165,7 @@ static double allgather_cost(int algo, double S, int n, struct model m)
     }
 }
 
-/* Cores shared by more ranks than there are, in a job on one host; else 0. */
-static int crowded_cores(void)
+int coll_crowded_cores(void)
 {
     if (bolt_rt.local_size != bolt_rt.size || bolt_rt.host_cores <= 0 ||
         bolt_rt.size <= bolt_rt.host_cores)
@@ -280,7 +279,7 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
 
 static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutative)
 {
-    int cores = crowded_cores();
+    int cores = coll_crowded_cores();
     struct model m = model_get((double)bytes, cores);
     double S = (double)bytes, best = 1e300;
     int pick = 0;

@@ -14,8 +14,8 @@
  * the cores of their host and are not bound end up so more often than not
  * (the kernel spreads them as they are forked; boltrun's --bind-to core
  * places them so). Far first there keeps a forwarder on its parent's core,
- * where it can forward only when the parent stops sending (docs/
- * collectives.md, "Broadcast trees on crowded cores").
+ * where it can forward only when the parent stops sending (see
+ * docs/collectives.md, "Broadcast trees on crowded cores").
  */
 #include "collectives/coll.h"
 
@@ -32,15 +32,15 @@ void coll_tree_binomial(struct coll_tree *t, int v, int n, int near_first)
                 t->kid[t->nkids++] = v + mask;
         return;
     }
-    int high = 0;
-    for (int bit = 1; bit > 0 && bit <= v; bit <<= 1)
-        if (v & bit)
+    unsigned high = 0, left = (unsigned)(n - v); /* vranks from v on */
+    for (unsigned bit = 1; bit != 0 && bit <= (unsigned)v; bit <<= 1)
+        if ((unsigned)v & bit)
             high = bit;
-    t->parent = v ? v - high : -1;
+    t->parent = v ? v - (int)high : -1;
     /* v + mask for every mask above v's highest bit: the smallest first,
      * whose subtree (every vrank congruent to it mod 2 mask) is largest */
-    for (int mask = high ? high << 1 : 1; mask > 0 && mask < n - v; mask <<= 1)
-        t->kid[t->nkids++] = v + mask;
+    for (unsigned mask = high ? high << 1 : 1; mask != 0 && mask < left; mask <<= 1)
+        t->kid[t->nkids++] = v + (int)mask;
 }
 
 int coll_tree_near_first(void)

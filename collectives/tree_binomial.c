@@ -6,7 +6,11 @@
  * Far first: v's parent clears v's lowest set bit; the root sends to the
  * largest power of two below n first, then to half of it, ... For ranks
  * placed in blocks (consecutive ranks on one host): the first messages cross
- * between blocks, and each block then fans out within itself.
+ * between blocks, and each block then fans out within itself. Its subtrees
+ * are runs of consecutive vranks (v's: v up to v + its lowest set bit),
+ * which gather, scatter, the scatter-allgather broadcast (blocks in place)
+ * and reduce (its fixed fold order) build on: they walk that layout
+ * themselves, with the subtree's end at hand, and have no near-first form.
  *
  * Near first: v's parent clears v's highest set bit; the root sends to 1
  * first (its subtree: the odd vranks), then 2 (2 mod 4), 4, ... The same for

@@ -1,4 +1,5 @@
 /* proto.c — eager / rendezvous point-to-point protocol over the transports. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,40 +161,80 @@ static int fold_get(struct bolt_request *req, const struct bolt_transport *tl, i
     return 0;
 }
 
-/* A split copy (BOLT_FRAME_F_SPLIT): the sender writes the second part of
- * the message into buf while this rank reads the first; a core each, two
- * half copies at once. 1 when under way or ended (the request completes
- * when the sender's part is in); 0 when not split after all. */
-#define SPLIT_ALIGN 4096 /* the halves share no page of buf */
+/* A split copy (BOLT_FRAME_F_SPLIT): this rank reads pieces of the message
+ * from the front while the sender writes pieces into buf from the back, each
+ * claiming the next piece on a counter the transport shares between them,
+ * until they meet; a core each, two copies at once, and on crowded cores
+ * whichever side has one copies more. 1 when under way or ended (the
+ * request completes when the sender says its pieces are in); 0 when not
+ * split after all. */
+#define SPLIT_ALIGN 4096 /* pieces share no page of buf */
+#define SPLIT_PIECES_MAX 128 /* a split CTS with more pieces is refused */
+
+/* Where piece k of a split copy of len bytes into the buffer at base
+ * starts (k = pieces: where the last ends): page boundaries of that buffer,
+ * so that the two sides never copy into one page at once. */
+static size_t split_edge(uint64_t base, size_t len, size_t piece, uint64_t k)
+{
+    if (k == 0)
+        return 0;
+    if (k * piece >= len) /* past the last piece, ceil(len / piece) - 1 */
+        return len;
+    uint64_t e = ((base + k * piece) & ~(uint64_t)(SPLIT_ALIGN - 1)) - base;
+    return e < len ? (size_t)e : len;
+}
+
 static int rndv_split(struct bolt_request *req, const struct bolt_transport *tl, int world_src,
                       uint64_t raddr, uint64_t sreq)
 {
-    uintptr_t b = (uintptr_t)req->buf;
-    /* The page boundary at or below the middle: 0 < at <= expected / 2
-     * once the middle is a page or more in. */
-    size_t at = ((b + req->expected / 2) & ~(uintptr_t)(SPLIT_ALIGN - 1)) - b;
-    if (req->expected / 2 < SPLIT_ALIGN || req->fold || req->msg_size > req->bytes ||
-        bolt_req_register(req))
+    size_t len = req->expected;
+    if (len / 2 < SPLIT_ALIGN || req->fold || req->msg_size > req->bytes || !tl->claim_open ||
+        !tl->claim || !tl->claim_close)
         return 0;
-    uint64_t where[2] = {(uint64_t)(uintptr_t)req->buf, at};
-    req->split_at = at;
+    struct bolt_tl_ctx *tc = bolt_rt.tlctx[bolt_rt.peers[world_src].tl];
+    size_t piece = 0;
+    uint64_t base = (uint64_t)(uintptr_t)req->buf;
+    int slot = tl->claim_open(tc, world_src, len, &piece);
+    if (slot < 0)
+        return 0;
+    if (piece < SPLIT_ALIGN || piece % SPLIT_ALIGN || piece >= len ||
+        (len - 1) / piece >= SPLIT_PIECES_MAX) { /* the transport's mistake: do not split */
+        tl->claim_close(tc, world_src, slot);
+        return 0;
+    }
+    if (bolt_req_register(req)) {
+        tl->claim_close(tc, world_src, slot);
+        return 0;
+    }
+    uint64_t where[3] = {base, piece, (uint64_t)slot};
+    req->split_slot = slot + 1;
     int rc = send_control_with(world_src, BOLT_FRAME_CTS, BOLT_FRAME_F_SPLIT, sreq, req->id,
                                req->expected, where, sizeof where);
     if (rc) {
         bolt_req_complete(req, rc);
         return 1;
     }
-    if (tl->get(bolt_rt.tlctx[bolt_rt.peers[world_src].tl], world_src, req->buf, raddr, at) !=
-        BOLT_OK) {
+    /* Ours: the pieces below the meeting point. After a failed read the
+     * claims go on (no reads) so that both sides agree where that is. */
+    size_t upto = 0;
+    int read = 1;
+    for (int k; (k = tl->claim(tc, world_src, slot, 0)) >= 0;) {
+        size_t a = split_edge(base, len, piece, (uint64_t)k);
+        upto = split_edge(base, len, piece, (uint64_t)k + 1);
+        if (read && tl->get(tc, world_src, (char *)req->buf + a, raddr + a, upto - a) != BOLT_OK)
+            read = 0;
+    }
+    req->split_at = upto;
+    if (!read) {
         /* Our part then comes as DATA, which the sender writes. */
-        rc = send_control(world_src, BOLT_FRAME_CTS, BOLT_FRAME_F_NO_READ, sreq, req->id, at);
+        rc = send_control(world_src, BOLT_FRAME_CTS, BOLT_FRAME_F_NO_READ, sreq, req->id, upto);
         if (rc)
             bolt_req_complete(req, rc);
         return 1;
     }
     /* Our part is read: the sender's buffer is free again. The receive
      * completes when the sender's part is in (on_split_done). */
-    req->received += at;
+    req->received += upto;
     rc = proto_send_control(world_src, BOLT_FRAME_CTS, sreq, 0, 0);
     if (rc)
         bolt_req_complete(req, rc);
@@ -801,7 +842,7 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
     if (h->flags & BOLT_FRAME_F_SPLIT) {
         /* Its payload says where: on_split_cts, once it is in. */
         if (h->len != sizeof bolt_rt.peers[peer].split_cts || h->msg_size != req->bytes ||
-            !(req->env.s.hdr.flags & BOLT_FRAME_F_SPLIT) || req->split_at)
+            !(req->env.s.hdr.flags & BOLT_FRAME_F_SPLIT) || req->split_slot)
             return proto_error(peer, "split CTS for a send that did not offer one");
         return BOLT_OK;
     }
@@ -818,45 +859,67 @@ static int on_cts(int peer, const struct bolt_frame_hdr *h)
     return BOLT_OK;
 }
 
-/* The receiver split the copy (BOLT_FRAME_F_SPLIT): it reads up to `at`; we
- * write the rest into its buffer and say so, or send it as DATA. The send
- * completes with the receiver's next CTS (its part read). */
+/* The receiver split the copy (BOLT_FRAME_F_SPLIT): it reads pieces from
+ * the front; we write pieces from the back into its buffer until we meet,
+ * then say where our part starts (DATA with F_SPLIT), and send our part as
+ * DATA instead when a write fails. The send completes with the receiver's
+ * next CTS (its part read). */
 static void on_split_cts(int peer, const struct bolt_frame_hdr *h)
 {
     struct bolt_request *req = cts_send_req(peer, h);
-    uint64_t raddr = bolt_rt.peers[peer].split_cts[0], at = bolt_rt.peers[peer].split_cts[1];
+    const uint64_t *where = bolt_rt.peers[peer].split_cts;
+    uint64_t base = where[0], piece = where[1], slot = where[2];
+    size_t len = h->msg_size;
     if (!req || req->done)
         return; /* failed meanwhile */
-    if (at == 0 || at >= h->msg_size) {
-        proto_send_fail(req, proto_error(peer, "split CTS with a bad offset"));
+    if (piece < SPLIT_ALIGN || piece >= len || (len - 1) / piece >= SPLIT_PIECES_MAX ||
+        slot > INT_MAX) {
+        proto_send_fail(req, proto_error(peer, "split CTS with bad pieces"));
         return;
     }
-    req->split_at = at; /* a second split CTS is refused */
+    req->split_slot = 1; /* a second split CTS is refused */
     struct bolt_peer *p = &bolt_rt.peers[peer];
     const struct bolt_transport *tl = bolt_rt.tls[p->tl];
-    if (tl->put && tl->put(bolt_rt.tlctx[p->tl], peer, (const char *)req->buf + at, raddr + at,
-                           h->msg_size - at) == BOLT_OK) {
-        int rc = send_control(peer, BOLT_FRAME_DATA, BOLT_FRAME_F_SPLIT, req->id, h->rreq, at);
-        if (rc)
-            proto_send_fail(req, rc);
+    struct bolt_tl_ctx *tc = bolt_rt.tlctx[p->tl];
+    size_t from = len;
+    int wrote = 1;
+    for (int k; tl->claim && (k = tl->claim(tc, peer, (int)slot, 1)) >= 0;) {
+        size_t end = split_edge(base, len, piece, (uint64_t)k + 1);
+        from = split_edge(base, len, piece, (uint64_t)k);
+        if (wrote && tl->put(tc, peer, (const char *)req->buf + from, base + from, end - from) !=
+                         BOLT_OK)
+            wrote = 0;
+    }
+    /* Claims over: the receiver may reuse the counter. */
+    int rc = send_control(peer, BOLT_FRAME_DATA,
+                          BOLT_FRAME_F_SPLIT | (wrote ? 0 : BOLT_FRAME_F_NO_READ), req->id,
+                          h->rreq, from);
+    if (rc) {
+        proto_send_fail(req, rc);
         return;
     }
-    /* Staged, not read by the receiver: this pair's single-copy access just
-     * failed one way. */
-    req->hints |= BOLT_TL_HINT_NO_READ;
-    send_stripes(req, peer, h->rreq, at, h->msg_size, &req->data_tail, &req->ndata_tail);
+    if (!wrote) {
+        /* Staged, not written by us: this pair's single-copy access just
+         * failed one way. */
+        req->hints |= BOLT_TL_HINT_NO_READ;
+        send_stripes(req, peer, h->rreq, from, len, &req->data_tail, &req->ndata_tail);
+    }
 }
 
-/* The sender wrote its part of a split copy into the receive's buffer. */
+/* The sender stopped claiming pieces of a split copy: its part, from
+ * msg_size on, is in the receive's buffer (or comes as DATA: F_NO_READ). */
 static int on_split_done(int peer, struct bolt_request *req, const struct bolt_frame_hdr *h)
 {
     if (!req)
         return BOLT_OK; /* the receive ended early (an error), the sender did not know */
-    if (req->kind != BOLT_REQ_RECV || req->world_peer != peer || h->len ||
-        !req->split_at || h->msg_size != req->split_at)
+    if (req->kind != BOLT_REQ_RECV || req->world_peer != peer || h->len || !req->split_slot ||
+        h->msg_size != req->split_at)
         return proto_error(peer, "split DATA for an unknown receive or at the wrong offset");
-    req->split_at = 0;
-    req->received += req->expected - h->msg_size;
+    const struct bolt_peer *p = &bolt_rt.peers[peer];
+    bolt_rt.tls[p->tl]->claim_close(bolt_rt.tlctx[p->tl], peer, req->split_slot - 1);
+    req->split_slot = 0;
+    if (!(h->flags & BOLT_FRAME_F_NO_READ))
+        req->received += req->expected - h->msg_size;
     if (req->received == req->expected)
         recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->received);
     return BOLT_OK;
@@ -926,7 +989,8 @@ static void frame_end(void *rt, int peer, const struct bolt_frame_hdr *h, void *
         /* Stripes may land in any order: each counts its own length. */
         struct bolt_request *req = p;
         req->received += h->len;
-        if (req->received == req->expected)
+        /* A split copy ends with the sender's F_SPLIT DATA (on_split_done). */
+        if (req->received == req->expected && !req->split_slot)
             recv_finish(req, req->status.source, req->status.tag, req->msg_size, req->received);
         break;
     }

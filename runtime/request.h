@@ -67,8 +67,9 @@ struct bolt_request {
     bolt_fold_fn *fold;  /* fold receive: buf is where the payload lands when it */
     void *fold_arg;      /* is not handed over in pieces; fold consumes it (NULL */
     size_t fold_unit;    /* once it has); pieces are multiples of fold_unit */
-    size_t split_at;     /* split copy: where the sender writes from (receiver: 0 once in;
-                            sender: set by the split CTS) */
+    size_t split_at;     /* split copy, receiver: where the sender's part starts */
+    int split_slot;      /* split copy: receiver: 1 + its claim slot until the sender's
+                            F_SPLIT DATA; sender: 1 once the split CTS came */
     /* posted-receive queue */
     struct bolt_request *next, *prev;
     /* self-send waiting for its receive (unexpected entry) */

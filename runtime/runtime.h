@@ -20,7 +20,7 @@ struct bolt_peer {
     int bye;                /* peer said BYE (it finalized) */
     char host[256];
     char why[256];          /* what broke */
-    uint64_t split_cts[2];  /* payload of a CTS with BOLT_FRAME_F_SPLIT from it */
+    uint64_t split_cts[3];  /* payload of a CTS with BOLT_FRAME_F_SPLIT from it */
 };
 
 struct bolt_runtime {

@@ -34,11 +34,17 @@ enum bolt_frame_type {
                                       DATA must be written by the sender (no single-copy) */
 #define BOLT_FRAME_F_SPLIT 0x08u /* RTS (with F_GET): the sender may write part of the message
                                    into the receiver's buffer itself while the receiver reads
-                                   the rest. CTS: the receiver splits: a payload of two
-                                   uint64_t, its buffer's address and the split offset S; the
-                                   sender writes bytes [S, msg_size) there and then says so with
-                                   a DATA frame with F_SPLIT (len 0, offset S); the receiver
-                                   reads [0, S) and answers with a CTS for 0 bytes, which
+                                   the rest. CTS: the receiver splits: a payload of three
+                                   uint64_t, its buffer's address B, a piece size P and a
+                                   claim slot; piece k is [edge(k), edge(k+1)) with edge(k) =
+                                   (B + kP) rounded down to 4 KiB, minus B (0 and msg_size at
+                                   the ends); the receiver reads pieces from the front and the
+                                   sender writes pieces from the back, each claiming the next
+                                   on the slot's counter (the transport's claim), until they
+                                   meet at S; the sender then says so with a DATA frame with
+                                   F_SPLIT (len 0, offset S; with F_NO_READ when its writes
+                                   failed and its part follows as DATA), and the receiver,
+                                   its part read, answers with a CTS for 0 bytes, which
                                    completes the send (or, when its read fails, a CTS with
                                    F_NO_READ for S bytes: DATA for them) */
 #define BOLT_FRAME_TYPE_TRANSPORT 0xffu /* reserved: a transport's own frames (TCP failover acknowledgements), never handed to the runtime */

@@ -117,8 +117,8 @@ struct bolt_transport {
     int (*get_ok)(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints);
     int (*get)(struct bolt_tl_ctx *ctx, int peer, void *dst, uint64_t raddr, size_t len);
     /* Optional, with get: split copies. put_ok (sender): is a `len`-byte
-     * message with these hints better copied half by the receiver (get) and
-     * half by this process writing into the receiver's memory (an idle
+     * message with these hints better copied in part by the receiver (get)
+     * and in part by this process writing into the receiver's memory (an idle
      * sender waiting in the library: BOLT_TL_HINT_SENDER_WAITS, a core for
      * each)? put: writes len bytes of src at raddr in peer's memory;
      * BOLT_OK, or an error (the runtime then sends DATA). A transport with
@@ -126,6 +126,19 @@ struct bolt_transport {
      * request after handing over the split CTS. */
     int (*put_ok)(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints);
     int (*put)(struct bolt_tl_ctx *ctx, int peer, const void *src, uint64_t raddr, size_t len);
+    /* Required with put: counters shared by the two sides of a split copy,
+     * whose pieces go to whichever side claims them first (the side with a
+     * core copies more). claim_open (receiver): for a copy of `len` bytes
+     * from `peer` to this process, sets *piece (a multiple of 4 KiB below
+     * len) and a counter for its ceil(len / *piece) pieces, none claimed;
+     * the counter's slot (>= 0), or -1 when none is free (no split).
+     * claim: takes the lowest piece left (the receiver, from_back 0) or the
+     * highest (the sender, 1) of the copy between this process and `peer`
+     * that `slot` counts; its index, or -1 when none is left. claim_close
+     * (receiver): frees the slot once the sender has stopped claiming. */
+    int (*claim_open)(struct bolt_tl_ctx *ctx, int peer, size_t len, size_t *piece);
+    int (*claim)(struct bolt_tl_ctx *ctx, int peer, int slot, int from_back);
+    void (*claim_close)(struct bolt_tl_ctx *ctx, int peer, int slot);
     /* Moves bytes without blocking. Returns how many frames moved (>= 0). */
     int (*progress)(struct bolt_tl_ctx *ctx);
     /* Fills up to `max` pollfds the engine may sleep on while idle (readable

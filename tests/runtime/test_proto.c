@@ -83,10 +83,50 @@ static int fake_put(struct bolt_tl_ctx *c, int p, const void *src, uint64_t radd
     memcpy((void *)(uintptr_t)raddr, src, len);
     return BOLT_OK;
 }
+/* One claim counter (slot 0) for split copies with rank 1: the receiver
+ * claims from the front, the sender from the back; at the first claim the
+ * other side takes `claim_rival` pieces, as if it had claimed them while
+ * this one was starting. */
+static uint32_t claim_front, claim_back, claim_rival;
+static int claim_free, claim_opened;
+static size_t claim_piece;
+static int fake_claim_open(struct bolt_tl_ctx *c, int p, size_t len, size_t *piece)
+{
+    (void)c;
+    ck_assert_int_eq(p, 1);
+    if (!claim_free || claim_opened)
+        return -1;
+    claim_opened = 1;
+    claim_front = 0;
+    claim_back = (uint32_t)((len + claim_piece - 1) / claim_piece);
+    *piece = claim_piece;
+    return 0;
+}
+static int fake_claim(struct bolt_tl_ctx *c, int p, int slot, int from_back)
+{
+    (void)c;
+    ck_assert_int_eq(p, 1);
+    if (slot != 0)
+        return -1;
+    for (; claim_rival && claim_front < claim_back; claim_rival--)
+        from_back ? claim_front++ : claim_back--;
+    if (claim_front >= claim_back)
+        return -1;
+    return from_back ? (int)--claim_back : (int)claim_front++;
+}
+static void fake_claim_close(struct bolt_tl_ctx *c, int p, int slot)
+{
+    (void)c;
+    ck_assert_int_eq(p, 1);
+    ck_assert_int_eq(slot, 0);
+    ck_assert(claim_opened);
+    claim_opened = 0;
+}
 static const struct bolt_transport fake = {
     .name = "fake", .send = fake_send, .eager_limit = fake_eager, .data_stripes = fake_stripes,
     .progress = fake_progress, .pollfds = fake_pollfds, .take_now = fake_take,
     .get_ok = fake_get_ok, .get = fake_get, .put_ok = fake_put_ok, .put = fake_put,
+    .claim_open = fake_claim_open, .claim = fake_claim, .claim_close = fake_claim_close,
 };
 
 static void setup(void)
@@ -108,6 +148,10 @@ static void setup(void)
     get_allowed = get_works = get_calls = 0;
     get_fail_after = -1;
     put_allowed = put_works = put_calls = 0;
+    claim_front = claim_back = claim_rival = 0;
+    claim_free = 1;
+    claim_opened = 0;
+    claim_piece = 4096;
     sync_complete = 1;
     stripes = 3;
 }
@@ -170,7 +214,7 @@ static struct bolt_frame_hdr split_cts(uint64_t sreq, size_t size)
 {
     return (struct bolt_frame_hdr){.type = BOLT_FRAME_CTS, .flags = BOLT_FRAME_F_SPLIT,
                                    .sreq = sreq, .rreq = 66, .msg_size = size,
-                                   .len = 2 * sizeof(uint64_t)};
+                                   .len = 3 * sizeof(uint64_t)};
 }
 
 START_TEST(large_send_finishes_only_after_every_stripe)
@@ -721,13 +765,16 @@ END_TEST
 
 /* A split copy, sender's side: the RTS offers it where the transport can
  * write the receiver's memory; the receiver's split CTS says where its
- * buffer is and from which offset the sender writes; the sender writes its
- * part and says so (DATA with F_SPLIT), and completes when the receiver has
- * read the other part (an empty CTS). When its write fails, its part goes as
- * DATA. A split CTS for a send that did not offer one is refused. */
+ * buffer is, the piece size and the claim counter; the sender writes the
+ * pieces it claims from the back (here the receiver took piece 0 first) and
+ * says where its part starts (DATA with F_SPLIT), and completes when the
+ * receiver has read the other part (an empty CTS). When its write fails,
+ * it says so (F_NO_READ) and sends its part as DATA. A split CTS for a send
+ * that did not offer one, or with bad pieces, is refused. */
 START_TEST(a_split_copy_sender_writes_its_part_and_waits_for_the_receivers)
 {
-    static char buf[9000], theirs[9000];
+    static char buf[9000];
+    static _Alignas(4096) char theirs[9000]; /* pieces [0, 4096) [4096, 8192) [8192, 9000) */
     fill(buf, sizeof buf, 3, 1);
     struct bolt_request *req;
     get_allowed = put_allowed = put_works = 1;
@@ -741,22 +788,26 @@ START_TEST(a_split_copy_sender_writes_its_part_and_waits_for_the_receivers)
         ck_assert_int_eq(nsent, first + 1);
         ck_assert_int_eq(sent[first]->hdr.flags & (BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT),
                          BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT);
-        uint64_t where[2] = {(uint64_t)(uintptr_t)theirs, 4096};
+        claim_front = 0, claim_back = 3, claim_rival = 1;
+        uint64_t where[3] = {(uint64_t)(uintptr_t)theirs, 4096, 0};
         ck_assert_int_eq(deliver(split_cts(sent[first]->hdr.sreq, sizeof buf), where), BOLT_OK);
         ck_assert(!req->done);
+        ck_assert_uint_eq(claim_front, claim_back); /* it claimed all it could */
+        ck_assert_int_eq(sent[first + 1]->hdr.type, BOLT_FRAME_DATA);
+        ck_assert_uint_eq(sent[first + 1]->hdr.rreq, 66);
+        ck_assert_uint_eq(sent[first + 1]->hdr.msg_size, 4096);
+        ck_assert_uint_eq(sent[first + 1]->hdr.len, 0);
         if (works) {
             ck_assert_int_eq(memcmp(theirs + 4096, buf + 4096, sizeof buf - 4096), 0);
             ck_assert_int_eq(theirs[4095], 0);
             ck_assert_int_eq(nsent, first + 2);
-            ck_assert_int_eq(sent[first + 1]->hdr.type, BOLT_FRAME_DATA);
             ck_assert_int_eq(sent[first + 1]->hdr.flags, BOLT_FRAME_F_SPLIT);
-            ck_assert_uint_eq(sent[first + 1]->hdr.rreq, 66);
-            ck_assert_uint_eq(sent[first + 1]->hdr.msg_size, 4096);
-            ck_assert_uint_eq(sent[first + 1]->hdr.len, 0);
-        } else { /* DATA for [4096, end) */
-            ck_assert_int_eq(nsent, first + 1 + stripes);
+        } else { /* then DATA for [4096, end) */
+            ck_assert_int_eq(sent[first + 1]->hdr.flags,
+                             BOLT_FRAME_F_SPLIT | BOLT_FRAME_F_NO_READ);
+            ck_assert_int_eq(nsent, first + 2 + stripes);
             size_t covered = 0;
-            for (int i = first + 1; i < nsent; i++) {
+            for (int i = first + 2; i < nsent; i++) {
                 ck_assert_int_eq(sent[i]->hdr.type, BOLT_FRAME_DATA);
                 ck_assert_uint_ge(sent[i]->hdr.msg_size, 4096);
                 ck_assert_ptr_eq(sent[i]->payload, buf + sent[i]->hdr.msg_size);
@@ -770,7 +821,22 @@ START_TEST(a_split_copy_sender_writes_its_part_and_waits_for_the_receivers)
         ck_assert_int_eq(req->status.error, BOLT_OK);
         bolt_req_release(req);
     }
-    ck_assert_int_eq(put_calls, 2);
+    ck_assert_int_eq(put_calls, 3); /* two pieces, then one that failed */
+    /* Pieces smaller than a page, or more than the runtime takes: refused. */
+    put_works = 1;
+    uint64_t bad[2][3] = {{(uint64_t)(uintptr_t)theirs, 100, 0}, {(uint64_t)(uintptr_t)theirs, 4096, 0}};
+    for (int b = 0; b < 2; b++) {
+        static char big[1 << 20];
+        char *what = b ? big : buf;
+        size_t n = b ? sizeof big : sizeof buf;
+        int first = nsent;
+        ck_assert_int_eq(bolt_proto_isend(what, n, 1, 5, bolt_rt.world, 0, BOLT_PROTO_WAITS, &req),
+                         BOLT_OK);
+        ck_assert_int_eq(deliver(split_cts(sent[first]->hdr.sreq, n), bad[b]), BOLT_OK);
+        ck_assert(req->done);
+        ck_assert_int_eq(req->status.error, BOLT_ERR_PROTO);
+        bolt_req_release(req);
+    }
     /* Not offered by a sender that does not wait for it at once (an isend,
      * then computation: the receiver must not depend on it), and then
      * refused. */
@@ -778,28 +844,34 @@ START_TEST(a_split_copy_sender_writes_its_part_and_waits_for_the_receivers)
     ck_assert_int_eq(bolt_proto_isend(buf, sizeof buf, 1, 5, bolt_rt.world, 0, 0, &req), BOLT_OK);
     ck_assert(!(sent[first]->hdr.flags & BOLT_FRAME_F_SPLIT));
     ck_assert(sent[first]->hdr.flags & BOLT_FRAME_F_GET);
-    uint64_t where[2] = {(uint64_t)(uintptr_t)theirs, 4096};
+    uint64_t where[3] = {(uint64_t)(uintptr_t)theirs, 4096, 0};
     ck_assert_int_eq(deliver(split_cts(sent[first]->hdr.sreq, sizeof buf), where), BOLT_ERR_PROTO);
     bolt_req_release(req);
 }
 END_TEST
 
 /* A split copy, receiver's side: an RTS offering one is answered with a
- * split CTS (this rank's buffer and the offset, page-aligned, from which the
- * sender writes); this rank reads its part and releases the sender (empty
- * CTS); the receive completes when the sender's DATA with F_SPLIT says its
- * part is in. A failed read asks for that part as DATA instead. Receives
- * that fold or would truncate do not split. */
+ * split CTS (this rank's buffer, the transport's piece size, the claim
+ * counter); this rank reads the pieces it claims from the front (here the
+ * sender took the last two first) and releases the sender (empty CTS); the
+ * receive completes when the sender's DATA with F_SPLIT says its part,
+ * from where they met, is in, or (F_NO_READ) when that part has come as
+ * DATA too; the counter is then closed. A failed read asks for this rank's
+ * part as DATA instead. Receives that fold or would truncate, or find no
+ * counter free, read it all themselves. */
 START_TEST(a_split_copy_receiver_reads_its_part_and_waits_for_the_senders)
 {
     static char theirs[20000];
-    static _Alignas(4096) char mine[20000]; /* split at 8192: the page nearest the middle */
+    static _Alignas(4096) char mine[20000]; /* pieces of 4 KiB, the last 3616 bytes */
     fill(theirs, sizeof theirs, 5, 2);
     struct bolt_frame_hdr rts =
         rts_offering(theirs, sizeof theirs, BOLT_FRAME_F_GET | BOLT_FRAME_F_SPLIT, 2, 93);
     struct bolt_request *req;
-    for (int works = 1; works >= 0; works--) {
+    /* read and written; read, the sender's part as DATA; our read failed */
+    for (int way = 0; way < 3; way++) {
+        int works = way < 2;
         get_works = works;
+        claim_rival = 2;
         memset(mine, 0, sizeof mine);
         int first = nsent;
         ck_assert_int_eq(bolt_proto_irecv(mine, sizeof mine, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
@@ -809,40 +881,57 @@ START_TEST(a_split_copy_receiver_reads_its_part_and_waits_for_the_senders)
         ck_assert_uint_eq(sent[first]->hdr.sreq, 93);
         ck_assert_uint_eq(sent[first]->hdr.rreq, req->id);
         ck_assert_uint_eq(sent[first]->hdr.msg_size, sizeof mine);
-        ck_assert_uint_eq(sent[first]->hdr.len, 16);
-        uint64_t where[2];
+        ck_assert_uint_eq(sent[first]->hdr.len, 24);
+        uint64_t where[3];
         memcpy(where, sent[first]->payload, sizeof where);
         ck_assert_uint_eq(where[0], (uint64_t)(uintptr_t)mine);
-        ck_assert_uint_eq(where[1], 8192);
+        ck_assert_uint_eq(where[1], 4096);
+        ck_assert_uint_eq(where[2], 0);
+        ck_assert_uint_eq(claim_front, 3); /* pieces 0-2 ours, 3-4 the sender's */
+        ck_assert_uint_eq(claim_back, 3);
         ck_assert_int_eq(nsent, first + 2);
         if (works) {
-            ck_assert_int_eq(memcmp(mine, theirs, 8192), 0);
-            ck_assert_int_eq(mine[8192], 0);
+            ck_assert_int_eq(memcmp(mine, theirs, 12288), 0);
+            ck_assert_int_eq(mine[12288], 0);
             ck_assert_uint_eq(sent[first + 1]->hdr.msg_size, 0); /* read: sender released */
             ck_assert_int_eq(sent[first + 1]->hdr.flags, 0);
         } else {
             ck_assert_int_eq(sent[first + 1]->hdr.flags, BOLT_FRAME_F_NO_READ);
-            ck_assert_uint_eq(sent[first + 1]->hdr.msg_size, 8192);
+            ck_assert_uint_eq(sent[first + 1]->hdr.msg_size, 12288);
             ck_assert_uint_eq(sent[first + 1]->hdr.rreq, req->id);
-            struct bolt_frame_hdr data = {.type = BOLT_FRAME_DATA, .rreq = req->id, .len = 8192};
+            struct bolt_frame_hdr data = {.type = BOLT_FRAME_DATA, .rreq = req->id, .len = 12288};
             ck_assert_int_eq(deliver(data, theirs), BOLT_OK);
         }
         ck_assert(!req->done);
         /* A DATA F_SPLIT at another offset is refused. */
         struct bolt_frame_hdr bad = {.type = BOLT_FRAME_DATA, .flags = BOLT_FRAME_F_SPLIT,
-                                     .rreq = req->id, .msg_size = 4096};
+                                     .rreq = req->id, .msg_size = 8192};
         ck_assert_int_eq(deliver(bad, NULL), BOLT_ERR_PROTO);
-        memcpy(mine + 8192, theirs + 8192, sizeof mine - 8192); /* the sender's write */
+        ck_assert(claim_opened);
         struct bolt_frame_hdr done = {.type = BOLT_FRAME_DATA, .flags = BOLT_FRAME_F_SPLIT,
-                                      .rreq = req->id, .msg_size = 8192};
-        ck_assert_int_eq(deliver(done, NULL), BOLT_OK);
+                                      .rreq = req->id, .msg_size = 12288};
+        if (way == 1) {
+            /* Its part comes as DATA: the receive waits for it. */
+            done.flags |= BOLT_FRAME_F_NO_READ;
+            ck_assert_int_eq(deliver(done, NULL), BOLT_OK);
+            ck_assert(!claim_opened);
+            ck_assert(!req->done);
+            struct bolt_frame_hdr data = {.type = BOLT_FRAME_DATA, .rreq = req->id,
+                                          .msg_size = 12288, .len = sizeof mine - 12288};
+            ck_assert_int_eq(deliver(data, theirs + 12288), BOLT_OK);
+        } else {
+            memcpy(mine + 12288, theirs + 12288, sizeof mine - 12288); /* the sender's writes */
+            ck_assert_int_eq(deliver(done, NULL), BOLT_OK);
+            ck_assert(!claim_opened);
+        }
         ck_assert(req->done);
         ck_assert_int_eq(req->status.error, BOLT_OK);
         ck_assert_uint_eq(req->status.bytes, sizeof mine);
         ck_assert_int_eq(memcmp(mine, theirs, sizeof mine), 0);
         bolt_req_release(req);
     }
-    /* Truncating and folding receives read it all themselves. */
+    /* Truncating and folding receives read it all themselves, as does one
+     * that finds no counter free or gets pieces it cannot use. */
     get_works = 1;
     int first = nsent;
     ck_assert_int_eq(bolt_proto_irecv(mine, 10000, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
@@ -862,6 +951,21 @@ START_TEST(a_split_copy_receiver_reads_its_part_and_waits_for_the_senders)
     ck_assert_int_eq(sent[first]->hdr.flags, 0);
     ck_assert_int_eq(nsent, first + 1);
     bolt_req_release(req);
+    for (int why = 0; why < 2; why++) {
+        claim_free = why;        /* none free; then one... */
+        claim_piece = 1000;      /* ...with pieces below a page */
+        memset(mine, 0, sizeof mine);
+        first = nsent;
+        ck_assert_int_eq(bolt_proto_irecv(mine, sizeof mine, 1, 2, bolt_rt.world, 0, &req), BOLT_OK);
+        ck_assert_int_eq(deliver(rts, NULL), BOLT_OK);
+        ck_assert(req->done);
+        ck_assert_int_eq(req->status.error, BOLT_OK);
+        ck_assert_int_eq(memcmp(mine, theirs, sizeof mine), 0);
+        ck_assert(!claim_opened);
+        ck_assert_int_eq(nsent, first + 1);
+        ck_assert_int_eq(sent[first]->hdr.flags, 0);
+        bolt_req_release(req);
+    }
 }
 END_TEST
 

@@ -748,6 +748,75 @@ START_TEST(test_put_writes_the_peer_buffer_where_allowed)
 }
 END_TEST
 
+/* claim_open / claim / claim_close: rank 1 opens the counter of a 4 MiB
+ * split copy from rank 0 and says which (a frame); both claim, rank 1 from
+ * the front and rank 0 from the back, a pause between claims so that they
+ * interleave, until none is left: rank 1's pieces are 0, 1, ... in order,
+ * rank 0's the last, the one before, ..., and together each piece once.
+ * Pieces: halves with a core for each rank, 32 on crowded cores. At most
+ * SHM_CLAIMS counters are open at once; a closed one is free again; a bad
+ * slot claims nothing. (3 ranks: crowded on 2 cores; rank 2 looks on.) */
+static int child_claims(int rank, int size, void *arg)
+{
+    (void)arg;
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    const size_t len = 4 * MiB;
+    size_t want_piece = size > sysconf(_SC_NPROCESSORS_ONLN) ? len / 32 : len / 2;
+    struct timespec pause = {0, 200 * 1000};
+    if (rank == 1) {
+        size_t piece = 0;
+        int slot = T->claim_open(e.ctx, 0, len, &piece);
+        CHILD_CHECK(slot >= 0 && piece == want_piece, "slot %d, piece %zu (want %zu)", slot, piece,
+                    want_piece);
+        uint64_t msg[2] = {(uint64_t)slot, piece};
+        struct bolt_frame_hdr h = take_hdr(1, sizeof msg, 0);
+        CHILD_CHECK(T->send_now(e.ctx, 0, &h, msg) == 1, "counter refused");
+        int mine = 0;
+        for (int k; (k = T->claim(e.ctx, 0, slot, 0)) >= 0; mine++) {
+            CHILD_CHECK(k == mine, "front piece %d after %d", k, mine);
+            nanosleep(&pause, NULL);
+        }
+        int theirs;
+        CHILD_CHECK(first_frame(&e, &theirs, sizeof theirs), "no count from rank 0");
+        CHILD_CHECK(mine + theirs == (int)(len / piece), "%d + %d pieces of %zu", mine, theirs,
+                    len / piece);
+        T->claim_close(e.ctx, 0, slot);
+        int slots[SHM_CLAIMS];
+        for (int i = 0; i < SHM_CLAIMS; i++) {
+            slots[i] = T->claim_open(e.ctx, 0, len, &piece);
+            CHILD_CHECK(slots[i] >= 0, "counter %d of %d refused", i, SHM_CLAIMS);
+            for (int j = 0; j < i; j++)
+                CHILD_CHECK(slots[j] != slots[i], "slot %d given twice", slots[i]);
+        }
+        CHILD_CHECK(T->claim_open(e.ctx, 0, len, &piece) == -1, "more than SHM_CLAIMS counters");
+        T->claim_close(e.ctx, 0, slots[3]);
+        CHILD_CHECK(T->claim_open(e.ctx, 0, len, &piece) == slots[3], "a closed counter not reused");
+        CHILD_CHECK(T->claim(e.ctx, 0, -1, 0) == -1 && T->claim(e.ctx, 0, SHM_CLAIMS, 0) == -1,
+                    "a bad slot claimed a piece");
+        CHILD_CHECK(T->claim_open(e.ctx, 0, 4096, &piece) == -1, "a counter for one page");
+    } else if (rank == 0) {
+        uint64_t msg[2];
+        CHILD_CHECK(first_frame(&e, msg, sizeof msg), "no counter from rank 1");
+        int pieces = (int)(len / msg[1]), theirs = 0;
+        for (int k; (k = T->claim(e.ctx, 1, (int)msg[0], 1)) >= 0; theirs++) {
+            CHILD_CHECK(k == pieces - 1 - theirs, "back piece %d after %d", k, theirs);
+            nanosleep(&pause, NULL);
+        }
+        struct bolt_frame_hdr h = take_hdr(2, sizeof theirs, 0);
+        CHILD_CHECK(T->send_now(e.ctx, 1, &h, &theirs) == 1, "count refused");
+    }
+    ep_close(&e);
+    return 0;
+}
+
+START_TEST(test_split_copy_pieces_go_to_whoever_claims_first)
+{
+    ck_assert_int_eq(run_ranks(3, child_claims, NULL), 0);
+}
+END_TEST
+
 START_TEST(test_take_now_takes_only_the_next_frame_asked_for)
 {
     ck_assert_int_eq(run_ranks(2, child_take_now, NULL), 0);
@@ -1183,6 +1252,7 @@ int main(void)
     tcase_add_test(tc, test_take_now_takes_only_the_next_frame_asked_for);
     tcase_add_test(tc, test_get_reads_the_peer_buffer_where_allowed);
     tcase_add_test(tc, test_put_writes_the_peer_buffer_where_allowed);
+    tcase_add_test(tc, test_split_copy_pieces_go_to_whoever_claims_first);
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);

@@ -5,6 +5,7 @@
  *   shm_ring.c       one channel's SPSC ring of 64-byte cells
  *   shm_xfer.c       moving frames: eager records, pipelined DATA through the
  *                    staging chunks, single-copy DATA (CMA); receiving
+ *   shm_claim.c      claim counters: who copies which piece of a split copy
  *   shm_bell.c       doorbells and the "asleep" flags: sleeping without lost
  *                    wake-ups
  *   shm_ctx.c        the ops (transport.h), wire-up, liveness, finalize
@@ -67,6 +68,7 @@ struct shm_peer {
     uint64_t chunks_got;  /* ours: staging chunks emptied */
     uint64_t cma_done;    /* ours: single-copy reads finished */
     int prod_waiting;     /* our copy of tx chan's waiting flag */
+    uint32_t claims_used; /* claim counters of the rx chan we opened (bit per slot) */
 };
 
 struct bolt_tl_ctx {
@@ -144,6 +146,11 @@ static inline size_t shm_peer_eager_limit(const struct bolt_tl_ctx *ctx, struct 
         return ctx->cma_min;
     return ctx->eager_limit;
 }
+
+/* shm_claim.c (struct bolt_transport's claim_open, claim, claim_close) */
+int shm_claim_open(struct bolt_tl_ctx *ctx, int peer, size_t len, size_t *piece);
+int shm_claim(struct bolt_tl_ctx *ctx, int peer, int slot, int from_back);
+void shm_claim_close(struct bolt_tl_ctx *ctx, int peer, int slot);
 
 /* shm_ctx.c */
 void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)

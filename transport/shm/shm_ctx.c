@@ -393,7 +393,7 @@ static int shm_get_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hi
  * (a receiver must not wait for an isend's sender to come back from its
  * computation), and not for a busy one (its core is taken).
  * On a crowded host too, from twice the size: one copy per byte as
- * single-copy, and whichever side has a core moves its half (4 ranks on 2
+ * single-copy, and whichever side has a core moves more pieces (4 ranks on 2
  * cores, MPI_Bcast of 128 KiB 21-26 us split against 24-43 unsplit, 512 KiB
  * 52-76 against 64-98), but at 64 KiB the extra round trip waits for the
  * sender to get a core (15-18 us against 12-16). */
@@ -582,6 +582,9 @@ const struct bolt_transport bolt_transport_shm = {
     .get = shm_get,
     .put_ok = shm_put_ok,
     .put = shm_put,
+    .claim_open = shm_claim_open,
+    .claim = shm_claim,
+    .claim_close = shm_claim_close,
     .progress = shm_progress,
     .pollfds = shm_pollfds,
     .eager_limit = shm_eager_limit,

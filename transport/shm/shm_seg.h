@@ -6,10 +6,12 @@
  *   header   magic, version, random 128-bit id, local rank count, sizes
  *   slots    one per local rank: pid, state, world rank, "asleep" flag
  *   chans    one per ordered pair (from, to): producer line, consumer line,
- *            a byte ring of 64-byte cells, a staging area of chunks
+ *            claim counters, a byte ring of 64-byte cells, a staging area
+ *            of chunks
  *
  * Every counter is written by one side only (single producer, single
- * consumer) and lives on a cache line of its own.
+ * consumer) and lives on a cache line of its own, but the claim counters,
+ * which both sides take pieces from with compare-and-swap.
  */
 #ifndef BOLT_SHM_SEG_H
 #define BOLT_SHM_SEG_H
@@ -19,7 +21,10 @@
 #include <stdint.h>
 
 #define SHM_MAGIC 0x31304d5348534c42ull /* "BLSHSM01" */
-#define SHM_VERSION 2u
+#define SHM_VERSION 3u
+/* Claim counters per channel: split copies from its producer to its consumer
+ * under way at once (shm_claim.c). */
+#define SHM_CLAIMS 16
 #define SHM_LINE 64u
 #define SHM_ID_BYTES 16
 /* Defaults chosen by measurement (docs in the transport's README section). */
@@ -68,9 +73,17 @@ struct shm_cons {
     _Atomic uint32_t cma_ok; /* 0 not probed, 1 the consumer can read the producer, 2 it cannot */
 };
 
+/* The pieces of one split copy (shm_claim.c): the consumer takes them from
+ * the front, the producer from the back; low 32 bits the next front piece,
+ * high 32 bits one past the last back piece left. */
+struct shm_claim {
+    _Alignas(SHM_LINE) _Atomic uint64_t word;
+};
+
 struct shm_chan {
     struct shm_prod prod;
     struct shm_cons cons;
+    struct shm_claim claims[SHM_CLAIMS];
     /* then ring_bytes of ring, then nchunks * chunk_bytes of staging */
 };
 

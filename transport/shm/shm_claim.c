@@ -15,6 +15,8 @@
 
 #include <stdatomic.h>
 
+_Static_assert(SHM_CLAIMS <= 32, "claims_used has a bit per slot");
+
 static struct shm_peer *claim_peer(struct bolt_tl_ctx *ctx, int peer)
 {
     if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired ||

@@ -180,8 +180,15 @@ static size_t split_edge(uint64_t base, size_t len, size_t piece, uint64_t k)
         return 0;
     if (k * piece >= len) /* past the last piece, ceil(len / piece) - 1 */
         return len;
-    uint64_t e = ((base + k * piece) & ~(uint64_t)(SPLIT_ALIGN - 1)) - base;
-    return e < len ? (size_t)e : len;
+    /* below k * piece, so below len */
+    return (size_t)(((base + k * piece) & ~(uint64_t)(SPLIT_ALIGN - 1)) - base);
+}
+
+/* Pieces both sides can cut len bytes into: a page or more each, at least
+ * two, at most SPLIT_PIECES_MAX. */
+static int split_pieces_ok(size_t len, uint64_t piece)
+{
+    return piece >= SPLIT_ALIGN && piece < len && (len - 1) / piece < SPLIT_PIECES_MAX;
 }
 
 static int rndv_split(struct bolt_request *req, const struct bolt_transport *tl, int world_src,
@@ -197,8 +204,7 @@ static int rndv_split(struct bolt_request *req, const struct bolt_transport *tl,
     int slot = tl->claim_open(tc, world_src, len, &piece);
     if (slot < 0)
         return 0;
-    if (piece < SPLIT_ALIGN || piece % SPLIT_ALIGN || piece >= len ||
-        (len - 1) / piece >= SPLIT_PIECES_MAX) { /* the transport's mistake: do not split */
+    if (!split_pieces_ok(len, piece)) { /* the transport's mistake: do not split */
         tl->claim_close(tc, world_src, slot);
         return 0;
     }
@@ -872,8 +878,7 @@ static void on_split_cts(int peer, const struct bolt_frame_hdr *h)
     size_t len = h->msg_size;
     if (!req || req->done)
         return; /* failed meanwhile */
-    if (piece < SPLIT_ALIGN || piece >= len || (len - 1) / piece >= SPLIT_PIECES_MAX ||
-        slot > INT_MAX) {
+    if (!split_pieces_ok(len, piece) || slot > INT_MAX) {
         proto_send_fail(req, proto_error(peer, "split CTS with bad pieces"));
         return;
     }

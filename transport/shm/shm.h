@@ -122,6 +122,15 @@ int shm_xfer_outgoing(const struct shm_peer *p);
 /* Detaches every unfinished send of the peer into one list. */
 struct bolt_tl_send *shm_xfer_take_sends(struct shm_peer *p);
 
+/* `peer` wired and not failed: its state; else NULL (ctx NULL or out of range too). */
+static inline struct shm_peer *shm_live_peer(struct bolt_tl_ctx *ctx, int peer)
+{
+    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired ||
+        ctx->peers[peer].failed)
+        return NULL;
+    return &ctx->peers[peer];
+}
+
 /* Does p read our large DATA single-copy? Its answer (from its probe at
  * wire-up) is on our channel to it; 0 until it is there. */
 static inline int shm_peer_cma(const struct bolt_tl_ctx *ctx, struct shm_peer *p)

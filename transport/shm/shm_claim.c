@@ -17,14 +17,6 @@
 
 _Static_assert(SHM_CLAIMS <= 32, "claims_used has a bit per slot");
 
-static struct shm_peer *claim_peer(struct bolt_tl_ctx *ctx, int peer)
-{
-    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired ||
-        ctx->peers[peer].failed)
-        return NULL;
-    return &ctx->peers[peer];
-}
-
 /* Piece sizes: on crowded cores SHM_CLAIM_PIECES pieces (none below
  * SHM_CLAIM_PIECE_MIN), so that the side that has a core takes the larger
  * share; with a core for each side two halves, whose one system call each
@@ -46,7 +38,7 @@ static size_t claim_piece(const struct bolt_tl_ctx *ctx, size_t len)
 
 int shm_claim_open(struct bolt_tl_ctx *ctx, int peer, size_t len, size_t *piece)
 {
-    struct shm_peer *p = claim_peer(ctx, peer);
+    struct shm_peer *p = shm_live_peer(ctx, peer);
     if (!p || len < 2 * SHM_CLAIM_ALIGN)
         return -1;
     size_t size = claim_piece(ctx, len);
@@ -65,7 +57,7 @@ int shm_claim_open(struct bolt_tl_ctx *ctx, int peer, size_t len, size_t *piece)
 
 int shm_claim(struct bolt_tl_ctx *ctx, int peer, int slot, int from_back)
 {
-    struct shm_peer *p = claim_peer(ctx, peer);
+    struct shm_peer *p = shm_live_peer(ctx, peer);
     if (!p || slot < 0 || slot >= SHM_CLAIMS)
         return -1;
     /* Ours to read from (receiver) or write to (sender): the same channel. */

@@ -382,9 +382,8 @@ static int shm_local_reads(struct bolt_tl_ctx *ctx)
 
 static int shm_get_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints)
 {
-    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
-        return 0;
-    return shm_xfer_use_cma(ctx, &ctx->peers[peer], len, hints);
+    struct shm_peer *p = shm_live_peer(ctx, peer);
+    return p ? shm_xfer_use_cma(ctx, p, len, hints) : 0;
 }
 
 /* Split copies: with a core for each side, two half copies in parallel
@@ -399,9 +398,9 @@ static int shm_get_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hi
  * sender to get a core (15-18 us against 12-16). */
 static int shm_put_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hints)
 {
-    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
+    struct shm_peer *p = shm_live_peer(ctx, peer);
+    if (!p)
         return 0;
-    struct shm_peer *p = &ctx->peers[peer];
     uint64_t min = ctx->crowded ? 2 * ctx->split_min : ctx->split_min;
     if (!ctx->split_min || len < min || !(hints & BOLT_TL_HINT_SENDER_WAITS) ||
         (hints & (BOLT_TL_HINT_SENDER_BUSY | BOLT_TL_HINT_NO_READ)) || !p->can_write)
@@ -414,9 +413,10 @@ static int shm_put_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hi
 static int cma_peer(struct bolt_tl_ctx *ctx, int peer, void *local, uint64_t raddr, size_t len,
                     int write)
 {
-    if (!ctx || peer < 0 || peer >= ctx->size || !ctx->peers[peer].wired || ctx->peers[peer].failed)
+    struct shm_peer *p = shm_live_peer(ctx, peer);
+    if (!p)
         return BOLT_ERR_ARG;
-    pid_t pid = ctx->peers[peer].pid;
+    pid_t pid = p->pid;
     int e = write ? shm_cma_write(pid, local, raddr, len) : shm_cma_read(pid, local, raddr, len);
     if (e) {
         bolt_log(BOLT_LOG_DEBUG, "shm: single-copy %s rank %d failed (%s): DATA instead",

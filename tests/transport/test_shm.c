@@ -1210,6 +1210,29 @@ START_TEST(test_segment_is_unlinked)
 }
 END_TEST
 
+/* Up to SHM_MANY_RANKS local ranks, each channel has the large ring and four
+ * staging chunks; beyond, a smaller ring and two chunks, so that a host of
+ * many ranks touches a bounded amount of memory. The ring is a power of two
+ * the transmit side's cell bitmap covers; a layout too large is refused. */
+START_TEST(test_layout_sizes_rings_by_rank_count)
+{
+    struct shm_seg_hdr h;
+    for (int n = 1; n <= 40; n++) {
+        memset(&h, 0, sizeof h);
+        size_t total = shm_seg_layout(n, &h);
+        ck_assert_uint_gt(total, 0);
+        ck_assert_uint_eq(h.ring_bytes, n <= SHM_MANY_RANKS ? SHM_RING_BYTES : SHM_RING_BYTES_MANY);
+        ck_assert_uint_eq(h.nchunks, n <= SHM_MANY_RANKS ? SHM_NCHUNKS : 2);
+        ck_assert_uint_eq(h.ring_bytes & (h.ring_bytes - 1), 0);
+        ck_assert_uint_le(h.ring_bytes, SHM_RING_CELLS * SHM_LINE);
+        ck_assert_uint_ge(h.chan_stride, sizeof(struct shm_chan) + h.ring_bytes + h.nchunks * h.chunk_bytes);
+        ck_assert_uint_eq(total, h.chan_off + (uint64_t)n * (uint64_t)n * h.chan_stride);
+    }
+    ck_assert_uint_eq(shm_seg_layout(0, &h), 0);
+    ck_assert_uint_eq(shm_seg_layout(4097, &h), 0);
+}
+END_TEST
+
 /* shm_prefault (madvise here, reads per page in test_shm_posix) maps every
  * page a range touches, from an address and length off page boundaries,
  * and changes no byte. */
@@ -1247,6 +1270,7 @@ int main(void)
     tcase_add_test(tc, test_prefault_maps_the_pages_and_changes_nothing);
     tcase_add_test(tc, test_ring_small_frames_are_packed);
     tcase_add_test(tc, test_segment_is_unlinked);
+    tcase_add_test(tc, test_layout_sizes_rings_by_rank_count);
     tcase_add_test(tc, test_singleton);
     tcase_add_test(tc, test_eager_frames_in_order);
     tcase_add_test(tc, test_take_now_takes_only_the_next_frame_asked_for);

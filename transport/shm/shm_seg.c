@@ -32,11 +32,13 @@ size_t shm_seg_layout(int nlocal, struct shm_seg_hdr *h)
     h->ring_bytes = SHM_RING_BYTES;
     h->chunk_bytes = SHM_CHUNK_BYTES;
     h->nchunks = SHM_NCHUNKS;
-    /* Many ranks: smaller staging per pair, so an all-to-all of large
-     * messages touches a bounded amount of memory (pages cost only once
-     * touched, but then they stay). */
-    if (nlocal > 16)
+    /* Many ranks: a smaller ring and staging per pair, so an all-to-all
+     * touches a bounded amount of memory (pages cost only once touched, but
+     * then they stay). */
+    if (nlocal > SHM_MANY_RANKS) {
+        h->ring_bytes = SHM_RING_BYTES_MANY;
         h->nchunks = 2;
+    }
     h->slot_off = round_up(sizeof *h, 4096);
     h->chan_off = round_up(h->slot_off + (uint64_t)nlocal * sizeof(struct shm_slot), 4096);
     h->chan_stride =

@@ -73,6 +73,11 @@ void coll_sched_free(struct coll_sched *s);
  * rounds. coll_sched_round ends a round: the next starts when all of its
  * sends and receives completed. */
 void coll_sched_send(struct coll_sched *s, const void *buf, size_t bytes, int peer);
+/* The same buffer to each of n distinct peers: in a blocking schedule with
+ * one copy that they all read where the transport can (bolt_proto_send_many_now),
+ * else as n sends. */
+void coll_sched_send_many(struct coll_sched *s, const void *buf, size_t bytes, const int *peers,
+                          int n);
 void coll_sched_recv(struct coll_sched *s, void *buf, size_t bytes, int peer);
 void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t count,
                        bolt_datatype_t dt, bolt_op_t op);

@@ -179,6 +179,18 @@ void coll_sched_send(struct coll_sched *s, const void *buf, size_t bytes, int pe
     }
 }
 
+void coll_sched_send_many(struct coll_sched *s, const void *buf, size_t bytes, const int *peers,
+                          int n)
+{
+    /* Blocking and nothing failed yet: gone at once, to all, with one copy
+     * of buf where the transport shares one; else one send each. */
+    if (s->direct && !s->err &&
+        bolt_proto_send_many_now(buf, bytes, peers, n, s->tag, s->comm, s->comm->ctx + 1))
+        return;
+    for (int i = 0; i < n; i++)
+        coll_sched_send(s, buf, bytes, peers[i]);
+}
+
 void coll_sched_recv(struct coll_sched *s, void *buf, size_t bytes, int peer)
 {
     struct step *st = add(s, STEP_RECV);

@@ -426,6 +426,35 @@ int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct
     return eager_now(tl, wp, buf, bytes, tag, comm, ctx);
 }
 
+int bolt_proto_send_many_now(const void *buf, size_t bytes, const int *dests, int n, int tag,
+                             struct bolt_comm *comm, uint32_t ctx)
+{
+    int wps[BOLT_PROTO_MANY_MAX], tl = -1;
+    if (n < 2 || n > BOLT_PROTO_MANY_MAX)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        int wp = comm->world_ranks[dests[i]];
+        const struct bolt_peer *p = &bolt_rt.peers[wp];
+        if (wp == bolt_rt.rank || p->failed || p->bye || (tl >= 0 && p->tl != tl))
+            return 0;
+        tl = p->tl;
+        wps[i] = wp;
+    }
+    const struct bolt_transport *t = bolt_rt.tls[tl];
+    if (!t->send_many_now)
+        return 0;
+    struct bolt_frame_hdr h = {
+        .magic = BOLT_FRAME_MAGIC,
+        .type = BOLT_FRAME_EAGER,
+        .ctx = ctx,
+        .src = comm->rank,
+        .tag = tag,
+        .len = bytes,
+        .msg_size = bytes,
+    };
+    return t->send_many_now(bolt_rt.tlctx[tl], wps, n, &h, buf);
+}
+
 /* The message is not in the unexpected queue: the next frame from the peer,
  * still in its transport, if it is the one (it is then the oldest from that
  * peer a receive could match) and no posted receive would take it first.

@@ -19,6 +19,15 @@
  * when it was sent, 0 when the caller must take the request path. */
 int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                         uint32_t ctx);
+/* The same message to each of n distinct ranks of comm (dests, none this
+ * rank) as bolt_proto_send_now would send it to each, but with one copy of
+ * the payload that they all read, where their transport can share one
+ * (send_many_now: shm). Any size that transport takes, the eager limit
+ * aside. Returns 1 when it went to all, 0 when to none: the caller then
+ * sends to each. */
+#define BOLT_PROTO_MANY_MAX 64
+int bolt_proto_send_many_now(const void *buf, size_t bytes, const int *dests, int n, int tag,
+                             struct bolt_comm *comm, uint32_t ctx);
 /* A receive without a request: when the first message from `source` (a rank
  * of comm) with `tag` on context ctx that a receive would match has fully
  * arrived eagerly, with exactly `bytes` bytes and no synchronous sender to

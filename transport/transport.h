@@ -98,6 +98,15 @@ struct bolt_transport {
      * send()). Lets a blocking send skip its request. */
     int (*send_now)(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *h,
                     const void *payload);
+    /* Optional: send_now to each of the n distinct peers at once, with one
+     * copy of the payload that they all read (an eager frame h of up to the
+     * transport's own bound, larger than the eager limit allowed: one
+     * buffer for many receivers on one host). 1 when the frame went to every
+     * peer (the caller's buffer is free again); 0 when it went to none (a
+     * peer not reachable this way or with frames queued before it, no room,
+     * too large): the caller then sends to each. */
+    int (*send_many_now)(struct bolt_tl_ctx *ctx, const int *peers, int n,
+                         const struct bolt_frame_hdr *h, const void *payload);
     /* Optional: when the next frame from `peer` not yet delivered is whole
      * in the transport and its header has want's magic, type, flags, ctx,
      * src, tag, len and msg_size, copies its want->len payload bytes into

@@ -50,6 +50,7 @@ SHM_TEST_COMMON = \
 	tests/transport/test_shm.c \
 	launcher/shm_host.c \
 	transport/shm/shm_seg.c transport/shm/shm_ring.c transport/shm/shm_xfer.c transport/shm/shm_claim.c \
+	transport/shm/shm_mcast.c \
 	transport/shm/shm_bell.c transport/shm/shm_ctx.c transport/tl_util.c
 check_PROGRAMS += tests/transport/test_shm tests/transport/test_shm_posix
 TESTS += tests/transport/test_shm tests/transport/test_shm_posix

@@ -823,6 +823,99 @@ START_TEST(test_take_now_takes_only_the_next_frame_asked_for)
 }
 END_TEST
 
+/* ---- one copy for many receivers: shared slots (send_many_now) ---- */
+
+static int g_go[2], g_done[2]; /* pipes: rank 0 -> receivers, receivers -> rank 0 */
+
+/* One byte from fd within 30 s: 1, else 0. */
+static int pipe_take(int fd)
+{
+    struct pollfd pf = {fd, POLLIN, 0};
+    char c;
+    return poll(&pf, 1, 30000) == 1 && read(fd, &c, 1) == 1;
+}
+
+#define MC_N (SHM_MCAST_SLOTS + 1)
+static const uint64_t mc_lens[MC_N] = {65536, 1, 0, SHM_MCAST_BYTES, 100003};
+
+static int child_mcast(int rank, int size, void *arg)
+{
+    (void)arg;
+    struct ep e;
+    int rc = ep_open(&e, rank, size);
+    CHILD_CHECK(rc == 0, "open: %s", bolt_error_message());
+    if (rank == 0) {
+        const int peers[2] = {1, 2}, twice[2] = {1, 1}, self[2] = {0, 1};
+        unsigned char *p[MC_N];
+        struct bolt_frame_hdr h[MC_N];
+        for (int i = 0; i < MC_N; i++) {
+            p[i] = make_payload((uint64_t)i, mc_lens[i]);
+            h[i] = take_hdr(10 + i, mc_lens[i], 0);
+        }
+        /* Each of the first SHM_MCAST_SLOTS takes a slot, and the
+         * receivers, held back, read none: the next finds no slot. */
+        for (int i = 0; i < SHM_MCAST_SLOTS; i++)
+            CHILD_CHECK(T->send_many_now(e.ctx, peers, 2, &h[i], p[i]) == 1, "message %d refused", i);
+        CHILD_CHECK(T->send_many_now(e.ctx, peers, 2, &h[MC_N - 1], p[MC_N - 1]) == 0,
+                    "a message with every slot being read");
+        struct bolt_frame_hdr big = take_hdr(30, SHM_MCAST_BYTES + 1, 0);
+        CHILD_CHECK(T->send_many_now(e.ctx, peers, 2, &big, p[3]) == 0, "a message over a slot");
+        CHILD_CHECK(T->send_many_now(e.ctx, twice, 2, &h[1], p[1]) == 0, "a peer twice");
+        CHILD_CHECK(T->send_many_now(e.ctx, self, 2, &h[1], p[1]) == 0, "this rank as a peer");
+        CHILD_CHECK(write(g_go[1], "gg", 2) == 2, "go");
+        /* Once the receivers read, slots come back. */
+        int sent = 0;
+        PROGRESS_UNTIL(&e, (sent = T->send_many_now(e.ctx, peers, 2, &h[MC_N - 1], p[MC_N - 1])), 30);
+        CHILD_CHECK(sent == 1, "no slot came back");
+        memset(p[MC_N - 1], 0, mc_lens[MC_N - 1]); /* the receivers read the slot, not this */
+        CHILD_CHECK(pipe_take(g_done[0]) && pipe_take(g_done[0]), "the receivers did not finish");
+        for (int k = 0; k < SHM_MCAST_SLOTS; k++)
+            CHILD_CHECK(atomic_load(&shm_seg_mcast_hdr(e.ctx->seg, e.ctx->index, k)->readers) == 0,
+                        "slot %d still counts readers", k);
+        for (int i = 0; i < MC_N; i++)
+            free(p[i]);
+    } else {
+        CHILD_CHECK(pipe_take(g_go[0]), "no go from rank 0");
+        int first = 0;
+        if (rank == 1) {
+            /* Taken straight from rank 0's slot (a receive already posted). */
+            static unsigned char buf[65536];
+            struct bolt_frame_hdr w = take_hdr(10, mc_lens[0], 0);
+            double until = now() + 30;
+            while (T->take_now(e.ctx, 0, &w, buf) == 0 && now() < until)
+                ;
+            CHILD_CHECK(payload_ok(buf, 0, mc_lens[0]), "message 0 taken: payload differs");
+            first = 1;
+        }
+        int want = MC_N - first;
+        PROGRESS_UNTIL(&e, e.rt.n == want && e.rt.f[want - 1].done, 30);
+        CHILD_CHECK(e.rt.n == want, "%d messages delivered, expected %d", e.rt.n, want);
+        for (int i = 0; i < want; i++) {
+            int m = i + first;
+            CHILD_CHECK(e.rt.f[i].hdr.type == BOLT_FRAME_EAGER && e.rt.f[i].hdr.tag == 10 + m &&
+                            e.rt.f[i].hdr.len == mc_lens[m] &&
+                            payload_ok(e.rt.f[i].buf, (uint64_t)m, mc_lens[m]),
+                        "delivered message %d is not message %d", i, m);
+        }
+        CHILD_CHECK(write(g_done[1], "d", 1) == 1, "done");
+    }
+    ep_close(&e);
+    return 0;
+}
+
+/* A message copied once into rank 0's shared slot reaches both receivers,
+ * in order with the rest, by progress or taken at once; a slot is reused
+ * only after every receiver read it; all or nothing: none for too large a
+ * message, a peer named twice or this rank. */
+START_TEST(test_one_copy_for_many_receivers)
+{
+    ck_assert_int_eq(pipe(g_go), 0);
+    ck_assert_int_eq(pipe(g_done), 0);
+    ck_assert_int_eq(run_ranks(3, child_mcast, NULL), 0);
+    close(g_go[0]), close(g_go[1]), close(g_done[0]), close(g_done[1]);
+}
+END_TEST
+
 /* ---- large DATA: single-copy or pipelined, with small frames around ---- */
 
 struct large_arg {
@@ -1226,7 +1319,9 @@ START_TEST(test_layout_sizes_rings_by_rank_count)
         ck_assert_uint_eq(h.ring_bytes & (h.ring_bytes - 1), 0);
         ck_assert_uint_le(h.ring_bytes, SHM_RING_CELLS * SHM_LINE);
         ck_assert_uint_ge(h.chan_stride, sizeof(struct shm_chan) + h.ring_bytes + h.nchunks * h.chunk_bytes);
-        ck_assert_uint_eq(total, h.chan_off + (uint64_t)n * (uint64_t)n * h.chan_stride);
+        ck_assert_uint_eq(h.mcast_off, h.chan_off + (uint64_t)n * (uint64_t)n * h.chan_stride);
+        ck_assert_uint_ge(h.mcast_stride, 4096 + SHM_MCAST_SLOTS * h.mcast_bytes);
+        ck_assert_uint_eq(total, h.mcast_off + (uint64_t)n * h.mcast_stride);
     }
     ck_assert_uint_eq(shm_seg_layout(0, &h), 0);
     ck_assert_uint_eq(shm_seg_layout(4097, &h), 0);
@@ -1277,6 +1372,7 @@ int main(void)
     tcase_add_test(tc, test_get_reads_the_peer_buffer_where_allowed);
     tcase_add_test(tc, test_put_writes_the_peer_buffer_where_allowed);
     tcase_add_test(tc, test_split_copy_pieces_go_to_whoever_claims_first);
+    tcase_add_test(tc, test_one_copy_for_many_receivers);
     tcase_add_test(tc, test_large_two_copy_pipeline);
     tcase_add_test(tc, test_large_single_copy);
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);

@@ -7,6 +7,7 @@ libbolt_la_SOURCES += \
 	transport/shm/shm_ring.c transport/shm/shm_ring.h \
 	transport/shm/shm_xfer.c \
 	transport/shm/shm_claim.c \
+	transport/shm/shm_mcast.c \
 	transport/shm/shm_bell.c \
 	transport/shm/shm_ctx.c \
 	transport/shm/shm_cma.h transport/shm/shm_fence.h transport/shm/shm_prefault.h

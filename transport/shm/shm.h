@@ -6,6 +6,7 @@
  *   shm_xfer.c       moving frames: eager records, pipelined DATA through the
  *                    staging chunks, single-copy DATA (CMA); receiving
  *   shm_claim.c      claim counters: who copies which piece of a split copy
+ *   shm_mcast.c      one copy of a message in a shared slot for many receivers
  *   shm_bell.c       doorbells and the "asleep" flags: sleeping without lost
  *                    wake-ups
  *   shm_ctx.c        the ops (transport.h), wire-up, liveness, finalize
@@ -97,6 +98,7 @@ struct bolt_tl_ctx {
     unsigned polls;
     int finalizing;
     int in_progress;
+    int mcast_next;       /* our shared slot to try first (shm_mcast.c) */
     uint8_t probe[SHM_ID_BYTES]; /* the id, read by peers to probe CMA */
 };
 
@@ -160,6 +162,12 @@ static inline size_t shm_peer_eager_limit(const struct bolt_tl_ctx *ctx, struct 
 int shm_claim_open(struct bolt_tl_ctx *ctx, int peer, size_t len, size_t *piece);
 int shm_claim(struct bolt_tl_ctx *ctx, int peer, int slot, int from_back);
 void shm_claim_close(struct bolt_tl_ctx *ctx, int peer, int slot);
+
+/* shm_mcast.c (struct bolt_transport's send_many_now; the receiver's copy) */
+int shm_mcast_send_now(struct bolt_tl_ctx *ctx, const int *peers, int n,
+                       const struct bolt_frame_hdr *h, const void *payload);
+int shm_mcast_read(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t slot, void *dst,
+                   uint64_t len);
 
 /* shm_ctx.c */
 void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)

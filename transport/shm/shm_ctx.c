@@ -363,6 +363,14 @@ static int shm_send_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_fra
     return shm_xfer_send_now(ctx, peer, h, payload);
 }
 
+static int shm_send_many_now(struct bolt_tl_ctx *ctx, const int *peers, int n,
+                             const struct bolt_frame_hdr *h, const void *payload)
+{
+    if (!ctx || !peers || (h->len > 0 && !payload))
+        return 0;
+    return shm_mcast_send_now(ctx, peers, n, h, payload);
+}
+
 static int shm_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame_hdr *want,
                         void *buf)
 {
@@ -576,6 +584,7 @@ const struct bolt_transport bolt_transport_shm = {
     .connect = shm_connect,
     .send = shm_send,
     .send_now = shm_send_now,
+    .send_many_now = shm_send_many_now,
     .take_now = shm_take_now,
     .get_ok = shm_get_ok,
     .local_reads = shm_local_reads,

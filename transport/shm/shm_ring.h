@@ -41,6 +41,7 @@ enum shm_rec_kind {
     SHM_REC_PIPE = 2,  /* DATA frame whose payload follows through the staging chunks */
     SHM_REC_CMA = 3,   /* DATA frame the consumer reads from the producer's memory at aux */
     SHM_REC_SMALL = 4, /* a small FRAME packed into its header cell (struct shm_small) */
+    SHM_REC_MCAST = 5, /* FRAME whose payload is in the producer's shared slot aux (shm_mcast.c) */
 };
 
 #define SHM_SMALL_MAX 32

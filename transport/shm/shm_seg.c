@@ -43,7 +43,10 @@ size_t shm_seg_layout(int nlocal, struct shm_seg_hdr *h)
     h->chan_off = round_up(h->slot_off + (uint64_t)nlocal * sizeof(struct shm_slot), 4096);
     h->chan_stride =
         round_up(sizeof(struct shm_chan) + h->ring_bytes + h->nchunks * h->chunk_bytes, 4096);
-    uint64_t total = h->chan_off + (uint64_t)nlocal * (uint64_t)nlocal * h->chan_stride;
+    h->mcast_bytes = SHM_MCAST_BYTES;
+    h->mcast_off = h->chan_off + (uint64_t)nlocal * (uint64_t)nlocal * h->chan_stride;
+    h->mcast_stride = 4096 + SHM_MCAST_SLOTS * h->mcast_bytes; /* counts on a page of their own */
+    uint64_t total = h->mcast_off + (uint64_t)nlocal * h->mcast_stride;
     if (total > SHM_MAX_SEG)
         return 0;
     h->total = total;
@@ -123,7 +126,8 @@ struct shm_seg_hdr *shm_seg_map(int fd, char *err, size_t errcap)
     memset(&want, 0, sizeof want);
     if (h.magic != SHM_MAGIC || h.version != SHM_VERSION ||
         shm_seg_layout((int)h.nlocal, &want) != h.total || want.chan_stride != h.chan_stride ||
-        want.ring_bytes != h.ring_bytes ||
+        want.ring_bytes != h.ring_bytes || want.mcast_off != h.mcast_off ||
+        want.mcast_stride != h.mcast_stride || want.mcast_bytes != h.mcast_bytes ||
         (uint64_t)st.st_size < h.total) {
         snprintf(err, errcap, "fd %d holds no Bolt segment of this version (stale environment "
                               "or a different Bolt build?)", fd);

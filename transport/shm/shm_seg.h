@@ -8,6 +8,9 @@
  *   chans    one per ordered pair (from, to): producer line, consumer line,
  *            claim counters, a byte ring of 64-byte cells, a staging area
  *            of chunks
+ *   shared   one per local rank: SHM_MCAST_SLOTS slots, each a reader count
+ *            and mcast_bytes of data the rank writes once for several
+ *            local peers to read (shm_mcast.c)
  *
  * Every counter is written by one side only (single producer, single
  * consumer) and lives on a cache line of its own, but the claim counters,
@@ -21,7 +24,7 @@
 #include <stdint.h>
 
 #define SHM_MAGIC 0x31304d5348534c42ull /* "BLSHSM01" */
-#define SHM_VERSION 3u
+#define SHM_VERSION 4u
 /* Claim counters per channel: split copies from its producer to its consumer
  * under way at once (shm_claim.c). */
 #define SHM_CLAIMS 16
@@ -39,6 +42,10 @@
 _Static_assert(SHM_RING_BYTES_MANY <= SHM_RING_BYTES, "SHM_RING_BYTES bounds every ring");
 #define SHM_CHUNK_BYTES (128u * 1024u)
 #define SHM_NCHUNKS 4u
+/* Shared slots per rank, and their size: one message copied once for many
+ * local receivers (shm_mcast.c). */
+#define SHM_MCAST_SLOTS 4
+#define SHM_MCAST_BYTES (256u * 1024u)
 
 enum { SHM_STATE_EMPTY = 0, SHM_STATE_ALIVE = 1, SHM_STATE_CLOSED = 2 };
 
@@ -53,6 +60,9 @@ struct shm_seg_hdr {
     uint64_t slot_off;    /* first struct shm_slot */
     uint64_t chan_off;    /* first channel */
     uint64_t chan_stride; /* bytes per channel */
+    uint64_t mcast_bytes; /* bytes per shared slot */
+    uint64_t mcast_off;   /* first rank's shared slots */
+    uint64_t mcast_stride; /* bytes per rank's shared slots */
     uint64_t total;       /* bytes of the whole segment */
 };
 
@@ -88,6 +98,12 @@ struct shm_claim {
     _Alignas(SHM_LINE) _Atomic uint64_t word;
 };
 
+/* A shared slot's reader count: set by its owner when it fills the slot,
+ * decremented by each reader once it copied the data out; free at 0. */
+struct shm_mcast_hdr {
+    _Alignas(SHM_LINE) _Atomic uint32_t readers;
+};
+
 struct shm_chan {
     struct shm_prod prod;
     struct shm_cons cons;
@@ -120,6 +136,20 @@ static inline struct shm_chan *shm_seg_chan(struct shm_seg_hdr *h, int from, int
     size_t idx = (size_t)from * h->nlocal + (size_t)to;
     return (struct shm_chan *)((char *)h + h->chan_off + idx * h->chan_stride);
 }
+
+/* Slot `slot` of local rank `owner`: its reader count, its data. */
+static inline struct shm_mcast_hdr *shm_seg_mcast_hdr(struct shm_seg_hdr *h, int owner, int slot)
+{
+    return (struct shm_mcast_hdr *)((char *)h + h->mcast_off + (size_t)owner * h->mcast_stride) +
+           slot;
+}
+
+static inline unsigned char *shm_seg_mcast_data(struct shm_seg_hdr *h, int owner, int slot)
+{
+    return (unsigned char *)h + h->mcast_off + (size_t)owner * h->mcast_stride + 4096 +
+           (size_t)slot * h->mcast_bytes;
+}
+_Static_assert(SHM_MCAST_SLOTS * sizeof(struct shm_mcast_hdr) <= 4096, "slot counts fit a page");
 
 static inline unsigned char *shm_chan_ring(struct shm_chan *c)
 {

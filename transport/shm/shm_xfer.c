@@ -172,16 +172,22 @@ int shm_xfer_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame
     /* A pipe in progress: left to read_records (frames after it could go,
      * but nothing here needs them). */
     if (p->failed || !p->wired || p->rx_pipe || !shm_ring_peek(&p->rx, &rec) ||
-        rec.kind != SHM_REC_FRAME)
+        (rec.kind != SHM_REC_FRAME && rec.kind != SHM_REC_MCAST))
         return 0;
     const struct bolt_frame_hdr *h = &rec.hdr;
     if (h->magic != want->magic || h->type != want->type || h->flags != want->flags ||
         h->ctx != want->ctx || h->src != want->src || h->tag != want->tag ||
         h->len != want->len || h->msg_size != want->msg_size)
         return 0;
-    if (h->len)
-        shm_ring_read_payload(&p->rx, buf, h->len);
-    shm_ring_pop(&p->rx, h->len);
+    if (rec.kind == SHM_REC_MCAST) {
+        if (shm_mcast_read(ctx, p, rec.aux, buf, h->len) != 0)
+            return 0; /* malformed: read_records fails the peer */
+        shm_ring_pop(&p->rx, 0);
+    } else {
+        if (h->len)
+            shm_ring_read_payload(&p->rx, buf, h->len);
+        shm_ring_pop(&p->rx, h->len);
+    }
     shm_bell_wake(ctx, p, 1); /* ring space came back */
     return 1;
 }
@@ -253,13 +259,25 @@ static int read_records(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
         void *dst = NULL, *cookie = NULL;
         if (rec.kind == SHM_REC_PIPE && p->rx_pipe)
             break; /* its chunks follow the current one's */
+        /* A shared-slot message only first in a pass: the ones behind the
+         * one a receive waits for (a root broadcasting ahead) stay in the
+         * ring for their own receives to take (take_now, one copy) rather
+         * than go through the unexpected queue (two, and a buffer each). */
+        if (rec.kind == SHM_REC_MCAST && frames > 0)
+            break;
         uint64_t len = rec.hdr.len;
         if (rec.kind == SHM_REC_FRAME && len > p->rx.cap - SHM_LINE) {
             shm_peer_fail(ctx, peer, "sent a malformed record (%llu bytes inline)",
                           (unsigned long long)len);
             break;
         }
-        if (rec.kind != SHM_REC_FRAME && rec.kind != SHM_REC_PIPE && rec.kind != SHM_REC_CMA) {
+        if (rec.kind == SHM_REC_MCAST && (rec.aux >= SHM_MCAST_SLOTS || len > ctx->seg->mcast_bytes)) {
+            shm_peer_fail(ctx, peer, "sent a malformed shared-slot record (slot %llu, %llu bytes)",
+                          (unsigned long long)rec.aux, (unsigned long long)len);
+            break;
+        }
+        if (rec.kind != SHM_REC_FRAME && rec.kind != SHM_REC_PIPE && rec.kind != SHM_REC_CMA &&
+            rec.kind != SHM_REC_MCAST) {
             shm_peer_fail(ctx, peer, "sent a record of unknown kind %u", rec.kind);
             break;
         }
@@ -277,6 +295,13 @@ static int read_records(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
             if (len)
                 shm_ring_read_payload(&p->rx, dst, len);
             shm_ring_pop(&p->rx, len);
+            freed = 1;
+            up->frame_end(up->rt, peer, &rec.hdr, cookie);
+            frames++;
+            break;
+        case SHM_REC_MCAST:
+            shm_mcast_read(ctx, p, rec.aux, dst, len); /* slot and length checked above */
+            shm_ring_pop(&p->rx, 0);
             freed = 1;
             up->frame_end(up->rt, peer, &rec.hdr, cookie);
             frames++;

@@ -397,19 +397,28 @@ static int send_to_self(struct bolt_request *req, int src)
     return BOLT_OK;
 }
 
-/* Hands an eager frame to the transport's send_now: 1 when it left. */
-static int eager_now(const struct bolt_transport *tl, int wp, const void *buf, size_t bytes,
-                     int tag, const struct bolt_comm *comm, uint32_t ctx)
+/* The header of a whole eager message of `bytes` from rank src with tag,
+ * on context ctx: what send_now and send_many_now write, and what take_now
+ * looks for. */
+static struct bolt_frame_hdr eager_hdr(uint32_t ctx, int src, int tag, size_t bytes)
 {
     struct bolt_frame_hdr h = {
         .magic = BOLT_FRAME_MAGIC,
         .type = BOLT_FRAME_EAGER,
         .ctx = ctx,
-        .src = comm->rank,
+        .src = src,
         .tag = tag,
         .len = bytes,
         .msg_size = bytes,
     };
+    return h;
+}
+
+/* Hands an eager frame to the transport's send_now: 1 when it left. */
+static int eager_now(const struct bolt_transport *tl, int wp, const void *buf, size_t bytes,
+                     int tag, const struct bolt_comm *comm, uint32_t ctx)
+{
+    struct bolt_frame_hdr h = eager_hdr(ctx, comm->rank, tag, bytes);
     return tl->send_now(bolt_rt.tlctx[bolt_rt.peers[wp].tl], wp, &h, buf);
 }
 
@@ -443,15 +452,7 @@ int bolt_proto_send_many_now(const void *buf, size_t bytes, const int *dests, in
     const struct bolt_transport *t = bolt_rt.tls[tl];
     if (!t->send_many_now)
         return 0;
-    struct bolt_frame_hdr h = {
-        .magic = BOLT_FRAME_MAGIC,
-        .type = BOLT_FRAME_EAGER,
-        .ctx = ctx,
-        .src = comm->rank,
-        .tag = tag,
-        .len = bytes,
-        .msg_size = bytes,
-    };
+    struct bolt_frame_hdr h = eager_hdr(ctx, comm->rank, tag, bytes);
     return t->send_many_now(bolt_rt.tlctx[tl], wps, n, &h, buf);
 }
 
@@ -471,15 +472,7 @@ static int take_from_transport(void *buf, size_t bytes, int source, int tag,
         return -1;
     if (!tl->take_now || bolt_match_has_posted(&bolt_rt.match, ctx, source, tag))
         return 0;
-    struct bolt_frame_hdr want = {
-        .magic = BOLT_FRAME_MAGIC,
-        .type = BOLT_FRAME_EAGER,
-        .ctx = ctx,
-        .src = source,
-        .tag = tag,
-        .len = bytes,
-        .msg_size = bytes,
-    };
+    struct bolt_frame_hdr want = eager_hdr(ctx, source, tag, bytes);
     return tl->take_now(bolt_rt.tlctx[p->tl], wp, &want, buf);
 }
 

@@ -166,8 +166,14 @@ void shm_claim_close(struct bolt_tl_ctx *ctx, int peer, int slot);
 /* shm_mcast.c (struct bolt_transport's send_many_now; the receiver's copy) */
 int shm_mcast_send_now(struct bolt_tl_ctx *ctx, const int *peers, int n,
                        const struct bolt_frame_hdr *h, const void *payload);
-int shm_mcast_read(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t slot, void *dst,
-                   uint64_t len);
+/* The receiver's side: copies the payload of an SHM_REC_MCAST record (one
+ * shm_mcast_rec_ok accepts) from p's slot into dst and counts itself off. */
+void shm_mcast_read(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t slot, void *dst,
+                    uint64_t len);
+static inline int shm_mcast_rec_ok(const struct bolt_tl_ctx *ctx, const struct shm_rec *rec)
+{
+    return rec->aux < SHM_MCAST_SLOTS && rec->hdr.len <= ctx->seg->mcast_bytes;
+}
 
 /* shm_ctx.c */
 void shm_peer_fail(struct bolt_tl_ctx *ctx, int peer, const char *fmt, ...)

@@ -1,9 +1,9 @@
 /*
  * shm_mcast.c — one copy for many receivers (transport.h, send_many_now).
  *
- * A root broadcasting over shared memory copied its buffer once per
- * receiver, into each one's channel, and each receiver copied it out again:
- * 2(n - 1) copies, on cores the ranks may share. Here the root copies it
+ * A root broadcasting over shared memory to n receivers copied its buffer
+ * once per receiver, into each one's channel, and each receiver copied it
+ * out again: 2n copies, on cores the ranks may share. Here the root copies it
  * once, into one of its own shared slots (shm_seg.h), sets the slot's reader
  * count to the number of receivers and puts a header-only record
  * (SHM_REC_MCAST, aux = slot) in each one's ring; each receiver copies the
@@ -57,17 +57,12 @@ int shm_mcast_send_now(struct bolt_tl_ctx *ctx, const int *peers, int n,
     return 1;
 }
 
-/* The receiver's side: copies the payload of an SHM_REC_MCAST record from
- * p's slot into dst and counts itself off. 0, or -1 for a bad slot. */
-int shm_mcast_read(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t slot, void *dst,
-                   uint64_t len)
+void shm_mcast_read(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t slot, void *dst,
+                    uint64_t len)
 {
-    if (slot >= SHM_MCAST_SLOTS || len > ctx->seg->mcast_bytes)
-        return -1;
     if (len)
         memcpy(dst, shm_seg_mcast_data(ctx->seg, p->local, (int)slot), len);
     /* Release: our copy is done before the owner may refill the slot. */
     atomic_fetch_sub_explicit(&shm_seg_mcast_hdr(ctx->seg, p->local, (int)slot)->readers, 1,
                               memory_order_release);
-    return 0;
 }

@@ -45,7 +45,7 @@ size_t shm_seg_layout(int nlocal, struct shm_seg_hdr *h)
         round_up(sizeof(struct shm_chan) + h->ring_bytes + h->nchunks * h->chunk_bytes, 4096);
     h->mcast_bytes = SHM_MCAST_BYTES;
     h->mcast_off = h->chan_off + (uint64_t)nlocal * (uint64_t)nlocal * h->chan_stride;
-    h->mcast_stride = 4096 + SHM_MCAST_SLOTS * h->mcast_bytes; /* counts on a page of their own */
+    h->mcast_stride = SHM_MCAST_COUNTS_BYTES + SHM_MCAST_SLOTS * h->mcast_bytes;
     uint64_t total = h->mcast_off + (uint64_t)nlocal * h->mcast_stride;
     if (total > SHM_MAX_SEG)
         return 0;

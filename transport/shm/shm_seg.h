@@ -14,7 +14,8 @@
  *
  * Every counter is written by one side only (single producer, single
  * consumer) and lives on a cache line of its own, but the claim counters,
- * which both sides take pieces from with compare-and-swap.
+ * which both sides take pieces from with compare-and-swap, and the shared
+ * slots' reader counts, which each reader decrements.
  */
 #ifndef BOLT_SHM_SEG_H
 #define BOLT_SHM_SEG_H
@@ -46,6 +47,7 @@ _Static_assert(SHM_RING_BYTES_MANY <= SHM_RING_BYTES, "SHM_RING_BYTES bounds eve
  * local receivers (shm_mcast.c). */
 #define SHM_MCAST_SLOTS 4
 #define SHM_MCAST_BYTES (256u * 1024u)
+#define SHM_MCAST_COUNTS_BYTES 4096u /* a rank's reader counts, before its slots' data */
 
 enum { SHM_STATE_EMPTY = 0, SHM_STATE_ALIVE = 1, SHM_STATE_CLOSED = 2 };
 
@@ -146,10 +148,11 @@ static inline struct shm_mcast_hdr *shm_seg_mcast_hdr(struct shm_seg_hdr *h, int
 
 static inline unsigned char *shm_seg_mcast_data(struct shm_seg_hdr *h, int owner, int slot)
 {
-    return (unsigned char *)h + h->mcast_off + (size_t)owner * h->mcast_stride + 4096 +
-           (size_t)slot * h->mcast_bytes;
+    return (unsigned char *)h + h->mcast_off + (size_t)owner * h->mcast_stride +
+           SHM_MCAST_COUNTS_BYTES + (size_t)slot * h->mcast_bytes;
 }
-_Static_assert(SHM_MCAST_SLOTS * sizeof(struct shm_mcast_hdr) <= 4096, "slot counts fit a page");
+_Static_assert(SHM_MCAST_SLOTS * sizeof(struct shm_mcast_hdr) <= SHM_MCAST_COUNTS_BYTES,
+               "reader counts fit before the data");
 
 static inline unsigned char *shm_chan_ring(struct shm_chan *c)
 {

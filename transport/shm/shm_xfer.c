@@ -180,8 +180,9 @@ int shm_xfer_take_now(struct bolt_tl_ctx *ctx, int peer, const struct bolt_frame
         h->len != want->len || h->msg_size != want->msg_size)
         return 0;
     if (rec.kind == SHM_REC_MCAST) {
-        if (shm_mcast_read(ctx, p, rec.aux, buf, h->len) != 0)
+        if (!shm_mcast_rec_ok(ctx, &rec))
             return 0; /* malformed: read_records fails the peer */
+        shm_mcast_read(ctx, p, rec.aux, buf, h->len);
         shm_ring_pop(&p->rx, 0);
     } else {
         if (h->len)
@@ -271,7 +272,7 @@ static int read_records(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
                           (unsigned long long)len);
             break;
         }
-        if (rec.kind == SHM_REC_MCAST && (rec.aux >= SHM_MCAST_SLOTS || len > ctx->seg->mcast_bytes)) {
+        if (rec.kind == SHM_REC_MCAST && !shm_mcast_rec_ok(ctx, &rec)) {
             shm_peer_fail(ctx, peer, "sent a malformed shared-slot record (slot %llu, %llu bytes)",
                           (unsigned long long)rec.aux, (unsigned long long)len);
             break;
@@ -300,7 +301,7 @@ static int read_records(struct bolt_tl_ctx *ctx, struct shm_peer *p, int peer)
             frames++;
             break;
         case SHM_REC_MCAST:
-            shm_mcast_read(ctx, p, rec.aux, dst, len); /* slot and length checked above */
+            shm_mcast_read(ctx, p, rec.aux, dst, len); /* checked above */
             shm_ring_pop(&p->rx, 0);
             freed = 1;
             up->frame_end(up->rt, peer, &rec.hdr, cookie);

@@ -23,7 +23,6 @@ int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out
     int n = c->size, r = c->rank;
     size_t esize = bolt_type_size(dt), mine = counts[r] * esize;
     const char *buf = vbuf;
-    char *tmp = n > 1 ? coll_sched_tmp(s, mine * (size_t)(n - 1)) : NULL;
     /* Two ranks, one operand to fold in: reduced into out as it arrives,
      * read once. Not when out is what goes to the peer meanwhile (in-place
      * reduce-scatter: out is the start of buf), nor when out overlaps own
@@ -32,10 +31,31 @@ int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out
     if (n == 2 && !overlap(out, mine, sent, counts[1 - r] * esize) &&
         (out == own || !overlap(out, mine, own, mine))) {
         coll_sched_send(s, sent, counts[1 - r] * esize, 1 - r);
-        coll_sched_recv_reduce(s, tmp, own, out, counts[r], dt, op, r == 0, 1 - r);
+        coll_sched_recv_reduce(s, coll_sched_tmp(s, mine), own, out, counts[r], dt, op, r == 0, 1 - r);
         coll_sched_round(s);
         return coll_sched_error(s);
     }
+    /* The n - 1 copies of our chunk would not fit in this rank's share of
+     * the cache, so reducing them after they all landed would read them
+     * again from memory: with a commutative op, fold each into out as it
+     * comes instead, one peer per round, in a fixed order (our own, then
+     * ranks r - 1, r - 2, ...: bitwise alike from run to run). Round k
+     * pairs with the peers' round k, so no rank waits on a later round of
+     * another. Not when out overlaps anything sent (in-place reduce-scatter
+     * into the start of buf): it is written from the first round. */
+    size_t total = (displs[n - 1] + counts[n - 1]) * esize;
+    if (mine * (size_t)(n - 1) > coll_cache_share() && coll_op_commutative(op) &&
+        (out == own || !overlap(out, mine, buf, total))) {
+        char *land = coll_sched_tmp(s, mine); /* a part that lands unfolded; one round at a time */
+        for (int k = 1; k < n; k++) {
+            int to = (r + k) % n, from = (r + n - k) % n;
+            coll_sched_send(s, buf + displs[to] * esize, counts[to] * esize, to);
+            coll_sched_recv_reduce(s, land, k == 1 ? own : out, out, counts[r], dt, op, 1, from);
+            coll_sched_round(s);
+        }
+        return coll_sched_error(s);
+    }
+    char *tmp = n > 1 ? coll_sched_tmp(s, mine * (size_t)(n - 1)) : NULL;
     char **part = coll_sched_tmp(s, (size_t)n * sizeof *part); /* rank i's copy of our chunk */
     if (!part)
         return coll_sched_error(s);

@@ -137,6 +137,10 @@ int coll_tree_near_first(void);
 /* Cores shared by more ranks than there are, in a job on one host; else 0
  * (select.c). */
 int coll_crowded_cores(void);
+/* This rank's share of the cache (BOLT_COLL_CACHE per core, shared by
+ * ranks crowding a core): what an algorithm may hold whole and still reduce
+ * from the cache. Alike on every rank of a job. */
+size_t coll_cache_share(void);
 
 typedef int coll_bcast_fn(struct coll_sched *s, void *buf, size_t bytes, int root);
 coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgather,

@@ -173,6 +173,13 @@ int coll_crowded_cores(void)
     return bolt_rt.host_cores;
 }
 
+size_t coll_cache_share(void)
+{
+    size_t share = (size_t)bolt_param_int(BOLT_P_COLL_CACHE);
+    int cores = coll_crowded_cores();
+    return cores ? share / (size_t)bolt_rt.local_size * (size_t)cores : share;
+}
+
 /* How many of x transfers (or ranks' copies) run side by side on the cores
  * crowded ranks share. */
 static double side_by_side(int x, int cores)

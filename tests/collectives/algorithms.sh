@@ -54,6 +54,13 @@ run 3 "$T/coll_check" choice "bcast:4!=flat,bcast:16777216!=flat"
 # not read the sender itself (TCP; shm without single-copy)
 run_tcp 2 -x BOLT_ALLREDUCE_ALGO=mesh "$T/coll_check" allreduce --large
 run 2 -x BOLT_ALLREDUCE_ALGO=mesh -x BOLT_SHM_CMA=0 "$T/coll_check" allreduce --large
+# more ranks: where a rank's n - 1 copies of its chunk outgrow its share of
+# the cache (made small here), each is folded in as it comes, one peer per
+# round (commutative ops; the rest reduce after all landed); in place, and
+# reduce-scatter, which shares the code
+run 5 -x BOLT_ALLREDUCE_ALGO=mesh -x BOLT_COLL_CACHE=64K "$T/coll_check" allreduce --large
+run_tcp 3 -x BOLT_ALLREDUCE_ALGO=mesh -x BOLT_COLL_CACHE=64K "$T/coll_check" allreduce --large
+run 4 -x BOLT_ALLREDUCE_ALGO=mesh -x BOLT_COLL_CACHE=64K -x BOLT_SHM_CMA=0 "$T/coll_check" allreduce --large
 # nonblocking ones on the pipelined algorithms, large
 run 2 -x BOLT_ALLREDUCE_ALGO=mesh "$T/coll_check" nonblocking --large
 run 3 -x BOLT_ALLREDUCE_ALGO=ring -x BOLT_BCAST_ALGO=chain "$T/coll_check" nonblocking --large

@@ -64,21 +64,25 @@ struct model {
     double fwd;        /* per buffer a tree rank forwards after receiving it whole */
 };
 
+size_t coll_cache_share(void)
+{
+    size_t share = (size_t)bolt_param_int(BOLT_P_COLL_CACHE);
+    int cores = coll_crowded_cores(); /* crowded: one host, local_size == size */
+    return cores ? share * (size_t)cores / (size_t)bolt_rt.local_size : share;
+}
+
 /* The model for S bytes. A tree rank forwards a buffer it received whole:
  * the bytes beyond its share of the cache (BOLT_COLL_CACHE per core, shared
  * by ranks crowding a core) it reads again from memory, at
  * BOLT_COLL_BETA_MEM. A pipeline forwards each segment just in. A fitted
- * term: the root's own repeated sends are not charged (see params.def).
- * `cores`: the cores crowded ranks share (coll_crowded_cores), else 0. */
-static struct model model_get(double S, int cores)
+ * term: the root's own repeated sends are not charged (see params.def). */
+static struct model model_get(double S)
 {
     struct model m = {bolt_param_double(BOLT_P_COLL_ALPHA_US) * 1e-6,
                       bolt_param_double(BOLT_P_COLL_MSG_US) * 1e-6,
                       bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) * 1e-9 / 1024,
                       bolt_param_double(BOLT_P_COLL_GAMMA_NS_PER_KB) * 1e-9 / 1024, 0};
-    double share = (double)bolt_param_int(BOLT_P_COLL_CACHE), cold = 0;
-    if (cores) /* crowded: one host, local_size == size */
-        share = share * cores / bolt_rt.local_size;
+    double share = (double)coll_cache_share(), cold = 0;
     if (share > 0 && S > share)
         cold = S - share;
     m.fwd = S * m.b + cold * (bolt_param_double(BOLT_P_COLL_BETA_MEM_NS_PER_KB) * 1e-9 / 1024 - m.b);
@@ -171,13 +175,6 @@ int coll_crowded_cores(void)
         bolt_rt.size <= bolt_rt.host_cores)
         return 0;
     return bolt_rt.host_cores;
-}
-
-size_t coll_cache_share(void)
-{
-    size_t share = (size_t)bolt_param_int(BOLT_P_COLL_CACHE);
-    int cores = coll_crowded_cores();
-    return cores ? share / (size_t)bolt_rt.local_size * (size_t)cores : share;
 }
 
 /* How many of x transfers (or ranks' copies) run side by side on the cores
@@ -313,7 +310,7 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
 static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutative)
 {
     int cores = coll_crowded_cores();
-    struct model m = model_get((double)bytes, cores);
+    struct model m = model_get((double)bytes);
     double S = (double)bytes, best = 1e300;
     int pick = 0;
     /* Ties go to the first in this order: fewer messages, then less state. */

@@ -1,9 +1,11 @@
 /*
  * allreduce_mesh.c — direct reduce-scatter + all-gather for a full mesh:
  * chunk j of every rank's vector goes straight to rank j, which reduces the
- * n copies in rank order and sends the result straight to every rank. Two
- * latencies, each rank moving 2(n-1)/n of the vector; each chunk is reduced
- * by one rank, in rank order (non-commutative ops are fine).
+ * n copies and sends the result straight to every rank. Two latencies, each
+ * rank moving 2(n-1)/n of the vector; each chunk is reduced by one rank, in
+ * an order fixed by n and the sizes: rank order (non-commutative ops are
+ * fine), or, for commutative ops whose copies outgrow the cache, as they
+ * come one peer per round (coll_reduce_scatter_direct).
  */
 #include <stdint.h>
 

@@ -252,10 +252,10 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
          * 2.7-5.0 (one step: fewer waits for a core-mate); 8 ranks, 16.9
          * against 12.5 (56 messages against 24). Over TCP, 4 ranks, one-shot
          * took 27-30 us against 21-25. */
-        double msgs, further = 0, folds = 2.0 * (n - p);
+        double msgs, further = 0, fold_msgs = 2.0 * (n - p);
         switch (algo) {
         case AR_RD:
-            steps = lp * m.a + fold, msgs = p * lp + folds;
+            steps = lp * m.a + fold, msgs = p * lp + fold_msgs;
             moved = p * lp * S + fbytes, reduced = p * lp * S + (n - p) * S;
             break;
         case AR_RING: {
@@ -266,7 +266,7 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
             break;
         }
         case AR_RAB:
-            steps = 2 * lp * m.a + fold, msgs = 2 * lp * p + folds;
+            steps = 2 * lp * m.a + fold, msgs = 2 * lp * p + fold_msgs;
             moved = 2 * (p - 1) * S + fbytes, reduced = (p - 1) * S * 1.5 + (n - p) * S;
             break;
         case AR_ONESHOT:

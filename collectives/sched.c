@@ -106,9 +106,11 @@ struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const 
     s->tag = coll_tag_next(comm);
     comm->coll_seq++;
     s->direct = (flags & COLL_BLOCKING) != 0;
-    s->send_flags = flags & COLL_EXCHANGE   ? BOLT_PROTO_SENDER_BUSY
-                    : flags & COLL_BLOCKING ? BOLT_PROTO_WAITS
-                                            : 0;
+    /* a nonblocking collective's caller computes meanwhile: like a rank of
+     * an exchange, it is busy, so its receivers copy what it sends */
+    s->send_flags = flags & COLL_EXCHANGE    ? BOLT_PROTO_SENDER_BUSY
+                    : flags & COLL_BLOCKING  ? BOLT_PROTO_WAITS
+                                             : BOLT_PROTO_SENDER_BUSY;
     return s;
 }
 

@@ -23,7 +23,8 @@ const char *hpl_usage(void)
            "  --pmap row|column process mapping (default HPL.dat's, else row-major)\n"
            "  --auto[=F]        N from F (default 0.8) of the memory every host can give its ranks,\n"
            "                    the most square grid, NB from a DGEMM probe; prints why\n"
-           "  --progress        a progress line on stderr (default: when stderr is a terminal)\n"
+           "  --progress[=S]    a progress line on stderr at most every S seconds (default 5, or\n"
+           "                    0.5 rewritten in place when stderr is a terminal, which turns it on)\n"
            "  --no-progress\n"
            "  --phases          the time of each phase (panel factorisation, pivoting, broadcast,\n"
            "                    row swaps, update, back substitution), slowest rank's\n"
@@ -53,7 +54,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 
 int hpl_opts_parse(int argc, char **argv, hpl_opts_t *o, char *err, size_t errlen)
 {
-    *o = (hpl_opts_t){.dat = "HPL.dat", .pmap = -1, .progress = -1, .auto_fraction = 0.8,
+    *o = (hpl_opts_t){.dat = "HPL.dat", .pmap = -1, .progress = -1, .progress_interval = -1, .auto_fraction = 0.8,
                       .fault_row = -1, .fault_col = -1, .peak_size = 4000, .seed = 100};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
@@ -127,6 +128,15 @@ int hpl_opts_parse(int argc, char **argv, hpl_opts_t *o, char *err, size_t errle
             }
         } else if (!strcmp(a, "--progress")) {
             o->progress = 1;
+            if (val) {
+                char *end;
+                double iv = strtod(val, &end);
+                if (end == val || *end || !(iv >= 0.0 && iv <= 86400.0)) {
+                    snprintf(err, errlen, "--progress=SECONDS expects an interval from 0 to 86400, got '%s'", val);
+                    return -1;
+                }
+                o->progress_interval = iv;
+            }
         } else if (!strcmp(a, "--no-progress")) {
             o->progress = 0;
         } else if (!strcmp(a, "--phases")) {

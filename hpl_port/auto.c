@@ -143,7 +143,7 @@ int hpl_auto(bolt_comm_t world, double fraction, int nb_given, int n_given, int 
         if (n < nb)
             n = nb;
         at = notef(notes, notes_len, at,
-                   "- auto: N = %d, %.0f%% of the memory host %s can give each of its %d ranks (%.2f GiB "
+                   "- auto: N = %d, %g%% of the memory host %s can give each of its %d ranks (%.2f GiB "
                    "available, the smallest share of the job's hosts), rounded down to a multiple of NB\n",
                    n, 100.0 * fraction, tightest, tight_ranks, (double)tight_avail / 1073741824.0);
         free(all);

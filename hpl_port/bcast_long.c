@@ -29,7 +29,7 @@ static void piece(const hpl_panel_t *p, int m, int i, size_t *off, size_t *len)
 static int long_isend(hpl_lu_t *lu, hpl_panel_t *p, int rr_to, size_t off, size_t len)
 {
     hpl_bcast_t *b = &p->bc;
-    return bolt_isend(p->buf + off, len * sizeof(double), hpl_bcast_peer(lu, p, rr_to),
+    return bolt_isend_overlap(p->buf + off, len * sizeof(double), hpl_bcast_peer(lu, p, rr_to),
                       hpl_bcast_tag(p), lu->g->row, &b->req[b->nreq++]);
 }
 

@@ -44,7 +44,7 @@ static int ring_shape(int kind, int rr, int q, int *from, int to[3])
 static int ring_send(hpl_lu_t *lu, hpl_panel_t *p, int rr_to)
 {
     hpl_bcast_t *b = &p->bc;
-    return bolt_isend(p->buf, p->count * sizeof(double), hpl_bcast_peer(lu, p, rr_to),
+    return bolt_isend_overlap(p->buf, p->count * sizeof(double), hpl_bcast_peer(lu, p, rr_to),
                       hpl_bcast_tag(p), lu->g->row, &b->req[b->nreq++]);
 }
 

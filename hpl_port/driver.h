@@ -15,6 +15,7 @@ typedef struct hpl_opts {
     double auto_fraction;
     int progress;             /* 1 --progress, 0 --no-progress, -1 when stderr is a terminal */
     int progress_tty;         /* the line is rewritten in place (stderr is a terminal) */
+    double progress_interval; /* --progress=SECONDS (-1: the default) */
     int phases;               /* --phases */
     const char *csv, *json;   /* --csv FILE, --json FILE (appended) */
     /* for tests and benchmarks */

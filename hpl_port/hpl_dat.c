@@ -106,6 +106,31 @@ static int dat_int(dat_t *d, int line, int i, const char *what, long lo, long hi
     return 0;
 }
 
+/* Whether a token reads as an integer (not whether it is in range). */
+static int is_integer(const char *tok)
+{
+    char *end;
+    errno = 0;
+    (void)strtol(tok, &end, 10);
+    return end != tok && !*end;
+}
+
+/* Token i of a list of `count` on line: missing, or a word where a number
+ * should be after i numbers, is "the count is larger than the list". */
+static int dat_list_short(dat_t *d, int line, int i, int count, const char *what, int count_line)
+{
+    char tok[TOKEN_MAX], shown[4 * TOKEN_MAX];
+    if (!dat_token(d, line, i, tok, sizeof tok))
+        return dat_err(d, line, "expected %d %s (line %d says %d), found %d", count, what, count_line,
+                       count, i);
+    if (i > 0 && !is_integer(tok)) {
+        printable(tok, shown, sizeof shown);
+        return dat_err(d, line, "expected %d %s (line %d says %d), found %d, then '%s'", count, what,
+                       count_line, count, i, shown);
+    }
+    return 0;
+}
+
 /* A count line (n values follow on the next line) and its list. */
 static int dat_list(dat_t *d, int line, const char *what, long lo, long hi, int *count, int *v)
 {
@@ -113,15 +138,9 @@ static int dat_list(dat_t *d, int line, const char *what, long lo, long hi, int 
     snprintf(cwhat, sizeof cwhat, "the number of %s", what);
     if (dat_int(d, line, 0, cwhat, 1, HPL_MAX_PARAM, count))
         return -1;
-    for (int i = 0; i < *count; i++) {
-        char vwhat[160];
-        snprintf(vwhat, sizeof vwhat, "%d %s (line %d says %d)", *count, what, line, *count);
-        char tok[TOKEN_MAX];
-        if (!dat_token(d, line + 1, i, tok, sizeof tok))
-            return dat_err(d, line + 1, "expected %s, found %d", vwhat, i);
-        if (dat_int(d, line + 1, i, what, lo, hi, &v[i]))
+    for (int i = 0; i < *count; i++)
+        if (dat_list_short(d, line + 1, i, *count, what, line) || dat_int(d, line + 1, i, what, lo, hi, &v[i]))
             return -1;
-    }
     return 0;
 }
 
@@ -179,13 +198,10 @@ int hpl_dat_parse(const char *text, size_t len, const char *fname, int nranks, h
         dat_list(&d, 10, "process grids (P x Q)", 1, INT_MAX, &in->ngrid, in->p))
         return -1;
     /* the Qs follow the Ps' count */
-    for (int i = 0; i < in->ngrid; i++) {
-        if (!dat_token(&d, 12, i, tok, sizeof tok))
-            return dat_err(&d, 12, "expected %d process columns Q (line 10 says %d grids), found %d",
-                           in->ngrid, in->ngrid, i);
-        if (dat_int(&d, 12, i, "process columns (Q)", 1, INT_MAX, &in->q[i]))
+    for (int i = 0; i < in->ngrid; i++)
+        if (dat_list_short(&d, 12, i, in->ngrid, "process columns (Q)", 10) ||
+            dat_int(&d, 12, i, "process columns (Q)", 1, INT_MAX, &in->q[i]))
             return -1;
-    }
     for (int i = 0; nranks > 0 && i < in->ngrid; i++)
         if ((long)in->p[i] * in->q[i] > nranks)
             return dat_err(&d, 11, "grid %d is %d x %d (lines 11-12): it needs %ld ranks, the job has %d "
@@ -268,8 +284,10 @@ void hpl_input_defaults(hpl_input_t *in)
     in->depth[0] = 1;
     in->swap = HPL_SWAP_MIX;
     in->swap_threshold = 64;
-    in->l1_notrans = 0;
-    in->u_notrans = 0;
+    /* no-transposed U is where the port copies least: with one process row
+     * U stays in A, and the swaps write U's rows contiguously */
+    in->l1_notrans = 1;
+    in->u_notrans = 1;
     in->equil = 1;
     in->align = 8;
 }

@@ -101,7 +101,7 @@ static int lu_setup(hpl_lu_t *lu)
     lu->pan = calloc((size_t)lu->nslot, sizeof *lu->pan);
     lu->work = malloc(2 * (nb + 2) * sizeof(double));
     lu->ubuf = malloc(nb * w * sizeof(double));
-    lu->iwork = malloc((9 * nb + 4 * P) * sizeof(int));
+    lu->iwork = malloc((10 * nb + 4 * P) * sizeof(int));
     lu->sreq = malloc((4 * P + 4) * sizeof *lu->sreq);
     lu->swapoff = malloc(2 * (P + 1) * sizeof *lu->swapoff);
     if (P > 1) {

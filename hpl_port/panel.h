@@ -50,7 +50,7 @@ typedef struct hpl_lu {
     size_t swapcap;    /* doubles in swapbuf */
     double *ubuf;      /* U of the current update (P > 1 or U transposed) */
     size_t ucap;
-    int *iwork;        /* the swaps' plan and scratch: 9 nb + 4 P ints */
+    int *iwork;        /* the swaps' plan and scratch: 10 nb + 4 P ints */
     bolt_request_t *sreq; /* the swaps' requests: 4 P + 4 */
     size_t *swapoff;   /* the swaps' block offsets: 2 (P + 1) */
     hpl_panel_t *pan;  /* depth + 2 panel slots */

@@ -175,7 +175,7 @@ void hpl_progress_start(hpl_progress_t *pr, int n, int tty)
     pr->tty = tty;
     pr->n = n;
     pr->t0 = pr->last = bolt_wtime();
-    if (pr->interval <= 0)
+    if (pr->interval < 0)
         pr->interval = tty ? 0.5 : 5.0;
 }
 

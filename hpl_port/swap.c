@@ -55,53 +55,50 @@ int hpl_swap_rows_of(const hpl_swap_t *s, int pr, int with_out, int *rows, int *
     return n;
 }
 
-/* A's local row of my global row gr. */
-static inline double *arow(const hpl_swap_t *s, int gr)
+static inline int local_row(const hpl_swap_t *s, int gr)
 {
-    const hpl_mat_t *m = s->lu->m;
-    int li = hpl_numroc(gr, m->nb, s->lu->g->myrow, s->lu->g->nprow);
-    return m->a + (size_t)s->c0 * m->lda + (size_t)li;
+    return hpl_numroc(gr, s->lu->m->nb, s->lu->g->myrow, s->lu->g->nprow);
 }
 
 void hpl_swap_pack(const hpl_swap_t *s, const int *rows, int n, double *dst)
 {
-    const size_t lda = s->lu->m->lda;
-    for (int r = 0; r < n; r++) {
-        const double *a = arow(s, rows[r]);
-        for (int col = 0; col < s->nn; col++)
-            dst[(size_t)col * (size_t)n + (size_t)r] = a[(size_t)col * lda];
-    }
+    const hpl_mat_t *m = s->lu->m;
+    int *li = s->li;
+    for (int r = 0; r < n; r++)
+        li[r] = local_row(s, rows[r]);
+    const double *a = m->a + (size_t)s->c0 * m->lda;
+    for (int col = 0; col < s->nn; col++, a += m->lda, dst += n)
+        for (int r = 0; r < n; r++)
+            dst[r] = a[li[r]];
 }
 
-void hpl_swap_place(const hpl_swap_t *s, int role, const double *blk, int ldb, int r)
+void hpl_swap_unpack(const hpl_swap_t *s, const int *role, int n, const double *blk)
 {
     const hpl_lu_t *lu = s->lu;
-    const int nn = s->nn;
-    const double *in = blk + r;
-    if (role >= 0) {
-        int c = role, jb = s->p->jb;
-        if (s->utrans)
-            for (int col = 0; col < nn; col++)
-                s->u[(size_t)c * (size_t)nn + (size_t)col] = in[(size_t)col * (size_t)ldb];
-        else
-            for (int col = 0; col < nn; col++)
-                s->u[(size_t)col * (size_t)jb + (size_t)c] = in[(size_t)col * (size_t)ldb];
-        return;
+    const hpl_mat_t *m = lu->m;
+    const size_t nn = (size_t)s->nn, jb = (size_t)s->p->jb;
+    /* li[r]: U's row (>= 0), A's local row (-2 - li), or nowhere (-1) */
+    int *li = s->li;
+    for (int r = 0; r < n; r++) {
+        if (role[r] >= 0) {
+            li[r] = role[r];
+            continue;
+        }
+        int gr = s->outpos[-1 - role[r]];
+        li[r] = hpl_owner(gr, m->nb, lu->g->nprow) == lu->g->myrow ? -2 - local_row(s, gr) : -1;
     }
-    int gr = s->outpos[-1 - role];
-    if (hpl_owner(gr, lu->m->nb, lu->g->nprow) != lu->g->myrow)
-        return;
-    double *a = arow(s, gr);
-    for (int col = 0; col < nn; col++)
-        a[(size_t)col * lu->m->lda] = in[(size_t)col * (size_t)ldb];
-}
-
-void hpl_swap_place_all(const hpl_swap_t *s, int pr, int with_out, const double *blk, int *rows,
-                        int *role)
-{
-    int n = hpl_swap_rows_of(s, pr, with_out, rows, role);
-    for (int r = 0; r < n; r++)
-        hpl_swap_place(s, role[r], blk, n, r);
+    double *a = m->a + (size_t)s->c0 * m->lda;
+    for (size_t col = 0; col < nn; col++, a += m->lda, blk += n) {
+        double *u = s->utrans ? s->u + col : s->u + col * jb;
+        const size_t ustep = s->utrans ? nn : 1;
+        for (int r = 0; r < n; r++) {
+            int d = li[r];
+            if (d >= 0)
+                u[(size_t)d * ustep] = blk[r];
+            else if (d < -1)
+                a[-2 - d] = blk[r];
+        }
+    }
 }
 
 int hpl_swap(hpl_lu_t *lu, const hpl_panel_t *p, int c0, int nn, double *u, int utrans)
@@ -112,7 +109,8 @@ int hpl_swap(hpl_lu_t *lu, const hpl_panel_t *p, int c0, int nn, double *u, int 
     s.outpos = s.src + jb;
     s.outsrc = s.outpos + jb;
     s.nu = s.outsrc + jb;
-    s.scratch = s.nu + P;
+    s.li = s.nu + P;
+    s.scratch = s.li + 2 * jb;
     swap_plan(&s);
     const hpl_algo_t *a = lu->algo;
     int binexch = a->swap == HPL_SWAP_BINEXCH || (a->swap == HPL_SWAP_MIX && nn <= a->swap_threshold);

@@ -26,21 +26,21 @@ typedef struct hpl_swap {
     int *outpos;    /* [nout] global rows outside the top block that change */
     int *outsrc;    /* [nout] the original (top block) row each receives */
     int *nu;        /* [P] U rows each process row holds */
-    int *scratch;   /* the variants': 6 nb + 3 P ints */
+    int *scratch;   /* the variants': 4 nb + 3 P ints */
+    int *li;        /* pack and unpack: 2 nb ints */
 } hpl_swap_t;
 
 /* The rows process row `pr` sends: U's rows it holds (increasing c), then,
  * for prow with `with_out`, the displaced rows (increasing o). Returns how
  * many; rows[] gets their global indices and role[] c (U) or -1 - o (out). */
 int hpl_swap_rows_of(const hpl_swap_t *s, int pr, int with_out, int *rows, int *role);
-/* Packs my global rows rows[0..n) over the columns into dst (n x nn, ld n). */
+/* Packs my global rows rows[0..n) over the columns into dst (n x nn, ld n),
+ * a column at a time (A is column-major: one pass down each column). */
 void hpl_swap_pack(const hpl_swap_t *s, const int *rows, int n, double *dst);
-/* Puts row r of the block blk (ld ldb) where role says: U's row c, or the
- * out position o (when this process holds it). */
-void hpl_swap_place(const hpl_swap_t *s, int role, const double *blk, int ldb, int r);
-/* Places every row of process row pr's block (as hpl_swap_rows_of lists them). */
-void hpl_swap_place_all(const hpl_swap_t *s, int pr, int with_out, const double *blk, int *rows,
-                        int *role);
+/* Puts the n rows of blk (n x nn, ld n) where role[r] says: U's row c
+ * (role >= 0), or the out position -1 - role when this process holds it
+ * (else nowhere); a column at a time. */
+void hpl_swap_unpack(const hpl_swap_t *s, const int *role, int n, const double *blk);
 
 int hpl_swap_binexch(hpl_swap_t *s);
 int hpl_swap_long(hpl_swap_t *s);

@@ -62,7 +62,9 @@ int hpl_swap_binexch(hpl_swap_t *s)
             return hpl_fail(rc, "row swaps (bin-exch) to process row %d", me + pof2);
     }
 #undef SPAN
-    for (int r = 0; r < P; r++)
-        hpl_swap_place_all(s, r, 1, buf + off[r], rows, role);
+    for (int r = 0; r < P; r++) {
+        int nr = hpl_swap_rows_of(s, r, 1, rows, role);
+        hpl_swap_unpack(s, role, nr, buf + off[r]);
+    }
     return 0;
 }

@@ -7,6 +7,8 @@
  * so that each process starts the roll with jb / P of them, in order (so the
  * ring's steps are even); without it each rolls the rows it holds.
  */
+#include <stdlib.h>
+
 #include "hpl_port/swap.h"
 
 #define TAG_OUT 111
@@ -24,19 +26,14 @@ static int share_owner(int c, int jb, int P)
     return (int)(((long)(c + 1) * P - 1) / jb);
 }
 
-/* Copies row r of blk (ld ldb) to row rd of dst (ld ldd), nn columns. */
-static void row_copy(const double *blk, int ldb, int r, double *dst, int ldd, int rd, size_t nn)
-{
-    for (size_t col = 0; col < nn; col++)
-        dst[col * (size_t)ldd + (size_t)rd] = blk[col * (size_t)ldb + (size_t)r];
-}
-
-/* Equilibration: my share of U's rows, in order, into piece (ld = share);
- * its requests from req on (the displaced rows' are before). */
+/* Equilibration: my share of U's rows, in order, into piece (ld = its row
+ * count), from my own rows of A and from what the others send; requests
+ * from req on (the displaced rows' are before). */
 static int long_equil(hpl_swap_t *s, double *piece, double *stage, bolt_request_t *req)
 {
     hpl_lu_t *lu = s->lu;
-    const int P = lu->g->nprow, me = lu->g->myrow, jb = s->p->jb, nb = lu->m->nb;
+    const hpl_mat_t *m = lu->m;
+    const int P = lu->g->nprow, me = lu->g->myrow, jb = s->p->jb, nb = m->nb;
     const size_t nn = (size_t)s->nn;
     int *rows = s->scratch, *nin = rows + jb, *taken = nin + P, *nout = taken + P;
     size_t *inoff = lu->swapoff;
@@ -71,35 +68,58 @@ static int long_equil(hpl_swap_t *s, double *piece, double *stage, bolt_request_
             io += (size_t)nin[q] * nn;
         }
     }
-    /* my own rows of my share, while the others' come */
-    for (int c = lo; !rc && c < lo + npiece; c++)
-        if (hpl_owner(s->src[c], nb, P) == me) {
-            hpl_swap_pack(s, &s->src[c], 1, out + oo);
-            row_copy(out + oo, 1, 0, piece, npiece, c - lo, nn);
-        }
     if (!rc)
         rc = bolt_waitall(nr, req, NULL);
     if (rc)
         return hpl_fail(rc, "row swaps (long): equilibrating U's rows over process column %d",
                         lu->g->mycol);
-    /* each sender's block holds its rows of my share in order */
+    /* where each row of my share comes from: A (my rows) or a sender's block,
+     * which holds its rows of my share in order */
+    const double **from = malloc((size_t)(npiece > 0 ? npiece : 1) * sizeof *from);
+    size_t *ld = malloc((size_t)(npiece > 0 ? npiece : 1) * sizeof *ld);
+    if (!from || !ld) {
+        free(from);
+        free(ld);
+        return hpl_error(BOLT_ERR_NOMEM, "row swaps (long): out of memory");
+    }
+    const double *a = m->a + (size_t)s->c0 * m->lda;
     for (int c = lo; c < lo + npiece; c++) {
         int own = hpl_owner(s->src[c], nb, P);
-        if (own != me)
-            row_copy(in + inoff[own], nin[own], taken[own]++, piece, npiece, c - lo, nn);
+        if (own == me) {
+            from[c - lo] = a + hpl_numroc(s->src[c], nb, me, P);
+            ld[c - lo] = m->lda;
+        } else {
+            from[c - lo] = in + inoff[own] + taken[own]++;
+            ld[c - lo] = (size_t)nin[own];
+        }
     }
+    for (size_t col = 0; col < nn; col++)
+        for (int r = 0; r < npiece; r++)
+            piece[col * (size_t)npiece + (size_t)r] = from[r][col * ld[r]];
+    free(from);
+    free(ld);
     return 0;
+}
+
+/* Outs whose new place process row q holds, in order: their roles. */
+static int outs_of(const hpl_swap_t *s, int q, int *role)
+{
+    int n = 0;
+    for (int o = 0; o < s->nout; o++)
+        if (hpl_owner(s->outpos[o], s->lu->m->nb, s->lu->g->nprow) == q)
+            role[n++] = -1 - o;
+    return n;
 }
 
 int hpl_swap_long(hpl_swap_t *s)
 {
     hpl_lu_t *lu = s->lu;
-    const int P = lu->g->nprow, me = lu->g->myrow, prow = s->p->prow, jb = s->p->jb, nb = lu->m->nb;
+    const int P = lu->g->nprow, me = lu->g->myrow, prow = s->p->prow, jb = s->p->jb;
     const size_t nn = (size_t)s->nn;
     const int equil = lu->algo->equil;
     bolt_comm_t col = lu->g->col;
     int *rows = s->scratch, *role = rows + 2 * jb;
-    /* swapbuf: [ pieces of U (jb x nn) | displaced rows (jb x nn) | staging (2 jb x nn + nn) ] */
+    /* swapbuf: [ pieces of U (jb x nn) | displaced rows (jb x nn) | staging (2 jb x nn) ] */
     double *pieces = lu->swapbuf, *outs = pieces + (size_t)jb * nn, *stage = outs + (size_t)jb * nn;
     size_t *poff = lu->swapoff + P + 1; /* [P + 1] piece offsets, in doubles */
     int rc = 0, nreq = 0;
@@ -114,28 +134,29 @@ int hpl_swap_long(hpl_swap_t *s)
     }
 
     /* everything this process sends is packed before anything lands in A */
+    size_t mine_off = 0; /* prow: where the block it keeps starts in outs */
+    int mine_n = 0;
     if (me == prow) {
-        /* the displaced rows, grouped by destination (in order within each) */
+        /* the displaced rows, grouped by destination */
         size_t o_off = 0;
         for (int q = 0; q < P && !rc; q++) {
-            int n = 0;
-            for (int o = 0; o < s->nout; o++)
-                if (hpl_owner(s->outpos[o], nb, P) == q) {
-                    rows[n] = s->outsrc[o];
-                    role[n++] = -1 - o;
-                }
+            int n = outs_of(s, q, role);
             if (n == 0)
                 continue;
+            for (int i = 0; i < n; i++)
+                rows[i] = s->outsrc[-1 - role[i]];
             hpl_swap_pack(s, rows, n, outs + o_off);
-            if (q != me)
+            if (q != me) {
                 rc = bolt_isend(outs + o_off, (size_t)n * nn * sizeof(double), q, TAG_OUT, col,
                                 &req[nreq++]);
+            } else {
+                mine_off = o_off;
+                mine_n = n;
+            }
             o_off += (size_t)n * nn;
         }
     } else {
-        int n = 0;
-        for (int o = 0; o < s->nout; o++)
-            n += hpl_owner(s->outpos[o], nb, P) == me;
+        int n = outs_of(s, me, role);
         if (n)
             rc = bolt_irecv(outs, (size_t)n * nn * sizeof(double), prow, TAG_OUT, col, &out_req);
     }
@@ -161,8 +182,7 @@ int hpl_swap_long(hpl_swap_t *s)
     if (rc)
         return hpl_fail(rc, "row swaps (long): rolling U's rows round process column %d",
                         lu->g->mycol);
-
-    if (!rc && nreq)
+    if (nreq)
         rc = bolt_waitall(nreq, req, NULL);
     if (!rc && out_req != BOLT_REQUEST_NULL)
         rc = bolt_wait(&out_req, NULL);
@@ -171,34 +191,23 @@ int hpl_swap_long(hpl_swap_t *s)
 
     /* U's rows, then my displaced rows (prow: those it keeps; others: what came) */
     for (int r = 0; r < P; r++) {
+        int n;
         if (equil) {
-            int lo = share_lo(r, jb, P), n = share_lo(r + 1, jb, P) - lo;
+            int lo = share_lo(r, jb, P);
+            n = share_lo(r + 1, jb, P) - lo;
             for (int i = 0; i < n; i++)
-                hpl_swap_place(s, lo + i, pieces + poff[r], n, i);
+                role[i] = lo + i;
         } else {
-            hpl_swap_place_all(s, r, 0, pieces + poff[r], rows, role);
+            n = hpl_swap_rows_of(s, r, 0, rows, role);
         }
+        hpl_swap_unpack(s, role, n, pieces + poff[r]);
     }
     if (me == prow) {
-        /* my own block among the displaced ones: find it again */
-        size_t o_off = 0;
-        for (int q = 0; q < P; q++) {
-            int n = 0;
-            for (int o = 0; o < s->nout; o++)
-                if (hpl_owner(s->outpos[o], nb, P) == q)
-                    role[n++] = -1 - o;
-            if (q == me)
-                for (int i = 0; i < n; i++)
-                    hpl_swap_place(s, role[i], outs + o_off, n, i);
-            o_off += (size_t)n * nn;
-        }
+        outs_of(s, me, role);
+        hpl_swap_unpack(s, role, mine_n, outs + mine_off);
     } else {
-        int n = 0;
-        for (int o = 0; o < s->nout; o++)
-            if (hpl_owner(s->outpos[o], nb, P) == me)
-                role[n++] = -1 - o;
-        for (int i = 0; i < n; i++)
-            hpl_swap_place(s, role[i], outs, n, i);
+        int n = outs_of(s, me, role);
+        hpl_swap_unpack(s, role, n, outs);
     }
     return 0;
 }

@@ -115,7 +115,7 @@ int hpl_test_run(const hpl_grid_t *g, const hpl_algo_t *algo, int n, int nb, int
                         .threshold = threshold};
     hpl_tv_code(algo, pmap, res.tv, sizeof res.tv);
     hpl_times_t t = {0};
-    hpl_progress_t pr = {0};
+    hpl_progress_t pr = {.interval = o->progress_interval};
     int show = g->rank == 0 && o->progress > 0;
     if ((rc = bolt_barrier(g->all)))
         return hpl_fail(rc, "test %s N=%d: lining up the grid", res.tv, n);

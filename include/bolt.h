@@ -106,6 +106,12 @@ int bolt_isend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t com
                bolt_request_t *req);
 int bolt_issend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
                 bolt_request_t *req);
+/* bolt_isend for a sender that computes until it waits: the data moves
+ * without it wherever the transport allows (over shared memory the receiver
+ * reads the sender's buffer at any size, rather than have a large message
+ * staged by the sender's own copies at its next call). */
+int bolt_isend_overlap(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
+                       bolt_request_t *req);
 int bolt_irecv(void *buf, size_t bytes, int source, int tag, bolt_comm_t comm,
                bolt_request_t *req);
 int bolt_sendrecv(const void *sbuf, size_t sbytes, int dest, int stag, void *rbuf,

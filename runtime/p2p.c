@@ -69,6 +69,13 @@ int bolt_issend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t co
     return start_send(buf, bytes, dest, tag, comm, BOLT_PROTO_SYNC, req, "bolt_issend");
 }
 
+int bolt_isend_overlap(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
+                       bolt_request_t *req)
+{
+    /* the sender is busy (computing), as in an exchange: the receiver copies */
+    return start_send(buf, bytes, dest, tag, comm, BOLT_PROTO_SENDER_BUSY, req, "bolt_isend_overlap");
+}
+
 int bolt_irecv(void *buf, size_t bytes, int source, int tag, bolt_comm_t comm, bolt_request_t *req)
 {
     int rc;

@@ -17,3 +17,17 @@ fuzz-kvs-wire: $(top_srcdir)/tests/fuzz/fuzz_kvs_wire.c $(top_srcdir)/runtime/kv
 	  $(top_srcdir)/runtime/kvs_wire.c $(top_srcdir)/launcher/chan_wire.c $(top_srcdir)/runtime/crypto_hex.c \
 	  $(top_srcdir)/runtime/crypto_openssl.c $(top_srcdir)/runtime/errors.c $(CRYPTO_LIBS)
 .PHONY: fuzz-kvs-wire
+
+# bolt-hpl's HPL.dat reader (hpl_port/hpl_dat.c): `make check` replays
+# tests/fuzz/corpus_hpl_dat; `make fuzz-hpl-dat` builds the libFuzzer binary
+# (./fuzz-hpl-dat tests/fuzz/corpus_hpl_dat to run it).
+check_PROGRAMS += tests/fuzz/fuzz_hpl_dat_replay
+tests_fuzz_fuzz_hpl_dat_replay_SOURCES = tests/fuzz/fuzz_hpl_dat.c tests/fuzz/replay.c hpl_port/hpl_dat.c
+tests_fuzz_fuzz_hpl_dat_replay_LDADD =
+TESTS += tests/fuzz/replay_hpl_dat.sh
+dist_check_SCRIPTS += tests/fuzz/replay_hpl_dat.sh
+EXTRA_DIST += tests/fuzz/corpus_hpl_dat
+fuzz-hpl-dat: $(top_srcdir)/tests/fuzz/fuzz_hpl_dat.c $(top_srcdir)/hpl_port/hpl_dat.c
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I$(top_builddir) -include config.h -I$(top_srcdir) \
+	  -I$(top_srcdir)/include -o $@ $(top_srcdir)/tests/fuzz/fuzz_hpl_dat.c $(top_srcdir)/hpl_port/hpl_dat.c
+.PHONY: fuzz-hpl-dat

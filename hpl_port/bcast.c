@@ -93,22 +93,40 @@ int hpl_bcast_test(hpl_lu_t *lu, hpl_panel_t *p)
               : 0;
 }
 
+/* Until one request of any broadcast completes: in Bolt's wait, which spins,
+ * then yields, then sleeps (ranks that outnumber the cores must not spin
+ * in a loop of tests). The requests of all the slots are one array, so the
+ * one that completes is cleared in its own slot; the variants see it there. */
+static int lu_block(hpl_lu_t *lu, const hpl_panel_t *p)
+{
+    int idx;
+    bolt_status_t st;
+    double t0 = bolt_wtime();
+    int rc = bolt_waitany(lu->nslot * lu->reqs_per_slot, lu->allreq, &idx, &st);
+    lu->t->bcast += bolt_wtime() - t0;
+    if (rc == 0 && idx < 0) /* nothing in flight, and still waiting: a bug */
+        return hpl_error(BOLT_ERR_INTERNAL, "panel %d: waiting for a broadcast with nothing in flight",
+                         p->k);
+    if (rc == 0 && st.error)
+        rc = st.error;
+    if (rc)
+        return hpl_fail(rc, "panel %d: broadcast along process row %d (from process column %d)", p->k,
+                        lu->g->myrow, p->pcol);
+    return hpl_lu_poll(lu);
+}
+
 int hpl_bcast_wait_data(hpl_lu_t *lu, hpl_panel_t *p)
 {
-    while (!p->bc.have) {
-        int rc = hpl_lu_poll(lu);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    int rc = hpl_lu_poll(lu);
+    while (rc == 0 && !p->bc.have)
+        rc = lu_block(lu, p);
+    return rc;
 }
 
 int hpl_bcast_finish(hpl_lu_t *lu, hpl_panel_t *p)
 {
-    while (p->bc.active) {
-        int rc = hpl_lu_poll(lu);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    int rc = hpl_lu_poll(lu);
+    while (rc == 0 && p->bc.active)
+        rc = lu_block(lu, p);
+    return rc;
 }

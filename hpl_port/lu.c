@@ -65,10 +65,8 @@ static int local_col(const hpl_lu_t *lu, int gc)
 static void lu_free(hpl_lu_t *lu)
 {
     if (lu->pan) {
-        for (int i = 0; i < lu->nslot; i++) {
+        for (int i = 0; i < lu->nslot; i++)
             free(lu->pan[i].buf);
-            free(lu->pan[i].bc.req);
-        }
         free(lu->pan);
     }
     free(lu->work);
@@ -77,6 +75,7 @@ static void lu_free(hpl_lu_t *lu)
     free(lu->iwork);
     free(lu->sreq);
     free(lu->swapoff);
+    free(lu->allreq);
     if (lu->pivot_op != BOLT_OP_NULL)
         bolt_op_free(&lu->pivot_op);
 }
@@ -99,6 +98,8 @@ static int lu_setup(hpl_lu_t *lu)
     const size_t w = (size_t)lu->maxw;
     lu->nslot = lu->algo->depth + 2;
     lu->pan = calloc((size_t)lu->nslot, sizeof *lu->pan);
+    lu->reqs_per_slot = (int)(2 * Q + 2);
+    lu->allreq = malloc((size_t)lu->nslot * (2 * Q + 2) * sizeof *lu->allreq);
     lu->work = malloc(2 * (nb + 2) * sizeof(double));
     lu->ubuf = malloc(nb * w * sizeof(double));
     lu->iwork = malloc((10 * nb + 4 * P) * sizeof(int));
@@ -108,13 +109,15 @@ static int lu_setup(hpl_lu_t *lu)
         lu->swapcap = 4 * nb * w + w;
         lu->swapbuf = malloc(lu->swapcap * sizeof(double));
     }
-    int ok = lu->pan && lu->work && lu->ubuf && lu->iwork && lu->sreq && lu->swapoff &&
+    int ok = lu->pan && lu->allreq && lu->work && lu->ubuf && lu->iwork && lu->sreq && lu->swapoff &&
              (P == 1 || lu->swapbuf);
     size_t count = nb * nb + nb + (size_t)m->mp * nb;
     for (int i = 0; ok && i < lu->nslot; i++) {
         lu->pan[i].buf = malloc(count * sizeof(double));
-        lu->pan[i].bc.req = malloc((2 * Q + 2) * sizeof(bolt_request_t));
-        ok = lu->pan[i].buf && lu->pan[i].bc.req;
+        lu->pan[i].bc.req = lu->allreq + (size_t)i * (2 * Q + 2);
+        for (size_t r = 0; r < 2 * Q + 2; r++)
+            lu->pan[i].bc.req[r] = BOLT_REQUEST_NULL;
+        ok = lu->pan[i].buf != NULL;
     }
     if (!ok)
         return hpl_error(BOLT_ERR_NOMEM, "out of memory for %d panel buffers of %.1f MiB each",

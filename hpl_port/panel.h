@@ -55,6 +55,8 @@ typedef struct hpl_lu {
     size_t *swapoff;   /* the swaps' block offsets: 2 (P + 1) */
     hpl_panel_t *pan;  /* depth + 2 panel slots */
     int nslot;
+    bolt_request_t *allreq; /* every slot's broadcast requests, one array */
+    int reqs_per_slot;
     int chunk;         /* update chunk width (columns) while broadcasts fly */
     int maxw;          /* widest update step the buffers allow */
 } hpl_lu_t;

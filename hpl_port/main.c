@@ -41,7 +41,8 @@ static int share_input(hpl_input_t *in, char *err, size_t errlen, int ok)
 static int read_input(const hpl_opts_t *o, int size, hpl_input_t *in, char *err, size_t errlen)
 {
     if (o->dat_given || (!o->n && !o->autosize)) {
-        if (hpl_dat_read(o->dat, size, in, err, errlen))
+        /* -P/-Q replace the file's grids: they are checked below instead */
+        if (hpl_dat_read(o->dat, o->p || o->q ? 0 : size, in, err, errlen))
             return 0;
     } else {
         hpl_input_defaults(in);

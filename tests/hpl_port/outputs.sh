@@ -9,6 +9,11 @@ hpl 2 -N 150 --nb 16
 { [ "$rc" -eq 0 ] && grep -q '^WR11C2R4 *150 *16 *1 *2 ' "$T/out" && [ "$(counts)" = "1 0 0" ]; } ||
     fail "-N 150 on 2 ranks: exit $rc (expected one WR11C2R4 test on 1 x 2, PASSED)"
 
+dat "$T/HPL.dat" p=2 q=2 n=90
+hpl 2 --dat HPL.dat -P 1 -Q 2
+{ [ "$rc" -eq 0 ] && grep -q '^WR.* 90 *8 *1 *2 ' "$T/out"; } ||
+    fail "-P 1 -Q 2 in place of HPL.dat's 2 x 2 on 2 ranks: exit $rc"
+
 hpl 2 --auto=0.0004 --no-progress
 if [ "$rc" -ne 0 ] || [ "$(counts)" != "1 0 0" ] ||
     ! grep -q '^- auto: P x Q = 1 x 2, the most square grid of 2 ranks with P <= Q$' "$T/err" ||

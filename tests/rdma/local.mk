@@ -18,7 +18,7 @@ check-rdma: all
 	$(SHELL) $(srcdir)/tests/rdma/check $(abs_top_builddir) $(abs_top_srcdir)
 .PHONY: check-rdma
 
-EXTRA_DIST += tests/rdma/check tests/rdma/in-vm tests/rdma/netns-rsh \
+EXTRA_DIST += tests/rdma/check tests/rdma/in-vm tests/rdma/netns-rsh tests/rdma/hpl.dat \
 	tests/rdma/vm/README.md tests/rdma/vm/run tests/rdma/vm/init tests/rdma/vm/mesh \
 	tests/rdma/vm/selftest/run tests/rdma/vm/selftest/guest.sh tests/rdma/vm/selftest/mesh.sh \
 	tests/rdma/vm/selftest/devlist.c

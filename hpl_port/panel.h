@@ -49,8 +49,8 @@ typedef struct hpl_lu {
     double *swapbuf;   /* row swaps: packing and receiving */
     size_t swapcap;    /* doubles in swapbuf */
     double *ubuf;      /* U of the current update (P > 1 or U transposed) */
-    size_t ucap;
-    int *iwork;        /* the swaps' plan and scratch: 10 nb + 4 P ints */
+    double *ubuf2;     /* U of a look-ahead panel's columns (depth > 1), jb x jb */
+    int *iwork;        /* the swaps' plan and scratch: 12 nb + 4 P ints */
     bolt_request_t *sreq; /* the swaps' requests: 4 P + 4 */
     size_t *swapoff;   /* the swaps' block offsets: 2 (P + 1) */
     hpl_panel_t *pan;  /* depth + 2 panel slots */
@@ -58,7 +58,7 @@ typedef struct hpl_lu {
     bolt_request_t *allreq; /* every slot's broadcast requests, one array */
     int reqs_per_slot;
     int chunk;         /* update chunk width (columns) while broadcasts fly */
-    int maxw;          /* widest update step the buffers allow */
+    int swapw;         /* columns swapped at a time across process rows */
 } hpl_lu_t;
 
 /* Drives every broadcast in flight (forwarding along rings) without waiting. */
@@ -130,8 +130,24 @@ int hpl_reqs_test(hpl_bcast_t *b, int *all);
 
 /* ---- row swaps and the update (swap.c, swap_*.c, update.c) ---- */
 
-/* Updates local columns [c0, c1) of A with panel p: the row swaps of its
- * pivots, U = L11^-1 U, then A -= L2 U below the top block. */
+/* An update of local columns [c0, c1) with panel p, in two steps: begin
+ * does the row swaps (across several process rows, one exchange for all the
+ * columns, U landing in u, room for jb x (c1 - c0) doubles), then any
+ * sub-ranges, in order, get U = L11^-1 U and A -= L2 U below the top block
+ * (and, with one process row, their swaps, done in A as they come). So the
+ * owner of the next panel swaps once for its columns and the rest, updates
+ * the panel's columns, factors it, and only then the rest. */
+typedef struct hpl_upd {
+    hpl_panel_t *p;
+    int c0, c1;
+    double *u;
+    int s0, s1; /* the swapped columns whose U is in u */
+} hpl_upd_t;
+int hpl_update_begin(hpl_lu_t *lu, hpl_panel_t *p, int c0, int c1, double *u, hpl_upd_t *up);
+/* Columns [a, b) of the begun range; poll drives the broadcasts between
+ * chunks. */
+int hpl_update_cols(hpl_lu_t *lu, hpl_upd_t *up, int a, int b, int poll);
+/* Both at once, U in lu->ubuf. */
 int hpl_update(hpl_lu_t *lu, hpl_panel_t *p, int c0, int c1, int poll);
 
 #endif

@@ -27,7 +27,7 @@ typedef struct hpl_swap {
     int *outsrc;    /* [nout] the original (top block) row each receives */
     int *nu;        /* [P] U rows each process row holds */
     int *scratch;   /* the variants': 4 nb + 3 P ints */
-    int *li;        /* pack and unpack: 2 nb ints */
+    int *li;        /* pack and unpack: 4 nb ints */
 } hpl_swap_t;
 
 /* The rows process row `pr` sends: U's rows it holds (increasing c), then,

@@ -116,7 +116,7 @@ int hpl_swap_long(hpl_swap_t *s)
     hpl_lu_t *lu = s->lu;
     const int P = lu->g->nprow, me = lu->g->myrow, prow = s->p->prow, jb = s->p->jb;
     const size_t nn = (size_t)s->nn;
-    const int equil = lu->algo->equil;
+    const int equil = lu->algo->equil && P > 2; /* with two the roll is one exchange: nothing to even out */
     bolt_comm_t col = lu->g->col;
     int *rows = s->scratch, *role = rows + 2 * jb;
     /* swapbuf: [ pieces of U (jb x nn) | displaced rows (jb x nn) | staging (2 jb x nn) ] */

@@ -31,6 +31,21 @@ int hpl_sys_cpus(void)
     return c > 0 ? (int)c : 1;
 }
 
+uint64_t hpl_sys_l2_bytes(void)
+{
+    /* Apple silicon: the performance cores' L2, shared by a cluster */
+    uint64_t l2 = 0;
+    int per = 0;
+    size_t len = sizeof l2, plen = sizeof per;
+    if (sysctlbyname("hw.perflevel0.l2cachesize", &l2, &len, NULL, 0) == 0 && l2 > 0) {
+        if (sysctlbyname("hw.perflevel0.cpusperl2", &per, &plen, NULL, 0) == 0 && per > 1)
+            l2 /= (uint64_t)per;
+        return l2;
+    }
+    len = sizeof l2;
+    return sysctlbyname("hw.l2cachesize", &l2, &len, NULL, 0) == 0 ? l2 : 0;
+}
+
 void hpl_sys_advise_huge(void *p, uint64_t bytes)
 {
     (void)p;

@@ -36,6 +36,25 @@ int hpl_sys_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
+uint64_t hpl_sys_l2_bytes(void)
+{
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long b = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (b > 0)
+        return (uint64_t)b;
+#endif
+    /* "1024K" */
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index2/size", "r");
+    unsigned long v = 0;
+    char unit = 0;
+    int n = f ? fscanf(f, "%lu%c", &v, &unit) : 0;
+    if (f)
+        fclose(f);
+    if (n < 1)
+        return 0;
+    return (uint64_t)v * (unit == 'K' ? 1024u : unit == 'M' ? 1048576u : 1u);
+}
+
 void hpl_sys_advise_huge(void *p, uint64_t bytes)
 {
 #ifdef MADV_HUGEPAGE

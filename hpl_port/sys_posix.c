@@ -22,6 +22,11 @@ int hpl_sys_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
+uint64_t hpl_sys_l2_bytes(void)
+{
+    return 0;
+}
+
 void hpl_sys_advise_huge(void *p, uint64_t bytes)
 {
     (void)p;

@@ -117,13 +117,19 @@ int hpl_test_run(const hpl_grid_t *g, const hpl_algo_t *algo, int n, int nb, int
     hpl_times_t t = {0};
     hpl_progress_t pr = {.interval = o->progress_interval};
     int show = g->rank == 0 && o->progress > 0;
-    if ((rc = bolt_barrier(g->all)))
-        return hpl_fail(rc, "test %s N=%d: lining up the grid", res.tv, n);
+    struct hpl_lu *lu = NULL;
+    if ((rc = hpl_lu_create(g, algo, &m, &lu)) == 0 && (rc = bolt_barrier(g->all)))
+        rc = hpl_fail(rc, "test %s N=%d: lining up the grid", res.tv, n);
+    if (rc) {
+        hpl_lu_destroy(lu);
+        mat_free(&m);
+        return rc;
+    }
     res.start = time(NULL);
     double t0 = bolt_wtime();
     if (show)
         hpl_progress_start(&pr, n, o->progress_tty);
-    rc = hpl_pdgetrf(g, algo, &m, &t, show ? &pr : NULL);
+    rc = hpl_pdgetrf(lu, &t, show ? &pr : NULL);
     if (rc == 0 && o->fault_row >= 0)
         inject_fault(g, &m, o->fault_row, o->fault_col);
     if (rc == 0) {
@@ -132,6 +138,7 @@ int hpl_test_run(const hpl_grid_t *g, const hpl_algo_t *algo, int n, int nb, int
         t.solve = bolt_wtime() - ts;
     }
     double wall = bolt_wtime() - t0;
+    hpl_lu_destroy(lu);
     res.end = time(NULL);
     if (show)
         hpl_progress_end(&pr);

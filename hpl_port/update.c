@@ -4,27 +4,38 @@
  * below the top block; the top block's owner keeps U in A for the back
  * substitution.
  *
+ * Across several process rows the swaps go a window of columns at a time
+ * (lu->swapw, sized so that the window's U stays in a core's L2 while its
+ * DTRSM and DGEMM read it); with one process row they are done in A, chunk
+ * by chunk, just before the chunk's DGEMM.
+ *
  * While a panel broadcast is in flight the columns go by chunks, and the
  * broadcasts are driven between them: a ring's forwarder passes the next
  * panel on within a chunk's time instead of after its whole update (HPL's
- * probing; Bolt's progress engine runs only inside its calls). Once nothing
- * is in flight the rest goes in chunks as wide as the buffers allow.
+ * probing; Bolt's progress engine runs only inside its calls). A chunk
+ * repacks L2 in the DGEMM, so narrow chunks cost: while broadcasts keep the
+ * update waiting the chunks widen (twice as wide each time, up to
+ * CHUNK_GROWTH times), so a panel that is long in coming, because its
+ * sender is behind, is not waited for in the narrowest DGEMMs. Once nothing
+ * is in flight the rest goes at once.
  */
 #include "hpl_port/blas.h"
 #include "hpl_port/report.h"
 #include "hpl_port/swap.h"
 
-static void put_u(hpl_mat_t *m, const hpl_panel_t *p, int cs, int w, const double *u, int ldu,
+#define CHUNK_GROWTH 4
+
+static void put_u(hpl_mat_t *m, const hpl_panel_t *p, int cs, int w, const double *u, size_t ldu,
                   int utrans)
 {
     for (int col = 0; col < w; col++) {
         double *a = m->a + (size_t)(cs + col) * m->lda + (size_t)p->ii;
         if (utrans)
             for (int c = 0; c < p->jb; c++)
-                a[c] = u[(size_t)c * (size_t)ldu + (size_t)col];
+                a[c] = u[(size_t)c * ldu + (size_t)col];
         else
             for (int c = 0; c < p->jb; c++)
-                a[c] = u[(size_t)col * (size_t)ldu + (size_t)c];
+                a[c] = u[(size_t)col * ldu + (size_t)c];
     }
 }
 
@@ -37,51 +48,81 @@ static void get_ut(const hpl_mat_t *m, const hpl_panel_t *p, int cs, int w, doub
     }
 }
 
-int hpl_update(hpl_lu_t *lu, hpl_panel_t *p, int c0, int c1, int poll)
+/* U of the columns [s1, s1 + lu->swapw) (at most to c1) into up->u. */
+static int swap_next(hpl_lu_t *lu, hpl_upd_t *up)
+{
+    int e = up->c1 - up->s1 > lu->swapw ? up->s1 + lu->swapw : up->c1;
+    double t0 = bolt_wtime();
+    int rc = hpl_swap(lu, up->p, up->s1, e - up->s1, up->u, !lu->algo->u_notrans);
+    lu->t->laswp += bolt_wtime() - t0;
+    up->s0 = up->s1;
+    up->s1 = e;
+    return rc;
+}
+
+int hpl_update_begin(hpl_lu_t *lu, hpl_panel_t *p, int c0, int c1, double *u, hpl_upd_t *up)
+{
+    *up = (hpl_upd_t){.p = p, .c0 = c0, .c1 = c1, .u = u, .s0 = c0, .s1 = c0};
+    if (lu->g->nprow == 1 || c1 <= c0)
+        return 0;
+    return swap_next(lu, up);
+}
+
+int hpl_update_cols(hpl_lu_t *lu, hpl_upd_t *up, int a, int b, int poll)
 {
     const hpl_grid_t *g = lu->g;
     const hpl_algo_t *algo = lu->algo;
     hpl_mat_t *m = lu->m;
+    const hpl_panel_t *p = up->p;
     const int jb = p->jb, utrans = !algo->u_notrans, in_place = g->nprow == 1 && !utrans;
     const int prow_me = g->myrow == p->prow;
-    int rc = 0;
-    for (int cs = c0; cs < c1;) {
-        int w = c1 - cs;
-        if (w > lu->maxw)
-            w = lu->maxw;
-        if (poll && w > lu->chunk && hpl_lu_busy(lu))
-            w = lu->chunk;
-        double t0 = bolt_wtime();
-        double *u = lu->ubuf;
-        int ldu = utrans ? w : jb;
-        if (g->nprow == 1) {
+    int rc = 0, width = lu->chunk;
+    for (int cs = a; cs < b;) {
+        int w = b - cs;
+        if (poll && w > width && hpl_lu_busy(lu)) {
+            w = width;
+            if (width < CHUNK_GROWTH * lu->chunk)
+                width *= 2;
+        }
+        double *u;
+        size_t ldu;
+        if (g->nprow > 1) {
+            if (cs >= up->s1 && (rc = swap_next(lu, up)))
+                return rc;
+            if (w > up->s1 - cs)
+                w = up->s1 - cs;
+            const size_t off = (size_t)(cs - up->s0);
+            u = utrans ? up->u + off : up->u + off * (size_t)jb;
+            ldu = utrans ? (size_t)(up->s1 - up->s0) : (size_t)jb;
+        } else {
+            double t0 = bolt_wtime();
             hpl_swap_local(lu, p, cs, w);
             if (in_place) {
                 u = m->a + (size_t)cs * m->lda + (size_t)p->ii;
-                ldu = (int)m->lda;
+                ldu = m->lda;
             } else {
+                u = up->u;
+                ldu = (size_t)w;
                 get_ut(m, p, cs, w, u);
             }
-        } else if ((rc = hpl_swap(lu, p, cs, w, u, utrans))) {
-            return rc;
+            lu->t->laswp += bolt_wtime() - t0;
         }
-        double t1 = bolt_wtime();
-        lu->t->laswp += t1 - t0;
 
+        double t1 = bolt_wtime();
         const double *l1 = p->l1;
         if (utrans)
             cblas_dtrsm(CblasColMajor, CblasRight, algo->l1_notrans ? CblasLower : CblasUpper,
                         algo->l1_notrans ? CblasTrans : CblasNoTrans, CblasUnit, w, jb, 1.0, l1, jb, u,
-                        ldu);
+                        (int)ldu);
         else
             cblas_dtrsm(CblasColMajor, CblasLeft, algo->l1_notrans ? CblasLower : CblasUpper,
                         algo->l1_notrans ? CblasNoTrans : CblasTrans, CblasUnit, jb, w, 1.0, l1, jb, u,
-                        ldu);
+                        (int)ldu);
         if (prow_me && !in_place)
             put_u(m, p, cs, w, u, ldu, utrans);
         if (p->ml2 > 0)
             cblas_dgemm(CblasColMajor, CblasNoTrans, utrans ? CblasTrans : CblasNoTrans, p->ml2, w, jb,
-                        -1.0, p->l2, p->ml2, u, ldu, 1.0, m->a + (size_t)cs * m->lda + (size_t)p->i2,
+                        -1.0, p->l2, p->ml2, u, (int)ldu, 1.0, m->a + (size_t)cs * m->lda + (size_t)p->i2,
                         (int)m->lda);
         lu->t->update += bolt_wtime() - t1;
         cs += w;
@@ -89,4 +130,11 @@ int hpl_update(hpl_lu_t *lu, hpl_panel_t *p, int c0, int c1, int poll)
             return rc;
     }
     return 0;
+}
+
+int hpl_update(hpl_lu_t *lu, hpl_panel_t *p, int c0, int c1, int poll)
+{
+    hpl_upd_t up;
+    int rc = hpl_update_begin(lu, p, c0, c1, lu->ubuf, &up);
+    return rc ? rc : hpl_update_cols(lu, &up, c0, c1, poll);
 }

@@ -1,6 +1,6 @@
 /* sys_test — the host facts of hpl_port/sys.h are sane: some memory is
- * available and no more than the host has, and at least one CPU (no more
- * than configured). Built with the platform's file and with the POSIX
+ * available and no more than the host has, at least one CPU (no more
+ * than configured), and an L2 size that is unknown or plausible. Built with the platform's file and with the POSIX
  * fallback (sys_posix.c), so the fallback is tested on Linux too. */
 #include <stdio.h>
 #include <unistd.h>
@@ -22,6 +22,12 @@ int main(void)
     }
     if (cpus < 1 || (conf > 0 && cpus > conf)) {
         printf("FAIL: CPUs\n");
+        return 1;
+    }
+    uint64_t l2 = hpl_sys_l2_bytes(); /* 0: unknown (the fallback), else a real size */
+    printf("L2 %llu bytes\n", (unsigned long long)l2);
+    if (l2 != 0 && (l2 < 16384 || l2 > ((uint64_t)1 << 30))) {
+        printf("FAIL: L2 size\n");
         return 1;
     }
     static double block[1 << 16];

@@ -32,9 +32,30 @@ one 2 2 1 shm,tcp 8 "2 3" swap=1 l1=0 u=1 equil=1 pmap=0
 one 4 2 2 shm,tcp 8 3 swap=2 swthr=8 l1=1 u=0 equil=0 pmap=1
 one 3 1 3 shm,tcp 8 2 swap=1 l1=1 u=1 equil=1 pmap=0
 one 3 3 1 shm,tcp 5 "2 3" swap=0 l1=0 u=0 equil=1 pmap=1
-one 3 3 1 shm,tcp 8 2 swap=1 l1=1 u=0 equil=0 pmap=0
+one 3 3 1 shm,tcp 8 2 swap=1 l1=1 u=0 equil=1 pmap=0
 one 4 1 4 shm,tcp 5 3 swap=2 swthr=4 l1=0 u=1 equil=1 pmap=0
 # TCP alone: the panels and swaps move only when their sender is in the library
 one 4 2 2 tcp 5 2 swap=1 l1=0 u=0 equil=1 pmap=0
 one 3 3 1 tcp 8 2 swap=2 swthr=16 l1=1 u=1 equil=0 pmap=1
+# Wide enough that the swaps across process rows go in several windows of
+# columns (NB 192: 512 a window with a 1 MiB L2) and the updates poll in
+# widening chunks while panels fly: 2 x 1, 2 x 2 and 3 x 1 at N = 1300, both
+# exchanges, U in both forms, depths 0 to 2, the ring and Bolt's broadcasts.
+wide() { # NP P Q SETTINGS...
+    np=$1 P=$2 Q=$3; shift 3
+    dat "$T/HPL.dat" n=1300 nb=192 "depth=0 1 2" "p=$P" "q=$Q" "$@"
+    tests=$((3 * $(echo "$*" | sed -n 's/.*bcast=\([0-9 ]*\).*/\1/p' | wc -w)))
+    [ "$tests" -gt 0 ] || tests=3
+    hpl "$np" --dat HPL.dat
+    got=$(counts)
+    if [ "$rc" -ne 0 ] || [ "$got" != "$tests 0 0" ]; then
+        fail "wide $P x $Q ($*): exit $rc, passed/failed/skipped $got, expected $tests 0 0"
+    else
+        echo "pass: wide $P x $Q N=1300 NB=192 ($*): $tests tests PASSED"
+    fi
+}
+wide 2 2 1 swap=1 u=0
+wide 2 2 1 swap=0 u=1
+wide 3 3 1 swap=1 u=1 equil=1
+wide 4 2 2 swap=2 swthr=64 u=0 "bcast=1 6"
 finish

@@ -21,6 +21,9 @@ const char *hpl_usage(void)
            "  --nb NB, -b NB    block size (one)\n"
            "  -P P, -Q Q        process grid (one; default the most square P x Q with P <= Q)\n"
            "  --pmap row|column process mapping (default HPL.dat's, else row-major)\n"
+           "  --threads T       threads a rank (default: the BLAS's, OPENBLAS_NUM_THREADS, at most\n"
+           "                    the CPUs the rank may run on); with one process row bolt-hpl runs\n"
+           "                    them itself and factors the next panel while they update\n"
            "  --auto[=F]        N from F (default 0.8) of the memory every host can give its ranks,\n"
            "                    the most square grid, NB from a DGEMM probe; prints why\n"
            "  --progress[=S]    a progress line on stderr at most every S seconds (default 5, or\n"
@@ -104,6 +107,8 @@ int hpl_opts_parse(int argc, char **argv, hpl_opts_t *o, char *err, size_t errle
             INTARG(o->p, 1, 1 << 20, "a number of process rows of at least 1");
         } else if (!strcmp(a, "-Q") || !strcmp(a, "-q")) {
             INTARG(o->q, 1, 1 << 20, "a number of process columns of at least 1");
+        } else if (!strcmp(a, "--threads")) {
+            INTARG(o->threads, 1, 1024, "a number of threads from 1 to 1024");
         } else if (!strcmp(a, "--pmap")) {
             NEXT();
             if (!strcmp(val, "row") || !strcmp(val, "0"))

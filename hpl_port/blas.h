@@ -15,5 +15,9 @@
 /* How many threads the BLAS runs a call on, and its name (for the report). */
 int hpl_blas_threads(void);
 const char *hpl_blas_name(void);
+/* Sets the BLAS's threads for the calls to come: 1 where bolt-hpl runs its
+ * own threads. Returns 0, or -1 where the BLAS cannot be told (then
+ * bolt-hpl leaves the threading to it). */
+int hpl_blas_set_threads(int n);
 
 #endif

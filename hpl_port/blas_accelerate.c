@@ -16,3 +16,9 @@ const char *hpl_blas_name(void)
 {
     return "Accelerate";
 }
+
+int hpl_blas_set_threads(int n)
+{
+    (void)n; /* no portable call across macOS versions: Accelerate keeps its own */
+    return -1;
+}

@@ -11,6 +11,7 @@ typedef struct hpl_opts {
     int dat_given;
     int n, nb, p, q;          /* overrides, 0 when not given */
     int pmap;                 /* -1 unless --pmap */
+    int threads;              /* --threads, 0 when not given (main resolves it) */
     int autosize;             /* --auto[=FRACTION] */
     double auto_fraction;
     int progress;             /* 1 --progress, 0 --no-progress, -1 when stderr is a terminal */
@@ -44,7 +45,10 @@ int hpl_test_run(const hpl_grid_t *g, const hpl_algo_t *algo, int n, int nb, int
  * reusable for one matrix. */
 struct hpl_lu;
 struct hpl_progress;
-int hpl_lu_create(const hpl_grid_t *g, const hpl_algo_t *algo, hpl_mat_t *m, struct hpl_lu **out);
+/* threads > 1 with one process row: bolt-hpl's own threads, BLAS
+ * single-threaded while the state lives. */
+int hpl_lu_create(const hpl_grid_t *g, const hpl_algo_t *algo, hpl_mat_t *m, int threads,
+                  struct hpl_lu **out);
 void hpl_lu_destroy(struct hpl_lu *lu);
 int hpl_pdgetrf(struct hpl_lu *lu, hpl_times_t *t, struct hpl_progress *pr);
 

@@ -3,13 +3,13 @@
 # main, so the tests and the fuzz target link the same code.
 HPL_SOURCES = \
 	hpl_port/hpl.h hpl_port/panel.h hpl_port/fact.h hpl_port/swap.h hpl_port/report.h \
-	hpl_port/driver.h hpl_port/probe.h hpl_port/sys.h hpl_port/blas.h \
+	hpl_port/driver.h hpl_port/probe.h hpl_port/sys.h hpl_port/blas.h hpl_port/pool.h \
 	hpl_port/hpl_error.c hpl_port/hpl_dat.c hpl_port/args.c hpl_port/grid.c hpl_port/matgen.c \
 	hpl_port/panel.c hpl_port/pivot.c hpl_port/fact_left.c hpl_port/fact_crout.c hpl_port/fact_right.c \
 	hpl_port/bcast.c hpl_port/bcast_ring.c hpl_port/bcast_long.c hpl_port/bcast_bolt.c \
 	hpl_port/swap.c hpl_port/swap_binexch.c hpl_port/swap_long.c hpl_port/update.c hpl_port/lu.c \
 	hpl_port/solve.c hpl_port/check.c hpl_port/report.c hpl_port/record.c hpl_port/test.c \
-	hpl_port/dgemm_probe.c hpl_port/auto.c
+	hpl_port/dgemm_probe.c hpl_port/auto.c hpl_port/pool.c
 EXTRA_DIST += hpl_port/sys_linux.c hpl_port/sys_darwin.c hpl_port/sys_posix.c \
 	hpl_port/blas_openblas.c hpl_port/blas_accelerate.c
 if HAVE_BLAS

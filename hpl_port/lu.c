@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpl_port/blas.h"
 #include "hpl_port/driver.h"
 #include "hpl_port/panel.h"
+#include "hpl_port/pool.h"
 #include "hpl_port/sys.h"
 
 int hpl_lu_poll(hpl_lu_t *lu)
@@ -82,6 +84,10 @@ void hpl_lu_destroy(hpl_lu_t *lu)
     free(lu->sreq);
     free(lu->swapoff);
     free(lu->allreq);
+    if (lu->pool) {
+        hpl_pool_destroy(lu->pool);
+        hpl_blas_set_threads(lu->blas_threads);
+    }
     if (lu->pivot_op != BOLT_OP_NULL)
         bolt_op_free(&lu->pivot_op);
     free(lu);
@@ -102,7 +108,7 @@ static void *alloc_touched(size_t bytes)
     return p;
 }
 
-int hpl_lu_create(const hpl_grid_t *g, const hpl_algo_t *algo, hpl_mat_t *m, hpl_lu_t **out)
+int hpl_lu_create(const hpl_grid_t *g, const hpl_algo_t *algo, hpl_mat_t *m, int threads, hpl_lu_t **out)
 {
     hpl_lu_t *lu = calloc(1, sizeof *lu);
     *out = lu;
@@ -155,6 +161,19 @@ int hpl_lu_create(const hpl_grid_t *g, const hpl_algo_t *algo, hpl_mat_t *m, hpl
     if (!ok)
         return hpl_error(BOLT_ERR_NOMEM, "out of memory for %d panel buffers of %.1f MiB each",
                          lu->nslot, (double)count * 8.0 / 1048576.0);
+    /* one process row: the update is local, so bolt-hpl's own threads take
+     * it, BLAS single-threaded in each (across process rows the swaps need
+     * the main thread between the DTRSM and DGEMM: the BLAS keeps its own) */
+    if (threads > 1 && P == 1) {
+        int was = hpl_blas_threads();
+        if (hpl_blas_set_threads(1) == 0) {
+            lu->blas_threads = was;
+            if ((rc = hpl_pool_create(threads, &lu->pool))) {
+                hpl_blas_set_threads(was);
+                return hpl_error(rc, "cannot start %d threads: %s", threads - 1, bolt_strerror(rc));
+            }
+        }
+    }
     return 0;
 }
 
@@ -173,16 +192,27 @@ int hpl_pdgetrf(hpl_lu_t *lup, hpl_times_t *t, struct hpl_progress *pr)
         int gstart = (last + 1) * nb < m->n ? (last + 1) * nb : m->n, rest = local_col(&lu, gstart);
         hpl_panel_t *pk = k >= 0 ? &lu.pan[k % lu.nslot] : NULL;
         hpl_upd_t up = {.p = NULL};
+        hpl_tjob_t tj = {.started = 0};
         if (mk < npanels) {
             hpl_panel_t *pm = &lu.pan[mk % lu.nslot];
             if ((rc = hpl_bcast_finish(&lu, pm))) /* the slot's last panel */
                 break;
             panel_init(&lu, pm, mk);
             if (g->mycol == pm->pcol) {
-                /* panel k's swaps for pm's columns and the rest at once */
-                if (pk && k < mk && (!(rc = hpl_bcast_wait_data(&lu, pk))) &&
-                    !(rc = hpl_update_begin(&lu, pk, pm->jj, m->nq, lu.ubuf, &up)))
+                if (pk && k < mk && lu.pool) {
+                    /* the workers update the rest with panel k while this
+                     * thread brings pm's columns up to date and factors it */
+                    if (!(rc = hpl_bcast_wait_data(&lu, pk))) {
+                        hpl_update_threads_start(&lu, pk, rest, m->nq, &tj);
+                        if (!(rc = hpl_update_begin(&lu, pk, pm->jj, pm->jj + pm->jb, lu.ubuf2, &up)))
+                            rc = hpl_update_cols(&lu, &up, pm->jj, pm->jj + pm->jb, 0);
+                        up.p = NULL;
+                    }
+                } else if (pk && k < mk && (!(rc = hpl_bcast_wait_data(&lu, pk))) &&
+                           !(rc = hpl_update_begin(&lu, pk, pm->jj, m->nq, lu.ubuf, &up))) {
+                    /* panel k's swaps for pm's columns and the rest at once */
                     rc = hpl_update_cols(&lu, &up, pm->jj, pm->jj + pm->jb, 0);
+                }
                 for (int tk = pk ? k + 1 : 0; rc == 0 && tk < mk; tk++) {
                     hpl_panel_t *pt = &lu.pan[tk % lu.nslot];
                     hpl_upd_t ut;
@@ -190,19 +220,31 @@ int hpl_pdgetrf(hpl_lu_t *lup, hpl_times_t *t, struct hpl_progress *pr)
                         !(rc = hpl_update_begin(&lu, pt, pm->jj, pm->jj + pm->jb, lu.ubuf2, &ut)))
                         rc = hpl_update_cols(&lu, &ut, pm->jj, pm->jj + pm->jb, 0);
                 }
-                if (rc || (rc = hpl_panel_factor(&lu, pm)))
-                    break;
+                if (rc == 0)
+                    rc = hpl_panel_factor(&lu, pm);
             }
-            if ((rc = hpl_bcast_start(&lu, pm)))
-                break;
+            if (rc == 0)
+                rc = hpl_bcast_start(&lu, pm);
         }
-        if (!pk)
-            continue;
-        if (up.p)
-            rc = hpl_update_cols(&lu, &up, rest, m->nq, 1);
-        else if (!(rc = hpl_bcast_wait_data(&lu, pk)))
-            rc = hpl_update(&lu, pk, rest, m->nq, 1);
-        if (pr)
+        if (rc == 0 && pk) {
+            if (tj.started)
+                ;
+            else if (up.p)
+                rc = hpl_update_cols(&lu, &up, rest, m->nq, 1);
+            else if (!(rc = hpl_bcast_wait_data(&lu, pk))) {
+                if (lu.pool)
+                    hpl_update_threads_start(&lu, pk, rest, m->nq, &tj);
+                else
+                    rc = hpl_update(&lu, pk, rest, m->nq, 1);
+            }
+        }
+        /* the workers' job ends in this iteration, whatever happened */
+        int trc = hpl_update_threads_finish(&lu, &tj, rc == 0);
+        if (rc == 0)
+            rc = trc;
+        if (rc)
+            break;
+        if (pr && pk)
             hpl_progress_note(pr, pk->j + pk->jb);
     }
     for (int i = 0; rc == 0 && i < lu.nslot; i++)

@@ -128,6 +128,15 @@ int main(int argc, char **argv)
         bolt_finalize();
         return prc < 0 ? 2 : 0;
     }
+    /* threads a rank: --threads (the BLAS gets as many where bolt-hpl does
+     * not run its own), else the BLAS's own count, within the CPUs this rank
+     * may run on */
+    if (o.threads > 0) {
+        (void)hpl_blas_set_threads(o.threads);
+    } else {
+        int bt = hpl_blas_threads(), cpus = hpl_sys_cpus();
+        o.threads = bt < 1 ? 1 : bt > cpus ? cpus : bt;
+    }
     if (o.progress < 0) {
         o.progress_tty = isatty(2);
         o.progress = o.progress_tty;
@@ -195,8 +204,14 @@ int main(int argc, char **argv)
     }
     if (rank_ == 0) {
         size_t at = strlen(notes);
-        snprintf(notes + at, sizeof notes - at, "- Bolt: %d rank%s, BLAS: %s, %d thread%s a rank\n", size,
-                 size == 1 ? "" : "s", hpl_blas_name(), hpl_blas_threads(), hpl_blas_threads() == 1 ? "" : "s");
+        if (o.threads > 1)
+            snprintf(notes + at, sizeof notes - at,
+                     "- Bolt: %d rank%s, BLAS: %s, %d threads a rank (with one process row bolt-hpl's "
+                     "own, the BLAS single-threaded in each; else the BLAS's)\n",
+                     size, size == 1 ? "" : "s", hpl_blas_name(), o.threads);
+        else
+            snprintf(notes + at, sizeof notes - at, "- Bolt: %d rank%s, BLAS: %s, 1 thread a rank\n", size,
+                     size == 1 ? "" : "s", hpl_blas_name());
     }
     hpl_report_header(&rep, &in, notes);
 

@@ -57,6 +57,8 @@ typedef struct hpl_lu {
     int nslot;
     bolt_request_t *allreq; /* every slot's broadcast requests, one array */
     int reqs_per_slot;
+    struct hpl_pool *pool; /* bolt-hpl's own threads (one process row), or NULL */
+    int blas_threads;  /* the BLAS's threads to give back when the pool goes */
     int chunk;         /* update chunk width (columns) while broadcasts fly */
     int swapw;         /* columns swapped at a time across process rows */
 } hpl_lu_t;
@@ -149,5 +151,22 @@ int hpl_update_begin(hpl_lu_t *lu, hpl_panel_t *p, int c0, int c1, double *u, hp
 int hpl_update_cols(hpl_lu_t *lu, hpl_upd_t *up, int a, int b, int poll);
 /* Both at once, U in lu->ubuf. */
 int hpl_update(hpl_lu_t *lu, hpl_panel_t *p, int c0, int c1, int poll);
+
+/* With bolt-hpl's own threads (lu->pool, one process row): start puts the
+ * update of local columns [a, b) with panel p on the workers (U in
+ * lu->ubuf when transposed), so that the caller can factor the next panel
+ * meanwhile; finish has the caller help until it is done, driving the
+ * broadcasts between its items when poll. */
+typedef struct hpl_tjob {
+    hpl_lu_t *lu;
+    const hpl_panel_t *p;
+    int a, b;
+    double *ut;       /* U transposed ((b - a) x jb), or NULL: U stays in A */
+    int ncol;         /* column chunks: swaps, DTRSM */
+    int rowh, nrow;   /* row blocks: the DGEMM */
+    int started;
+} hpl_tjob_t;
+void hpl_update_threads_start(hpl_lu_t *lu, hpl_panel_t *p, int a, int b, hpl_tjob_t *j);
+int hpl_update_threads_finish(hpl_lu_t *lu, hpl_tjob_t *j, int poll);
 
 #endif

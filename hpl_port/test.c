@@ -118,7 +118,7 @@ int hpl_test_run(const hpl_grid_t *g, const hpl_algo_t *algo, int n, int nb, int
     hpl_progress_t pr = {.interval = o->progress_interval};
     int show = g->rank == 0 && o->progress > 0;
     struct hpl_lu *lu = NULL;
-    if ((rc = hpl_lu_create(g, algo, &m, &lu)) == 0 && (rc = bolt_barrier(g->all)))
+    if ((rc = hpl_lu_create(g, algo, &m, o->threads, &lu)) == 0 && (rc = bolt_barrier(g->all)))
         rc = hpl_fail(rc, "test %s N=%d: lining up the grid", res.tv, n);
     if (rc) {
         hpl_lu_destroy(lu);

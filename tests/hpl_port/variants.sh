@@ -58,4 +58,22 @@ wide 2 2 1 swap=1 u=0
 wide 2 2 1 swap=0 u=1
 wide 3 3 1 swap=1 u=1 equil=1
 wide 4 2 2 swap=2 swthr=64 u=0 "bcast=1 6"
+# bolt-hpl's own threads (one process row, --threads 2): the workers update
+# while the main thread factors the next panel. Every PFACT x RFACT x DEPTH
+# with U and L1 in both forms, small and wide enough for many work items.
+threads() { # NP P Q N NB SETTINGS...
+    np=$1 P=$2 Q=$3 n=$4 nb=$5; shift 5
+    dat "$T/HPL.dat" "n=$n" "nb=$nb" "pfact=0 1 2" "rfact=0 1 2" "depth=0 1 2" "p=$P" "q=$Q" "$@"
+    hpl "$np" --dat HPL.dat --threads 2
+    got=$(counts)
+    if [ "$rc" -ne 0 ] || [ "$got" != "27 0 0" ] || ! grep -q "2 threads a rank" "$T/out"; then
+        fail "threads $P x $Q N=$n ($*): exit $rc, passed/failed/skipped $got, expected 27 0 0"
+    else
+        echo "pass: --threads 2, $P x $Q N=$n NB=$nb ($*): 27 tests PASSED"
+    fi
+}
+threads 1 1 1 67 8 l1=0 u=0
+threads 1 1 1 700 64 l1=1 u=1
+threads 2 1 2 900 64 l1=0 u=1 bcast=6
+threads 1 1 1 1300 96 l1=1 u=0
 finish

@@ -134,11 +134,18 @@ int hpl_swap(hpl_lu_t *lu, const hpl_panel_t *p, int c0, int nn, double *u, int 
 
 void hpl_swap_local(hpl_lu_t *lu, const hpl_panel_t *p, int c0, int nn)
 {
+    /* threads call this at once on other columns: nothing shared is written */
     const hpl_mat_t *m = lu->m;
+    const int jb = p->jb, j = p->j;
+    const double *piv = p->ipiv;
+    const size_t ahead = PREFETCH_AHEAD * m->lda;
     for (int col = c0; col < c0 + nn; col++) {
         double *a = m->a + (size_t)col * m->lda;
-        for (int c = 0; c < p->jb; c++) {
-            int r = (int)p->ipiv[c], t = p->j + c;
+        if (col + PREFETCH_AHEAD < c0 + nn)
+            for (int c = 0; c < jb; c++)
+                __builtin_prefetch(a + ahead + (size_t)piv[c], 1);
+        for (int c = 0; c < jb; c++) {
+            int r = (int)piv[c], t = j + c;
             if (r != t) {
                 double x = a[t];
                 a[t] = a[r];

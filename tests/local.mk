@@ -8,5 +8,6 @@ include tests/mpi/local.mk
 include tests/cluster/local.mk
 include tests/fuzz/local.mk
 include tests/hpl_port/local.mk
+include tests/inference/local.mk
 EXTRA_DIST += tests/check_run.h
 include tests/rdma/local.mk

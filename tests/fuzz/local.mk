@@ -31,3 +31,16 @@ fuzz-hpl-dat: $(top_srcdir)/tests/fuzz/fuzz_hpl_dat.c $(top_srcdir)/hpl_port/hpl
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I$(top_builddir) -include config.h -I$(top_srcdir) \
 	  -I$(top_srcdir)/include -o $@ $(top_srcdir)/tests/fuzz/fuzz_hpl_dat.c $(top_srcdir)/hpl_port/hpl_dat.c
 .PHONY: fuzz-hpl-dat
+
+# The GGUF reader (inference/gguf.c): `make check` replays tests/fuzz/corpus_gguf;
+# `make fuzz-gguf` builds the libFuzzer binary (./fuzz-gguf tests/fuzz/corpus_gguf).
+check_PROGRAMS += tests/fuzz/fuzz_gguf_replay
+tests_fuzz_fuzz_gguf_replay_SOURCES = tests/fuzz/fuzz_gguf.c tests/fuzz/replay.c inference/gguf.c
+tests_fuzz_fuzz_gguf_replay_LDADD =
+TESTS += tests/fuzz/replay_gguf.sh
+dist_check_SCRIPTS += tests/fuzz/replay_gguf.sh
+EXTRA_DIST += tests/fuzz/corpus_gguf
+fuzz-gguf: $(top_srcdir)/tests/fuzz/fuzz_gguf.c $(top_srcdir)/inference/gguf.c
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I$(top_builddir) -include config.h -I$(top_srcdir) \
+	  -I$(top_srcdir)/include -o $@ $(top_srcdir)/tests/fuzz/fuzz_gguf.c $(top_srcdir)/inference/gguf.c
+.PHONY: fuzz-gguf

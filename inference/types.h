@@ -1,0 +1,85 @@
+/*
+ * types.h — the tensor types the engine computes with: each type's block
+ * layout and kernels (types/<type>.c, one file a type, each with its scalar
+ * kernels and the SIMD ones of the CPUs it has them for).
+ *
+ * Weights stay in their type. A matrix product quantizes the activations
+ * once into the weight type's dot type (Q8_0 for Q8_0 and Q4_0, Q8_K for
+ * the K-quants, F32 for the float types) and takes dot products of a
+ * weight row with an activation row, integer arithmetic inside blocks.
+ */
+#ifndef INF_TYPES_H
+#define INF_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inference/gguf.h"
+
+/* Half and bfloat16 conversions, exact (round to nearest even). */
+float inf_f16_to_f32(uint16_t h);
+uint16_t inf_f32_to_f16(float f);
+static inline float inf_bf16_to_f32(uint16_t h)
+{
+    union {
+        uint32_t u;
+        float f;
+    } v = {.u = (uint32_t)h << 16};
+    return v.f;
+}
+uint16_t inf_f32_to_bf16(float f);
+
+/* Dot product of n elements: x in the weight type, y in its dot type. */
+typedef void inf_vec_dot_fn(int n, float *s, const void *x, const void *y);
+struct inf_cpu;
+
+typedef struct inf_type {
+    uint32_t id;           /* ggml's type number */
+    const char *name;
+    int block;             /* elements a block */
+    size_t bytes;          /* bytes a block */
+    uint32_t dot_type;     /* the activations' type for vec_dot */
+    void (*to_float)(const void *x, float *y, int64_t n);
+    void (*from_float)(const float *x, void *y, int64_t n); /* quantize (reference) */
+    inf_vec_dot_fn *vec_dot;        /* the best this CPU has */
+    inf_vec_dot_fn *vec_dot_scalar; /* the portable one, tested against it */
+    const char *simd;               /* which vec_dot is in use: "scalar", "avx2", ... */
+    /* picks vec_dot (and simd) for this CPU, once */
+    void (*select)(struct inf_type *self, const struct inf_cpu *cpu);
+} inf_type_t;
+
+/* The type, or NULL when the engine cannot compute with it. */
+const inf_type_t *inf_type(uint32_t id);
+/* Bytes of a row of n elements (n a multiple of the block). */
+static inline size_t inf_row_bytes(const inf_type_t *t, int64_t n)
+{
+    return (size_t)(n / t->block) * t->bytes;
+}
+/* Forces the scalar kernels everywhere (tests, INF_SIMD=scalar). */
+void inf_types_force_scalar(int on);
+
+/* Each type's table (types/<type>.c). */
+extern inf_type_t inf_type_f32, inf_type_f16, inf_type_bf16, inf_type_q8_0, inf_type_q4_0, inf_type_q4_k,
+    inf_type_q5_k, inf_type_q6_k, inf_type_q8_k;
+
+/* The K-quants' activation block: 256 values, their scale, and the sums of
+ * each 16 (which the mins of Q4_K/Q5_K need). */
+typedef struct {
+    float d;
+    int8_t qs[256];
+    int16_t bsums[16];
+} inf_block_q8_k;
+
+typedef struct {
+    uint16_t d;
+    int8_t qs[32];
+} inf_block_q8_0;
+
+/* CPU features, read once. */
+typedef struct inf_cpu {
+    int avx2, fma, f16c, avx512f, avx512bw, avx512vl, avx512vnni, avxvnni;
+    int neon, dotprod;
+} inf_cpu_t;
+const inf_cpu_t *inf_cpu(void);
+
+#endif

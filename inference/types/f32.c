@@ -1,0 +1,124 @@
+/*
+ * f32.c — F32 weights: dot products with F32 activations (scalar; AVX2+FMA
+ * and AVX-512 on x86-64; NEON on ARM).
+ */
+#include <string.h>
+
+#include "inference/types.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+static void f32_to_float(const void *x, float *y, int64_t n)
+{
+    memcpy(y, x, (size_t)n * sizeof(float));
+}
+
+static void f32_from_float(const float *x, void *y, int64_t n)
+{
+    memcpy(y, x, (size_t)n * sizeof(float));
+}
+
+/* Eight partial sums, as the vector kernels keep, so the paths agree closely. */
+static void dot_scalar(int n, float *s, const void *vx, const void *vy)
+{
+    const float *x = vx, *y = vy;
+    float acc[8] = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++)
+            acc[k] += x[i + k] * y[i + k];
+    float sum = 0;
+    for (int k = 0; k < 8; k++)
+        sum += acc[k];
+    for (; i < n; i++)
+        sum += x[i] * y[i];
+    *s = sum;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) static float hsum256(__m256 v)
+{
+    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_add_ss(a, _mm_movehdup_ps(a));
+    return _mm_cvtss_f32(a);
+}
+
+__attribute__((target("avx2,fma"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
+{
+    const float *x = vx, *y = vy;
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a0);
+        a1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), a1);
+        a2 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16), a2);
+        a3 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24), a3);
+    }
+    for (; i + 8 <= n; i += 8)
+        a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a0);
+    float sum = hsum256(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+    for (; i < n; i++)
+        sum += x[i] * y[i];
+    *s = sum;
+}
+
+__attribute__((target("avx512f"))) static void dot_avx512(int n, float *s, const void *vx, const void *vy)
+{
+    const float *x = vx, *y = vy;
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    int i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), a0);
+        a1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(y + i + 16), a1);
+    }
+    for (; i + 16 <= n; i += 16)
+        a0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), a0);
+    float sum = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+    for (; i < n; i++)
+        sum += x[i] * y[i];
+    *s = sum;
+}
+#elif defined(__aarch64__)
+static void dot_neon(int n, float *s, const void *vx, const void *vy)
+{
+    const float *x = vx, *y = vy;
+    float32x4_t a0 = vdupq_n_f32(0), a1 = vdupq_n_f32(0), a2 = vdupq_n_f32(0), a3 = vdupq_n_f32(0);
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        a0 = vfmaq_f32(a0, vld1q_f32(x + i), vld1q_f32(y + i));
+        a1 = vfmaq_f32(a1, vld1q_f32(x + i + 4), vld1q_f32(y + i + 4));
+        a2 = vfmaq_f32(a2, vld1q_f32(x + i + 8), vld1q_f32(y + i + 8));
+        a3 = vfmaq_f32(a3, vld1q_f32(x + i + 12), vld1q_f32(y + i + 12));
+    }
+    float sum = vaddvq_f32(vaddq_f32(vaddq_f32(a0, a1), vaddq_f32(a2, a3)));
+    for (; i < n; i++)
+        sum += x[i] * y[i];
+    *s = sum;
+}
+#endif
+
+static void f32_select(inf_type_t *t, const inf_cpu_t *cpu)
+{
+    (void)cpu;
+#if defined(__x86_64__)
+    if (cpu->avx512f) {
+        t->vec_dot = dot_avx512;
+        t->simd = "avx512";
+    } else if (cpu->avx2 && cpu->fma) {
+        t->vec_dot = dot_avx2;
+        t->simd = "avx2";
+    }
+#elif defined(__aarch64__)
+    t->vec_dot = dot_neon;
+    t->simd = "neon";
+#endif
+}
+
+inf_type_t inf_type_f32 = {.id = GGML_F32, .name = "F32", .block = 1, .bytes = 4, .dot_type = GGML_F32,
+                           .to_float = f32_to_float, .from_float = f32_from_float, .vec_dot = dot_scalar,
+                           .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = f32_select};

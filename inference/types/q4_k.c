@@ -1,0 +1,193 @@
+/*
+ * q4_k.c — Q4_K: super-blocks of 256 four-bit values in 8 sub-blocks of 32,
+ * each with a 6-bit scale and min under the super-block's F16 d and dmin:
+ * value = d * scale * q - dmin * min. The 4 groups of 64 hold a sub-block in
+ * the low nibbles of 32 bytes and the next in the high ones. Dot type Q8_K
+ * (scalar; AVX2; NEON).
+ */
+#include <string.h>
+
+#include "inference/types.h"
+#include "inference/types/kquant.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+typedef struct {
+    uint16_t d, dmin;
+    uint8_t scales[12];
+    uint8_t qs[128];
+} block_t;
+
+static void q4_k_to_float(const void *vx, float *y, int64_t n)
+{
+    const block_t *x = vx;
+    for (int64_t i = 0; i < n / 256; i++) {
+        const float d = inf_f16_to_f32(x[i].d), dmin = inf_f16_to_f32(x[i].dmin);
+        const uint8_t *q = x[i].qs;
+        for (int c = 0; c < 4; c++, q += 32) {
+            uint8_t s0, m0, s1, m1;
+            kq_scale_min(2 * c, x[i].scales, &s0, &m0);
+            kq_scale_min(2 * c + 1, x[i].scales, &s1, &m1);
+            for (int l = 0; l < 32; l++) {
+                *y++ = d * s0 * (q[l] & 0xf) - dmin * m0;
+            }
+            for (int l = 0; l < 32; l++)
+                *y++ = d * s1 * (q[l] >> 4) - dmin * m1;
+        }
+    }
+}
+
+static void q4_k_from_float(const float *x, void *vy, int64_t n)
+{
+    block_t *y = vy;
+    for (int64_t i = 0; i < n / 256; i++, x += 256) {
+        float sc[8], mn[8], smax = 0, mmax = 0;
+        kq_sub_scales(x, 15, sc, mn);
+        for (int j = 0; j < 8; j++) {
+            smax = fmaxf(smax, sc[j]);
+            mmax = fmaxf(mmax, mn[j]);
+        }
+        y[i].d = inf_f32_to_f16(smax / 63);
+        y[i].dmin = inf_f32_to_f16(mmax / 63);
+        const float d = inf_f16_to_f32(y[i].d), dmin = inf_f16_to_f32(y[i].dmin);
+        uint8_t ls[8], lm[8];
+        for (int j = 0; j < 8; j++) {
+            ls[j] = (uint8_t)(d ? kq_round(sc[j] / d, 0, 63) : 0);
+            lm[j] = (uint8_t)(dmin ? kq_round(mn[j] / dmin, 0, 63) : 0);
+        }
+        kq_pack_scales(ls, lm, y[i].scales);
+        uint8_t q[256];
+        for (int j = 0; j < 8; j++) {
+            const float s = d * ls[j], m = dmin * lm[j];
+            for (int l = 0; l < 32; l++)
+                q[32 * j + l] = (uint8_t)(s ? kq_round((x[32 * j + l] + m) / s, 0, 15) : 0);
+        }
+        for (int c = 0; c < 4; c++)
+            for (int l = 0; l < 32; l++)
+                y[i].qs[32 * c + l] = (uint8_t)(q[64 * c + l] | (q[64 * c + 32 + l] << 4));
+    }
+}
+
+static void dot_scalar(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    float sum = 0;
+    for (int i = 0; i < n / 256; i++) {
+        const uint8_t *q4 = x[i].qs;
+        const int8_t *q8 = y[i].qs;
+        int isum = 0, msum = 0;
+        for (int c = 0; c < 4; c++, q4 += 32, q8 += 64) {
+            uint8_t s0, m0, s1, m1;
+            kq_scale_min(2 * c, x[i].scales, &s0, &m0);
+            kq_scale_min(2 * c + 1, x[i].scales, &s1, &m1);
+            int a = 0, b = 0;
+            for (int l = 0; l < 32; l++) {
+                a += (q4[l] & 0xf) * q8[l];
+                b += (q4[l] >> 4) * q8[l + 32];
+            }
+            isum += a * s0 + b * s1;
+            msum += m0 * (y[i].bsums[4 * c] + y[i].bsums[4 * c + 1]) + m1 * (y[i].bsums[4 * c + 2] + y[i].bsums[4 * c + 3]);
+        }
+        sum += y[i].d * (inf_f16_to_f32(x[i].d) * (float)isum - inf_f16_to_f32(x[i].dmin) * (float)msum);
+    }
+    *s = sum;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    const __m256i low = _mm256_set1_epi8(0xf);
+    __m256 acc = _mm256_setzero_ps();
+    float mins = 0;
+    for (int i = 0; i < n / 256; i++) {
+        uint8_t sc[8], mn[8];
+        for (int j = 0; j < 8; j++)
+            kq_scale_min(j, x[i].scales, &sc[j], &mn[j]);
+        int msum = 0;
+        for (int j = 0; j < 8; j++)
+            msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+        const uint8_t *q4 = x[i].qs;
+        const int8_t *q8 = y[i].qs;
+        __m256i isum = _mm256_setzero_si256();
+        for (int c = 0; c < 4; c++, q4 += 32, q8 += 64) {
+            __m256i b = _mm256_loadu_si256((const __m256i *)q4);
+            __m256i lo = _mm256_and_si256(b, low), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), low);
+            __m256i p0 = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)q8));
+            __m256i p1 = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(q8 + 32)));
+            p0 = _mm256_madd_epi16(p0, _mm256_set1_epi16(sc[2 * c]));
+            p1 = _mm256_madd_epi16(p1, _mm256_set1_epi16(sc[2 * c + 1]));
+            isum = _mm256_add_epi32(isum, _mm256_add_epi32(p0, p1));
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * inf_f16_to_f32(x[i].d)), _mm256_cvtepi32_ps(isum), acc);
+        mins += y[i].d * inf_f16_to_f32(x[i].dmin) * (float)msum;
+    }
+    __m128 a = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_add_ss(a, _mm_movehdup_ps(a));
+    *s = _mm_cvtss_f32(a) - mins;
+}
+#elif defined(__aarch64__)
+static void dot_neon(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    float sum = 0;
+    for (int i = 0; i < n / 256; i++) {
+        uint8_t sc[8], mn[8];
+        for (int j = 0; j < 8; j++)
+            kq_scale_min(j, x[i].scales, &sc[j], &mn[j]);
+        int msum = 0;
+        for (int j = 0; j < 8; j++)
+            msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+        const uint8_t *q4 = x[i].qs;
+        const int8_t *q8 = y[i].qs;
+        int isum = 0;
+        for (int c = 0; c < 4; c++, q4 += 32, q8 += 64) {
+            int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0);
+            for (int h = 0; h < 2; h++) {
+                uint8x16_t q = vld1q_u8(q4 + 16 * h);
+                int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(q, vdupq_n_u8(0xf)));
+                int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(q, 4));
+                int8x16_t y0 = vld1q_s8(q8 + 16 * h), y1 = vld1q_s8(q8 + 32 + 16 * h);
+#if defined(__ARM_FEATURE_DOTPROD)
+                a = vdotq_s32(a, lo, y0);
+                b = vdotq_s32(b, hi, y1);
+#else
+                a = vaddq_s32(a, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(lo), vget_low_s8(y0)), vget_high_s8(lo),
+                                                      vget_high_s8(y0))));
+                b = vaddq_s32(b, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(hi), vget_low_s8(y1)), vget_high_s8(hi),
+                                                      vget_high_s8(y1))));
+#endif
+            }
+            isum += vaddvq_s32(a) * sc[2 * c] + vaddvq_s32(b) * sc[2 * c + 1];
+        }
+        sum += y[i].d * (inf_f16_to_f32(x[i].d) * (float)isum - inf_f16_to_f32(x[i].dmin) * (float)msum);
+    }
+    *s = sum;
+}
+#endif
+
+static void q4_k_select(inf_type_t *t, const inf_cpu_t *cpu)
+{
+    (void)cpu;
+#if defined(__x86_64__)
+    if (cpu->avx2 && cpu->fma && cpu->f16c) {
+        t->vec_dot = dot_avx2;
+        t->simd = "avx2";
+    }
+#elif defined(__aarch64__)
+    t->vec_dot = dot_neon;
+    t->simd = "neon";
+#endif
+}
+
+inf_type_t inf_type_q4_k = {.id = GGML_Q4_K, .name = "Q4_K", .block = 256, .bytes = 144, .dot_type = GGML_Q8_K,
+                            .to_float = q4_k_to_float, .from_float = q4_k_from_float, .vec_dot = dot_scalar,
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = q4_k_select};

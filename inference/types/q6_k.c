@@ -1,0 +1,166 @@
+/*
+ * q6_k.c — Q6_K: super-blocks of 256 six-bit values (0..63, less 32) in 16
+ * sub-blocks of 16 with int8 scales under an F16 d. Each half of 128: the
+ * low 4 bits of values l and l + 64 share ql[l] (l < 64), the top 2 bits of
+ * values l, l + 32, l + 64, l + 96 share qh[l] (l < 32). Dot type Q8_K
+ * (scalar; AVX2; NEON).
+ */
+#include <math.h>
+
+#include "inference/types.h"
+#include "inference/types/kquant.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+typedef struct {
+    uint8_t ql[128];
+    uint8_t qh[64];
+    int8_t scales[16];
+    uint16_t d;
+} block_t;
+
+/* The 128 values (0..63) of half h of block x, in order. */
+static void unpack_half(const block_t *x, int h, uint8_t q[128])
+{
+    const uint8_t *ql = x->ql + 64 * h, *qh = x->qh + 32 * h;
+    for (int l = 0; l < 32; l++) {
+        q[l] = (uint8_t)((ql[l] & 0xf) | ((qh[l] & 3) << 4));
+        q[l + 32] = (uint8_t)((ql[l + 32] & 0xf) | (((qh[l] >> 2) & 3) << 4));
+        q[l + 64] = (uint8_t)((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4));
+        q[l + 96] = (uint8_t)((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4));
+    }
+}
+
+static void q6_k_to_float(const void *vx, float *y, int64_t n)
+{
+    const block_t *x = vx;
+    for (int64_t i = 0; i < n / 256; i++) {
+        const float d = inf_f16_to_f32(x[i].d);
+        for (int h = 0; h < 2; h++) {
+            uint8_t q[128];
+            unpack_half(&x[i], h, q);
+            for (int l = 0; l < 128; l++)
+                *y++ = d * x[i].scales[8 * h + l / 16] * (q[l] - 32);
+        }
+    }
+}
+
+static void q6_k_from_float(const float *x, void *vy, int64_t n)
+{
+    block_t *y = vy;
+    for (int64_t i = 0; i < n / 256; i++, x += 256) {
+        float sc[16], smax = 0;
+        for (int j = 0; j < 16; j++) {
+            float amax = 0;
+            for (int l = 0; l < 16; l++)
+                amax = fmaxf(amax, fabsf(x[16 * j + l]));
+            sc[j] = amax / 31;
+            smax = fmaxf(smax, sc[j]);
+        }
+        y[i].d = inf_f32_to_f16(smax / 127);
+        const float d = inf_f16_to_f32(y[i].d);
+        uint8_t q[256];
+        for (int j = 0; j < 16; j++) {
+            int ls = d ? kq_round(sc[j] / d, -128, 127) : 0;
+            y[i].scales[j] = (int8_t)ls;
+            const float s = d * ls;
+            for (int l = 0; l < 16; l++)
+                q[16 * j + l] = (uint8_t)((s ? kq_round(x[16 * j + l] / s, -32, 31) : 0) + 32);
+        }
+        for (int h = 0; h < 2; h++) {
+            uint8_t *ql = y[i].ql + 64 * h, *qh = y[i].qh + 32 * h;
+            const uint8_t *v = q + 128 * h;
+            for (int l = 0; l < 32; l++) {
+                ql[l] = (uint8_t)((v[l] & 0xf) | ((v[l + 64] & 0xf) << 4));
+                ql[l + 32] = (uint8_t)((v[l + 32] & 0xf) | ((v[l + 96] & 0xf) << 4));
+                qh[l] = (uint8_t)((v[l] >> 4) | ((v[l + 32] >> 4) << 2) | ((v[l + 64] >> 4) << 4) | ((v[l + 96] >> 4) << 6));
+            }
+        }
+    }
+}
+
+/* sum (q - 32) y = sum q y - 32 sum y, and the sums of y come with Q8_K */
+static void dot_scalar(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    float sum = 0;
+    for (int i = 0; i < n / 256; i++) {
+        int isum = 0;
+        for (int h = 0; h < 2; h++) {
+            uint8_t q[128];
+            unpack_half(&x[i], h, q);
+            const int8_t *q8 = y[i].qs + 128 * h;
+            for (int g = 0; g < 8; g++) {
+                int a = 0;
+                for (int l = 0; l < 16; l++)
+                    a += q[16 * g + l] * q8[16 * g + l];
+                isum += x[i].scales[8 * h + g] * (a - 32 * y[i].bsums[8 * h + g]);
+            }
+        }
+        sum += y[i].d * inf_f16_to_f32(x[i].d) * (float)isum;
+    }
+    *s = sum;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    const __m256i low = _mm256_set1_epi8(0xf), three = _mm256_set1_epi8(3);
+    float sum = 0;
+    for (int i = 0; i < n / 256; i++) {
+        __m256i isum = _mm256_setzero_si256();
+        int off = 0;
+        for (int g = 0; g < 16; g++)
+            off += x[i].scales[g] * y[i].bsums[g];
+        for (int h = 0; h < 2; h++) {
+            const uint8_t *ql = x[i].ql + 64 * h, *qh = x[i].qh + 32 * h;
+            const int8_t *q8 = y[i].qs + 128 * h;
+            const int8_t *sc = x[i].scales + 8 * h;
+            __m256i l0 = _mm256_loadu_si256((const __m256i *)ql), l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
+            __m256i hh = _mm256_loadu_si256((const __m256i *)qh);
+            __m256i v[4];
+            v[0] = _mm256_or_si256(_mm256_and_si256(l0, low), _mm256_slli_epi16(_mm256_and_si256(hh, three), 4));
+            v[1] = _mm256_or_si256(_mm256_and_si256(l1, low),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 2), three), 4));
+            v[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), low),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 4), three), 4));
+            v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), low),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 6), three), 4));
+            for (int k = 0; k < 4; k++) {
+                /* 32 values = sub-blocks 2k and 2k + 1 of this half */
+                __m256i p = _mm256_maddubs_epi16(v[k], _mm256_loadu_si256((const __m256i *)(q8 + 32 * k)));
+                __m256i scl = _mm256_set_m128i(_mm_set1_epi16(sc[2 * k + 1]), _mm_set1_epi16(sc[2 * k]));
+                isum = _mm256_add_epi32(isum, _mm256_madd_epi16(p, scl));
+            }
+        }
+        __m128i t = _mm_add_epi32(_mm256_castsi256_si128(isum), _mm256_extracti128_si256(isum, 1));
+        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+        int total = _mm_cvtsi128_si32(t) - 32 * off;
+        sum += y[i].d * inf_f16_to_f32(x[i].d) * (float)total;
+    }
+    *s = sum;
+}
+#endif
+
+static void q6_k_select(inf_type_t *t, const inf_cpu_t *cpu)
+{
+    (void)cpu;
+#if defined(__x86_64__)
+    if (cpu->avx2 && cpu->fma && cpu->f16c) {
+        t->vec_dot = dot_avx2;
+        t->simd = "avx2";
+    }
+#endif
+}
+
+inf_type_t inf_type_q6_k = {.id = GGML_Q6_K, .name = "Q6_K", .block = 256, .bytes = 210, .dot_type = GGML_Q8_K,
+                            .to_float = q6_k_to_float, .from_float = q6_k_from_float, .vec_dot = dot_scalar,
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = q6_k_select};

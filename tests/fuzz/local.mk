@@ -35,8 +35,8 @@ fuzz-hpl-dat: $(top_srcdir)/tests/fuzz/fuzz_hpl_dat.c $(top_srcdir)/hpl_port/hpl
 # The GGUF reader (inference/gguf.c): `make check` replays tests/fuzz/corpus_gguf;
 # `make fuzz-gguf` builds the libFuzzer binary (./fuzz-gguf tests/fuzz/corpus_gguf).
 check_PROGRAMS += tests/fuzz/fuzz_gguf_replay
-tests_fuzz_fuzz_gguf_replay_SOURCES = tests/fuzz/fuzz_gguf.c tests/fuzz/replay.c inference/gguf.c
-tests_fuzz_fuzz_gguf_replay_LDADD =
+tests_fuzz_fuzz_gguf_replay_SOURCES = tests/fuzz/fuzz_gguf.c tests/fuzz/replay.c
+tests_fuzz_fuzz_gguf_replay_LDADD = libinference.la
 TESTS += tests/fuzz/replay_gguf.sh
 dist_check_SCRIPTS += tests/fuzz/replay_gguf.sh
 EXTRA_DIST += tests/fuzz/corpus_gguf

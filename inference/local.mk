@@ -6,7 +6,22 @@ INF_SOURCES = \
 	inference/types/types.c inference/types/kquant.h inference/types/f32.c inference/types/f16.c \
 	inference/types/bf16.c inference/types/q8_0.c inference/types/q4_0.c inference/types/q8_k.c \
 	inference/types/q4_k.c inference/types/q5_k.c inference/types/q6_k.c \
-	inference/model.h inference/model.c inference/arch.c
+	inference/model.h inference/model.c inference/arch.c inference/pool.h inference/pool.c \
+	inference/matmul.h inference/matmul.c inference/engine.h inference/forward.c inference/sample.h inference/sample.c
 noinst_LTLIBRARIES += libinference.la
 libinference_la_SOURCES = $(INF_SOURCES)
-libinference_la_LIBADD = -lm
+libinference_la_CFLAGS = $(AM_CFLAGS)
+libinference_la_LIBADD = -lm -lpthread
+EXTRA_DIST += inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
+if HAVE_PCRE2
+libinference_la_SOURCES += inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
+libinference_la_CFLAGS += $(PCRE2_CFLAGS)
+libinference_la_LIBADD += $(PCRE2_LIBS)
+bin_PROGRAMS += bolt-llm
+bolt_llm_SOURCES = inference/main.c
+bolt_llm_LDADD = libinference.la libbolt.la -lm
+endif
+# the model maker: random weights on a real tokenizer, quantized here
+noinst_PROGRAMS += bolt-llm-mkmodel
+bolt_llm_mkmodel_SOURCES = inference/tools/mkmodel.c
+bolt_llm_mkmodel_LDADD = libinference.la -lm

@@ -1,0 +1,37 @@
+/*
+ * engine.h — running a model: a context holds the KV cache, the scratch of
+ * a batch and the threads; decode runs a batch of tokens (a prompt's many at
+ * once, or one when generating) through every layer and leaves the logits.
+ */
+#ifndef INF_ENGINE_H
+#define INF_ENGINE_H
+
+#include "inference/model.h"
+#include "inference/pool.h"
+
+typedef struct inf_ctx_params {
+    int n_ctx;         /* positions the cache holds (0: the model's training context, at most 4096) */
+    int n_batch;       /* tokens a forward pass takes at most */
+    int n_threads;
+    uint32_t kv_type;  /* GGML_F16 (default), GGML_F32 or GGML_Q8_0 */
+    int all_logits;    /* keep every token's logits, not only the last one's */
+} inf_ctx_params_t;
+
+typedef struct inf_ctx inf_ctx_t;
+
+int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char *err, size_t errlen);
+void inf_ctx_free(inf_ctx_t *c);
+
+/* Runs n tokens at the next n positions (in batches of n_batch). Returns 0,
+ * or -1 with a message (context full, a token out of the vocabulary). */
+int inf_decode(inf_ctx_t *c, const int32_t *tokens, int n, char *err, size_t errlen);
+/* The logits of token i of the last decode (-1: its last); with all_logits
+ * any i, else only the last. */
+const float *inf_logits(const inf_ctx_t *c, int i);
+int inf_ctx_pos(const inf_ctx_t *c);
+int inf_ctx_size(const inf_ctx_t *c);
+/* Forgets the cache from position pos on (0: all). */
+void inf_ctx_truncate(inf_ctx_t *c, int pos);
+const inf_model_t *inf_ctx_model(const inf_ctx_t *c);
+
+#endif

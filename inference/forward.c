@@ -1,0 +1,439 @@
+/*
+ * forward.c — the context (engine.h) and the forward pass of the decoder
+ * architectures of arch.c: embeddings, then per layer RMSNorm, Q/K/V (with
+ * biases, per-head QK norm where the architecture has them), RoPE (adjacent
+ * pairs or halves), the KV cache, causal attention with grouped K/V heads,
+ * the output projection, and a SwiGLU MLP or a mixture of experts; the final
+ * norm and the logits. Large products go through matmul.c on the pool;
+ * the rest is a few passes over the batch.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inference/engine.h"
+#include "inference/matmul.h"
+
+struct inf_ctx {
+    inf_model_t *m;
+    inf_ctx_params_t p;
+    inf_pool_t *pool;
+    int pos; /* positions in the cache */
+    /* the KV cache: [layer][position][n_head_kv * head_dim] */
+    const inf_type_t *kvt;
+    size_t kv_row;
+    uint8_t *kc, *vc;
+    /* a batch's scratch */
+    float *x, *xn, *q, *k, *v, *att, *tmp, *fa, *fb;
+    float *logits;
+    int n_logits; /* rows of logits the last decode left */
+    void *mmq;
+    float *scores; /* [threads][n_ctx + head_dim] */
+    float *cosv, *sinv; /* [n_batch][n_rot / 2] */
+    int *tpos;
+    /* experts */
+    float *router, *selw, *ex, *ea, *eb, *eo;
+    int *sel, *etok;
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void inf_ctx_free(inf_ctx_t *c)
+{
+    if (!c)
+        return;
+    inf_pool_destroy(c->pool);
+    void *bufs[] = {c->kc, c->vc, c->x, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
+                    c->logits, c->mmq, c->scores, c->cosv, c->sinv, c->tpos, c->router, c->selw, c->ex, c->ea,
+                    c->eb, c->eo, c->sel, c->etok};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        free(bufs[i]);
+    free(c);
+}
+
+int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    const inf_hparams_t *hp = &m->hp;
+    inf_ctx_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return fail(err, errlen, "out of memory");
+    c->m = m;
+    c->p = *p;
+    if (c->p.n_ctx <= 0)
+        c->p.n_ctx = hp->n_ctx_train < 4096 ? hp->n_ctx_train : 4096;
+    if (c->p.n_batch <= 0)
+        c->p.n_batch = 512;
+    if (c->p.n_batch > c->p.n_ctx)
+        c->p.n_batch = c->p.n_ctx;
+    if (c->p.n_threads <= 0)
+        c->p.n_threads = 1;
+    if (!c->p.kv_type)
+        c->p.kv_type = GGML_F16;
+    c->kvt = inf_type(c->p.kv_type);
+    const int B = c->p.n_batch, E = hp->n_embd, HD = hp->n_head * hp->head_dim, KV = hp->n_head_kv * hp->head_dim,
+              F = hp->n_ff, N = c->p.n_ctx;
+    if (!c->kvt || (c->p.kv_type != GGML_F16 && c->p.kv_type != GGML_F32 && c->p.kv_type != GGML_Q8_0) ||
+        hp->head_dim % c->kvt->block) {
+        inf_ctx_free(c);
+        return fail(err, errlen, "the KV cache type must be F16, F32 or Q8_0 (Q8_0 needs heads of a multiple of 32)");
+    }
+    c->kv_row = inf_row_bytes(c->kvt, KV);
+    size_t kvb = (size_t)hp->n_layer * (size_t)N * c->kv_row;
+    int nl = c->p.all_logits ? B : 1;
+    int cols = E > HD ? E : HD;
+    cols = cols > F ? cols : F;
+    c->kc = malloc(kvb);
+    c->vc = malloc(kvb);
+    c->x = malloc((size_t)B * E * sizeof(float));
+    c->xn = malloc((size_t)B * cols * sizeof(float));
+    c->q = malloc((size_t)B * HD * sizeof(float));
+    c->k = malloc((size_t)B * KV * sizeof(float));
+    c->v = malloc((size_t)B * KV * sizeof(float));
+    c->att = malloc((size_t)B * HD * sizeof(float));
+    c->tmp = malloc((size_t)B * E * sizeof(float));
+    c->fa = malloc((size_t)B * F * sizeof(float));
+    c->fb = malloc((size_t)B * F * sizeof(float));
+    c->logits = malloc((size_t)nl * hp->n_vocab * sizeof(float));
+    c->mmq = malloc(inf_mm_scratch(cols, B));
+    c->scores = malloc((size_t)c->p.n_threads * (size_t)(N + hp->head_dim) * sizeof(float));
+    c->cosv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
+    c->sinv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
+    c->tpos = malloc((size_t)B * sizeof(int));
+    int ok = c->kc && c->vc && c->x && c->xn && c->q && c->k && c->v && c->att && c->tmp && c->fa && c->fb &&
+             c->logits && c->mmq && c->scores && c->cosv && c->sinv && c->tpos;
+    if (ok && (m->arch->flags & INF_ARCH_MOE)) {
+        const int X = hp->n_expert, K = hp->n_expert_used;
+        c->router = malloc((size_t)B * X * sizeof(float));
+        c->selw = malloc((size_t)B * K * sizeof(float));
+        c->sel = malloc((size_t)B * K * sizeof(int));
+        c->etok = malloc((size_t)B * K * sizeof(int));
+        c->ex = malloc((size_t)B * E * sizeof(float));
+        c->ea = malloc((size_t)B * hp->n_ff_exp * sizeof(float));
+        c->eb = malloc((size_t)B * hp->n_ff_exp * sizeof(float));
+        c->eo = malloc((size_t)B * E * sizeof(float));
+        ok = c->router && c->selw && c->sel && c->etok && c->ex && c->ea && c->eb && c->eo;
+    }
+    if (!ok) {
+        inf_ctx_free(c);
+        return fail(err, errlen, "out of memory for a context of %d positions (%.1f MiB of KV cache) and batches of %d", N,
+                    2.0 * (double)kvb / 1048576.0, B);
+    }
+    if (inf_pool_create(c->p.n_threads, &c->pool)) {
+        inf_ctx_free(c);
+        return fail(err, errlen, "cannot start %d threads", c->p.n_threads);
+    }
+    *out = c;
+    return 0;
+}
+
+int inf_ctx_pos(const inf_ctx_t *c)
+{
+    return c->pos;
+}
+
+int inf_ctx_size(const inf_ctx_t *c)
+{
+    return c->p.n_ctx;
+}
+
+const inf_model_t *inf_ctx_model(const inf_ctx_t *c)
+{
+    return c->m;
+}
+
+void inf_ctx_truncate(inf_ctx_t *c, int pos)
+{
+    if (pos >= 0 && pos < c->pos)
+        c->pos = pos;
+}
+
+const float *inf_logits(const inf_ctx_t *c, int i)
+{
+    if (c->n_logits == 0)
+        return NULL;
+    if (i < 0)
+        i = c->n_logits - 1;
+    if (i >= c->n_logits)
+        return NULL;
+    return c->logits + (size_t)i * (size_t)c->m->hp.n_vocab;
+}
+
+/* ---- the pieces ---- */
+
+static void rmsnorm(float *y, const float *x, const float *w, int n, float eps)
+{
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += (double)x[i] * x[i];
+    const float s = 1.0f / sqrtf((float)(ss / n) + eps);
+    for (int i = 0; i < n; i++)
+        y[i] = x[i] * s * w[i];
+}
+
+/* cos and sin of each rotated pair at each position of the batch, as ggml
+ * computes them: theta_i = pos / scale * base^(-2i / n_rot) / factor_i. */
+static void rope_tables(inf_ctx_t *c, int n)
+{
+    const inf_hparams_t *hp = &c->m->hp;
+    const int half = hp->n_rot / 2;
+    const float theta_scale = powf(hp->rope_base, -2.0f / (float)hp->n_rot);
+    for (int t = 0; t < n; t++) {
+        float theta = (float)c->tpos[t] / hp->rope_scale;
+        for (int i = 0; i < half; i++) {
+            float th = c->m->rope_freqs ? theta / c->m->rope_freqs[i] : theta;
+            c->cosv[t * half + i] = cosf(th);
+            c->sinv[t * half + i] = sinf(th);
+            theta *= theta_scale;
+        }
+    }
+}
+
+static void rope(const inf_ctx_t *c, float *x, int t, int heads)
+{
+    const inf_hparams_t *hp = &c->m->hp;
+    const int half = hp->n_rot / 2, D = hp->head_dim;
+    const float *cs = c->cosv + t * half, *sn = c->sinv + t * half;
+    for (int h = 0; h < heads; h++) {
+        float *v = x + h * D;
+        for (int i = 0; i < half; i++) {
+            int a = c->m->arch->rope == INF_ROPE_NEOX ? i : 2 * i, b = c->m->arch->rope == INF_ROPE_NEOX ? i + half : 2 * i + 1;
+            float x0 = v[a], x1 = v[b];
+            v[a] = x0 * cs[i] - x1 * sn[i];
+            v[b] = x0 * sn[i] + x1 * cs[i];
+        }
+    }
+}
+
+/* ---- attention: each thread a share of the heads, every token ---- */
+
+typedef struct att_job {
+    inf_ctx_t *c;
+    int layer, n;
+} att_job_t;
+
+static void att_run(void *arg, int ith, int nth)
+{
+    att_job_t *j = arg;
+    inf_ctx_t *c = j->c;
+    const inf_hparams_t *hp = &c->m->hp;
+    const int H = hp->n_head, D = hp->head_dim, G = hp->n_head / hp->n_head_kv, HD = H * D;
+    const float scale = 1.0f / sqrtf((float)D);
+    float *s = c->scores + (size_t)ith * (size_t)(c->p.n_ctx + D), *vrow = s + c->p.n_ctx;
+    const uint8_t *kbase = c->kc + (size_t)j->layer * (size_t)c->p.n_ctx * c->kv_row;
+    const uint8_t *vbase = c->vc + (size_t)j->layer * (size_t)c->p.n_ctx * c->kv_row;
+    const inf_type_t *kt = c->kvt;
+    const int f32 = kt->id == GGML_F32;
+    for (int h = ith; h < H; h += nth) {
+        const size_t hoff = inf_row_bytes(kt, (int64_t)(h / G) * D);
+        for (int t = 0; t < j->n; t++) {
+            const int last = c->tpos[t]; /* causal: positions 0 .. its own */
+            const float *q = c->q + (size_t)t * HD + (size_t)h * D;
+            float max = -INFINITY;
+            for (int p = 0; p <= last; p++) {
+                const uint8_t *kr = kbase + (size_t)p * c->kv_row + hoff;
+                float d;
+                if (kt->dot_type == GGML_F32) {
+                    kt->vec_dot(D, &d, kr, q);
+                } else { /* Q8_0 keys: dequantized, then a float dot */
+                    kt->to_float(kr, vrow, D);
+                    inf_type_f32.vec_dot(D, &d, vrow, q);
+                }
+                s[p] = d * scale;
+                if (s[p] > max)
+                    max = s[p];
+            }
+            double sum = 0;
+            for (int p = 0; p <= last; p++) {
+                s[p] = expf(s[p] - max);
+                sum += s[p];
+            }
+            const float inv = (float)(1.0 / sum);
+            float *o = c->att + (size_t)t * HD + (size_t)h * D;
+            memset(o, 0, (size_t)D * sizeof(float));
+            for (int p = 0; p <= last; p++) {
+                const uint8_t *vr = vbase + (size_t)p * c->kv_row + hoff;
+                const float *vf = (const float *)(const void *)vr;
+                if (!f32) {
+                    kt->to_float(vr, vrow, D);
+                    vf = vrow;
+                }
+                const float w = s[p] * inv;
+                for (int d = 0; d < D; d++)
+                    o[d] += w * vf[d];
+            }
+        }
+    }
+}
+
+/* ---- the MLP and the experts ---- */
+
+static float silu(float x)
+{
+    return x / (1.0f + expf(-x));
+}
+
+static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
+{
+    const inf_hparams_t *hp = &c->m->hp;
+    const int E = hp->n_embd, F = hp->n_ff;
+    inf_mm_t gu[2] = {inf_mm_of(&L->w_gate, 0, c->fa, F, NULL), inf_mm_of(&L->w_up, 0, c->fb, F, NULL)};
+    inf_matmul(c->pool, c->xn, E, n, E, gu, 2, c->mmq);
+    for (size_t i = 0; i < (size_t)n * F; i++)
+        c->fa[i] = silu(c->fa[i]) * c->fb[i];
+    inf_mm_t d = inf_mm_of(&L->w_down, 0, c->tmp, E, NULL);
+    inf_matmul(c->pool, c->fa, F, n, F, &d, 1, c->mmq);
+    for (size_t i = 0; i < (size_t)n * E; i++)
+        c->x[i] += c->tmp[i];
+}
+
+/* Softmax over the experts, the top k (ties to the lower index), their
+ * weights renormalised when the model says; then each expert once, over the
+ * tokens routed to it. */
+static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
+{
+    const inf_hparams_t *hp = &c->m->hp;
+    const int E = hp->n_embd, X = hp->n_expert, K = hp->n_expert_used, F = hp->n_ff_exp;
+    inf_mm_t r = inf_mm_of(&L->router, 0, c->router, X, NULL);
+    inf_matmul(c->pool, c->xn, E, n, E, &r, 1, c->mmq);
+    for (int t = 0; t < n; t++) {
+        float *p = c->router + (size_t)t * X, max = -INFINITY;
+        for (int e = 0; e < X; e++)
+            max = p[e] > max ? p[e] : max;
+        double sum = 0;
+        for (int e = 0; e < X; e++) {
+            p[e] = expf(p[e] - max);
+            sum += p[e];
+        }
+        for (int e = 0; e < X; e++)
+            p[e] = (float)(p[e] / sum);
+        int *sel = c->sel + (size_t)t * K;
+        float *w = c->selw + (size_t)t * K, wsum = 0;
+        for (int k = 0; k < K; k++) {
+            int best = -1;
+            for (int e = 0; e < X; e++) {
+                int taken = 0;
+                for (int q = 0; q < k; q++)
+                    taken |= sel[q] == e;
+                if (!taken && (best < 0 || p[e] > p[best]))
+                    best = e;
+            }
+            sel[k] = best;
+            w[k] = p[best];
+            wsum += w[k];
+        }
+        for (int k = 0; k < K; k++)
+            w[k] = (hp->moe_norm ? w[k] / wsum : w[k]) * hp->moe_scale;
+    }
+    for (int e = 0; e < X; e++) {
+        int m = 0;
+        for (int t = 0; t < n; t++)
+            for (int k = 0; k < K; k++)
+                if (c->sel[(size_t)t * K + k] == e) {
+                    c->etok[m] = t * K + k;
+                    memcpy(c->ex + (size_t)m * E, c->xn + (size_t)t * E, (size_t)E * sizeof(float));
+                    m++;
+                }
+        if (!m)
+            continue;
+        inf_mm_t gu[2] = {inf_mm_of(&L->gate_exps, e, c->ea, F, NULL), inf_mm_of(&L->up_exps, e, c->eb, F, NULL)};
+        inf_matmul(c->pool, c->ex, E, m, E, gu, 2, c->mmq);
+        for (size_t i = 0; i < (size_t)m * F; i++)
+            c->ea[i] = silu(c->ea[i]) * c->eb[i];
+        inf_mm_t d = inf_mm_of(&L->down_exps, e, c->eo, E, NULL);
+        inf_matmul(c->pool, c->ea, F, m, F, &d, 1, c->mmq);
+        for (int i = 0; i < m; i++) {
+            const int t = c->etok[i] / K;
+            const float w = c->selw[c->etok[i]];
+            for (int d2 = 0; d2 < E; d2++)
+                c->x[(size_t)t * E + d2] += w * c->eo[(size_t)i * E + d2];
+        }
+    }
+}
+
+/* ---- one batch ---- */
+
+static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
+{
+    inf_model_t *m = c->m;
+    const inf_hparams_t *hp = &m->hp;
+    const int E = hp->n_embd, H = hp->n_head, Hk = hp->n_head_kv, D = hp->head_dim, HD = H * D, KV = Hk * D;
+    for (int t = 0; t < n; t++) {
+        c->tpos[t] = c->pos + t;
+        m->tok_embd.type->to_float((const uint8_t *)m->tok_embd.data + (size_t)tok[t] * m->tok_embd.row_bytes,
+                                   c->x + (size_t)t * E, E);
+    }
+    rope_tables(c, n);
+    for (int l = 0; l < hp->n_layer; l++) {
+        const inf_layer_t *L = &m->layers[l];
+        for (int t = 0; t < n; t++)
+            rmsnorm(c->xn + (size_t)t * E, c->x + (size_t)t * E, L->attn_norm, E, hp->norm_eps);
+        inf_mm_t qkv[3] = {inf_mm_of(&L->wq, 0, c->q, HD, L->bq), inf_mm_of(&L->wk, 0, c->k, KV, L->bk),
+                           inf_mm_of(&L->wv, 0, c->v, KV, L->bv)};
+        inf_matmul(c->pool, c->xn, E, n, E, qkv, 3, c->mmq);
+        for (int t = 0; t < n; t++) {
+            float *q = c->q + (size_t)t * HD, *k = c->k + (size_t)t * KV;
+            if (L->q_norm) {
+                for (int h = 0; h < H; h++)
+                    rmsnorm(q + h * D, q + h * D, L->q_norm, D, hp->norm_eps);
+                for (int h = 0; h < Hk; h++)
+                    rmsnorm(k + h * D, k + h * D, L->k_norm, D, hp->norm_eps);
+            }
+            rope(c, q, t, H);
+            rope(c, k, t, Hk);
+            /* into the cache */
+            size_t at = ((size_t)l * (size_t)c->p.n_ctx + (size_t)c->tpos[t]) * c->kv_row;
+            c->kvt->from_float(k, c->kc + at, KV);
+            c->kvt->from_float(c->v + (size_t)t * KV, c->vc + at, KV);
+        }
+        att_job_t aj = {c, l, n};
+        inf_pool_run(c->pool, att_run, &aj);
+        inf_mm_t o = inf_mm_of(&L->wo, 0, c->tmp, E, NULL);
+        inf_matmul(c->pool, c->att, HD, n, HD, &o, 1, c->mmq);
+        for (size_t i = 0; i < (size_t)n * E; i++)
+            c->x[i] += c->tmp[i];
+        for (int t = 0; t < n; t++)
+            rmsnorm(c->xn + (size_t)t * E, c->x + (size_t)t * E, L->ffn_norm, E, hp->norm_eps);
+        if (m->arch->flags & INF_ARCH_MOE)
+            moe_ffn(c, L, n);
+        else
+            dense_ffn(c, L, n);
+    }
+    /* the logits: the last token's, or every token's */
+    int first = want_all ? 0 : n - 1, rows = n - first;
+    for (int t = first; t < n; t++)
+        rmsnorm(c->xn + (size_t)(t - first) * E, c->x + (size_t)t * E, m->output_norm, E, hp->norm_eps);
+    inf_mm_t out = inf_mm_of(&m->output, 0, c->logits, hp->n_vocab, NULL);
+    inf_matmul(c->pool, c->xn, E, rows, E, &out, 1, c->mmq);
+    c->n_logits = rows;
+    c->pos += n;
+}
+
+int inf_decode(inf_ctx_t *c, const int32_t *tokens, int n, char *err, size_t errlen)
+{
+    if (n <= 0)
+        return fail(err, errlen, "nothing to decode");
+    if (c->pos + n > c->p.n_ctx)
+        return fail(err, errlen, "the context is full: %d positions used, %d more asked, %d in all (-c)", c->pos, n,
+                    c->p.n_ctx);
+    for (int i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= c->m->hp.n_vocab)
+            return fail(err, errlen, "token %d is outside the vocabulary of %d", tokens[i], c->m->hp.n_vocab);
+    for (int at = 0; at < n; at += c->p.n_batch) {
+        int k = n - at < c->p.n_batch ? n - at : c->p.n_batch;
+        /* with all_logits, the logits of every batch would overwrite each other:
+         * only the last batch's rows remain */
+        batch(c, tokens + at, k, c->p.all_logits);
+    }
+    return 0;
+}

@@ -1,0 +1,338 @@
+/*
+ * main.c — bolt-llm: text completion with a GGUF model, llama.cpp's option
+ * names where they overlap. Prints the prompt and the text as it comes
+ * (whole UTF-8 characters only), then the prompt and generation speeds.
+ *
+ *   bolt-llm -m model.gguf -p "Once upon a time" -n 64
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bolt.h"
+#include "inference/engine.h"
+#include "inference/sample.h"
+#include "inference/vocab.h"
+
+typedef struct opts {
+    const char *model, *prompt, *file;
+    int n_predict, threads, ctx, batch, display_prompt, ignore_eos;
+    uint32_t kv_type;
+    inf_sampler_params_t s;
+    int seed_given;
+} opts_t;
+
+static void usage(FILE *f)
+{
+    fputs("usage: bolt-llm -m MODEL.gguf [-p PROMPT | -f FILE] [options]\n"
+          "  -m, --model FILE        the model (GGUF; the first part of a split one)\n"
+          "  -p, --prompt TEXT       the prompt (special tokens such as <|im_start|> recognised)\n"
+          "  -f, --file FILE         the prompt from a file\n"
+          "  -n, --n-predict N       tokens to generate (default 128; -1: until the end of text or context)\n"
+          "  -t, --threads N         threads (default: the CPUs this process may use)\n"
+          "  -c, --ctx-size N        context length (default: the model's, at most 4096)\n"
+          "  -b, --batch-size N      prompt tokens a forward pass takes (default 512)\n"
+          "  --temp T                temperature (default 0.8; 0: greedy)\n"
+          "  --top-k K               (default 40; 0: off)\n"
+          "  --top-p P               (default 0.95; 1: off)\n"
+          "  --min-p P               (default 0.05; 0: off)\n"
+          "  --repeat-penalty R      (default 1.0: off)\n"
+          "  --repeat-last-n N       tokens the penalty looks back on (default 64)\n"
+          "  -s, --seed S            the sampler's seed (default: from the clock)\n"
+          "  -ctk, --cache-type-k T  KV cache type: f16 (default), f32, q8_0\n"
+          "  --no-display-prompt     print only the generated text\n"
+          "  --ignore-eos            do not stop at the end-of-text token\n"
+          "  -h, --help\n",
+          f);
+}
+
+static int num(const char *opt, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || errno || x < lo || x > hi) {
+        fprintf(stderr, "bolt-llm: %s expects an integer from %ld to %ld, got '%s'\n", opt, lo, hi, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int fnum(const char *opt, const char *v, float lo, float hi, float *out)
+{
+    char *end;
+    float x = strtof(v, &end);
+    if (!*v || *end || !(x >= lo && x <= hi)) {
+        fprintf(stderr, "bolt-llm: %s expects a number from %g to %g, got '%s'\n", opt, (double)lo, (double)hi, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse(int argc, char **argv, opts_t *o)
+{
+    *o = (opts_t){.n_predict = 128, .batch = 512, .display_prompt = 1, .kv_type = GGML_F16,
+                  .s = {.temp = 0.8f, .top_k = 40, .top_p = 0.95f, .min_p = 0.05f, .repeat_penalty = 1.0f, .repeat_last_n = 64}};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        long l;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 1;
+        }
+        if (!strcmp(a, "--no-display-prompt")) {
+            o->display_prompt = 0;
+            continue;
+        }
+        if (!strcmp(a, "--ignore-eos")) {
+            o->ignore_eos = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "bolt-llm: %s: %s\n", a, a[0] == '-' ? "needs a value" : "unexpected argument");
+            return -1;
+        }
+        const char *v = argv[++i];
+        int rc = 0;
+        if (!strcmp(a, "-m") || !strcmp(a, "--model"))
+            o->model = v;
+        else if (!strcmp(a, "-p") || !strcmp(a, "--prompt"))
+            o->prompt = v;
+        else if (!strcmp(a, "-f") || !strcmp(a, "--file"))
+            o->file = v;
+        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict"))
+            rc = num(a, v, -1, INT_MAX, &l), o->n_predict = (int)l;
+        else if (!strcmp(a, "-t") || !strcmp(a, "--threads"))
+            rc = num(a, v, 1, 1024, &l), o->threads = (int)l;
+        else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size"))
+            rc = num(a, v, 0, 1 << 24, &l), o->ctx = (int)l;
+        else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size"))
+            rc = num(a, v, 1, 1 << 16, &l), o->batch = (int)l;
+        else if (!strcmp(a, "--temp"))
+            rc = fnum(a, v, -1e9f, 1e9f, &o->s.temp);
+        else if (!strcmp(a, "--top-k"))
+            rc = num(a, v, 0, INT_MAX, &l), o->s.top_k = (int)l;
+        else if (!strcmp(a, "--top-p"))
+            rc = fnum(a, v, 0, 1, &o->s.top_p);
+        else if (!strcmp(a, "--min-p"))
+            rc = fnum(a, v, 0, 1, &o->s.min_p);
+        else if (!strcmp(a, "--repeat-penalty"))
+            rc = fnum(a, v, 0.0001f, 100, &o->s.repeat_penalty);
+        else if (!strcmp(a, "--repeat-last-n"))
+            rc = num(a, v, -1, INT_MAX, &l), o->s.repeat_last_n = (int)l;
+        else if (!strcmp(a, "-s") || !strcmp(a, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long x = strtoull(v, &end, 10);
+            if (!*v || *end || errno) {
+                fprintf(stderr, "bolt-llm: %s expects an unsigned integer, got '%s'\n", a, v);
+                rc = -1;
+            }
+            o->s.seed = x;
+            o->seed_given = 1;
+        } else if (!strcmp(a, "-ctk") || !strcmp(a, "--cache-type-k") || !strcmp(a, "-ctv") || !strcmp(a, "--cache-type-v")) {
+            if (!strcmp(v, "f16"))
+                o->kv_type = GGML_F16;
+            else if (!strcmp(v, "f32"))
+                o->kv_type = GGML_F32;
+            else if (!strcmp(v, "q8_0"))
+                o->kv_type = GGML_Q8_0;
+            else {
+                fprintf(stderr, "bolt-llm: %s expects f16, f32 or q8_0, got '%s'\n", a, v);
+                rc = -1;
+            }
+        } else {
+            fprintf(stderr, "bolt-llm: unknown option '%s' (see --help)\n", a);
+            rc = -1;
+        }
+        if (rc)
+            return -1;
+    }
+    if (!o->model) {
+        fprintf(stderr, "bolt-llm: -m MODEL.gguf is required (see --help)\n");
+        return -1;
+    }
+    if (o->prompt && o->file) {
+        fprintf(stderr, "bolt-llm: give -p or -f, not both\n");
+        return -1;
+    }
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Prints the complete UTF-8 characters of buf, keeps an incomplete tail. */
+static size_t flush_utf8(char *buf, size_t n, int all)
+{
+    size_t ok = n;
+    if (!all) {
+        /* back over a trailing partial sequence */
+        size_t i = n;
+        int cont = 0;
+        while (i > 0 && cont < 4 && ((unsigned char)buf[i - 1] & 0xc0) == 0x80) {
+            i--;
+            cont++;
+        }
+        if (i > 0) {
+            unsigned char c = (unsigned char)buf[i - 1];
+            int need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+            if (need > cont)
+                ok = i - 1;
+        }
+    }
+    fwrite(buf, 1, ok, stdout);
+    fflush(stdout);
+    memmove(buf, buf + ok, n - ok);
+    return n - ok;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    for (size_t k; b && (k = fread(b + n, 1, cap - n - 1, f)) > 0;) {
+        n += k;
+        if (n + 1 == cap) {
+            char *g = realloc(b, cap *= 2);
+            if (!g) {
+                free(b);
+                b = NULL;
+            }
+            b = g;
+        }
+    }
+    fclose(f);
+    if (b)
+        b[n] = 0;
+    return b;
+}
+
+int main(int argc, char **argv)
+{
+    if (bolt_init(&argc, &argv) != BOLT_OK) {
+        fprintf(stderr, "bolt-llm: %s\n", bolt_error_message());
+        return 1;
+    }
+    opts_t o;
+    int prc = parse(argc, argv, &o);
+    if (prc) {
+        bolt_finalize();
+        return prc > 0 ? 0 : 2;
+    }
+    if (!o.seed_given)
+        o.s.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20);
+    char err[1024], *text = NULL;
+    if (o.file && !(text = read_file(o.file))) {
+        fprintf(stderr, "bolt-llm: cannot read the prompt file %s: %s\n", o.file, strerror(errno));
+        bolt_finalize();
+        return 1;
+    }
+    const char *prompt = text ? text : o.prompt ? o.prompt : "";
+    inf_model_t *m = NULL;
+    inf_vocab_t *v = NULL;
+    inf_ctx_t *c = NULL;
+    inf_sampler_t *smp = NULL;
+    int32_t *toks = NULL;
+    int rc = 1;
+    double t_load = now();
+    if (inf_model_load(o.model, &m, err, sizeof err) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
+        fprintf(stderr, "bolt-llm: %s\n", err);
+        goto out;
+    }
+    if (o.threads <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        o.threads = cpus > 0 ? (int)cpus : 1;
+    }
+    inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type};
+    if (inf_ctx_new(m, &cp, &c, err, sizeof err)) {
+        fprintf(stderr, "bolt-llm: %s\n", err);
+        goto out;
+    }
+    const int n_ctx = inf_ctx_size(c);
+    toks = malloc((size_t)n_ctx * sizeof *toks);
+    smp = inf_sampler_new(&o.s, m->hp.n_vocab);
+    if (!toks || !smp) {
+        fprintf(stderr, "bolt-llm: out of memory\n");
+        goto out;
+    }
+    int n = inf_tokenize(v, prompt, strlen(prompt), 1, 1, toks, n_ctx);
+    if (n < 0) {
+        fprintf(stderr, "bolt-llm: the prompt is longer than the context of %d tokens (-c)\n", n_ctx);
+        goto out;
+    }
+    if (n == 0) {
+        fprintf(stderr, "bolt-llm: the prompt is empty and the model adds no BOS token: nothing to continue\n");
+        goto out;
+    }
+    fprintf(stderr, "bolt-llm: %s: %s, %s, %d layers, %d x %d, %d threads, context %d, prompt %d tokens\n", o.model,
+            m->arch->name, m->ftype_name, m->hp.n_layer, m->hp.n_embd, m->hp.n_vocab, o.threads, n_ctx, n);
+    t_load = now() - t_load;
+    if (o.display_prompt) {
+        fputs(prompt, stdout);
+        fflush(stdout);
+    }
+    double t0 = now();
+    if (inf_decode(c, toks, n, err, sizeof err)) {
+        fprintf(stderr, "bolt-llm: %s\n", err);
+        goto out;
+    }
+    double t_prompt = now() - t0;
+    char out[4096];
+    size_t pend = 0;
+    int gen = 0;
+    t0 = now();
+    while (o.n_predict < 0 || gen < o.n_predict) {
+        if (n >= n_ctx) {
+            fprintf(stderr, "\nbolt-llm: the context of %d tokens is full (-c)\n", n_ctx);
+            break;
+        }
+        int32_t t = inf_sample(smp, inf_logits(c, -1), toks, n);
+        toks[n++] = t;
+        gen++;
+        if (!o.ignore_eos && inf_token_is_eog(v, t))
+            break;
+        int k = inf_token_piece(v, t, 0, out + pend, (int)(sizeof out - pend));
+        if (k > 0)
+            pend += (size_t)k;
+        pend = flush_utf8(out, pend, 0);
+        if ((o.n_predict < 0 || gen < o.n_predict) && inf_decode(c, &t, 1, err, sizeof err)) {
+            fprintf(stderr, "\nbolt-llm: %s\n", err);
+            goto out;
+        }
+    }
+    flush_utf8(out, pend, 1);
+    double t_gen = now() - t0;
+    /* the last token was sampled, not decoded: speed over the decodes made */
+    int decoded = gen > 0 ? gen - 1 : 0;
+    printf("\n");
+    fprintf(stderr, "bolt-llm: load time = %10.2f ms\n", t_load * 1e3);
+    fprintf(stderr, "bolt-llm: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n",
+            t_prompt * 1e3, n - gen, t_prompt * 1e3 / (n - gen), (n - gen) / t_prompt);
+    if (decoded > 0)
+        fprintf(stderr, "bolt-llm:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n",
+                t_gen * 1e3, decoded, t_gen * 1e3 / decoded, decoded / t_gen);
+    rc = 0;
+out:
+    inf_sampler_free(smp);
+    free(toks);
+    inf_ctx_free(c);
+    inf_vocab_free(v);
+    inf_model_free(m);
+    free(text);
+    bolt_finalize();
+    return rc;
+}

@@ -1,0 +1,133 @@
+/*
+ * sample.c — the samplers (sample.h). Candidates are (token, logit) pairs;
+ * each stage narrows or reweights them; the draw uses a splitmix64 stream
+ * from the seed, so a seed gives the same text every run.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inference/sample.h"
+
+typedef struct {
+    int32_t id;
+    float logit, p;
+} cand_t;
+
+struct inf_sampler {
+    inf_sampler_params_t p;
+    int n_vocab;
+    cand_t *c;
+    uint64_t rng;
+};
+
+inf_sampler_t *inf_sampler_new(const inf_sampler_params_t *p, int n_vocab)
+{
+    inf_sampler_t *s = calloc(1, sizeof *s);
+    if (!s || !(s->c = malloc((size_t)n_vocab * sizeof *s->c))) {
+        free(s);
+        return NULL;
+    }
+    s->p = *p;
+    s->n_vocab = n_vocab;
+    s->rng = p->seed;
+    return s;
+}
+
+void inf_sampler_free(inf_sampler_t *s)
+{
+    if (s)
+        free(s->c);
+    free(s);
+}
+
+static uint64_t next(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static int by_logit(const void *a, const void *b)
+{
+    const cand_t *x = a, *y = b;
+    if (x->logit != y->logit)
+        return x->logit > y->logit ? -1 : 1;
+    return x->id - y->id;
+}
+
+/* p from the logits (scaled by 1/temp) of the first n candidates */
+static void softmax(cand_t *c, int n, float temp)
+{
+    float max = c[0].logit;
+    for (int i = 1; i < n; i++)
+        max = c[i].logit > max ? c[i].logit : max;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        c[i].p = expf((c[i].logit - max) / temp);
+        sum += c[i].p;
+    }
+    for (int i = 0; i < n; i++)
+        c[i].p = (float)(c[i].p / sum);
+}
+
+int32_t inf_sample(inf_sampler_t *s, const float *logits, const int32_t *hist, int nh)
+{
+    const inf_sampler_params_t *p = &s->p;
+    int n = s->n_vocab;
+    cand_t *c = s->c;
+    for (int i = 0; i < n; i++)
+        c[i] = (cand_t){i, logits[i], 0};
+    if (p->repeat_penalty != 1.0f && p->repeat_last_n != 0) {
+        int from = p->repeat_last_n < 0 || nh < p->repeat_last_n ? 0 : nh - p->repeat_last_n;
+        for (int i = from; i < nh; i++) {
+            int32_t t = hist[i];
+            if (t < 0 || t >= n)
+                continue;
+            /* once per token, however often it came */
+            int again = 0;
+            for (int k = from; k < i && !again; k++)
+                again = hist[k] == t;
+            if (again)
+                continue;
+            c[t].logit = c[t].logit > 0 ? c[t].logit / p->repeat_penalty : c[t].logit * p->repeat_penalty;
+        }
+    }
+    if (p->temp <= 0) {
+        int best = 0;
+        for (int i = 1; i < n; i++)
+            if (c[i].logit > c[best].logit)
+                best = i;
+        return c[best].id;
+    }
+    qsort(c, (size_t)n, sizeof *c, by_logit);
+    if (p->top_k > 0 && p->top_k < n)
+        n = p->top_k;
+    softmax(c, n, 1.0f);
+    if (p->top_p < 1.0f) {
+        double cum = 0;
+        for (int i = 0; i < n; i++) {
+            cum += c[i].p;
+            if (cum >= p->top_p) {
+                n = i + 1;
+                break;
+            }
+        }
+    }
+    if (p->min_p > 0) {
+        const float floor = p->min_p * c[0].p;
+        int k = 1;
+        while (k < n && c[k].p >= floor)
+            k++;
+        n = k;
+    }
+    softmax(c, n, p->temp);
+    double r = (double)(next(&s->rng) >> 11) * 0x1.0p-53, cum = 0;
+    for (int i = 0; i < n; i++) {
+        cum += c[i].p;
+        if (r < cum)
+            return c[i].id;
+    }
+    return c[n - 1].id;
+}

@@ -55,6 +55,8 @@ static inline size_t inf_row_bytes(const inf_type_t *t, int64_t n)
 {
     return (size_t)(n / t->block) * t->bytes;
 }
+/* F16 keys against F32 queries (the attention): the best kernel this CPU has. */
+void inf_dot_f16_f32(int n, float *s, const void *x, const float *y);
 /* Forces the scalar kernels everywhere (tests, INF_SIMD=scalar). */
 void inf_types_force_scalar(int on);
 

@@ -1,6 +1,7 @@
 /*
- * bf16.c — BF16 weights: dot products with F32 activations, each weight
- * widened by a 16-bit shift (scalar; AVX2 and AVX-512 on x86-64; NEON).
+ * bf16.c — BF16 weights. As llama.cpp, the activations are rounded to BF16
+ * for the dot product (dot type BF16); each side widened by a 16-bit shift,
+ * the products exact in F32. Scalar, AVX2 and AVX-512 on x86-64, NEON.
  */
 #include "inference/types.h"
 
@@ -26,18 +27,17 @@ static void bf16_from_float(const float *x, void *vy, int64_t n)
 
 static void dot_scalar(int n, float *s, const void *vx, const void *vy)
 {
-    const uint16_t *x = vx;
-    const float *y = vy;
+    const uint16_t *x = vx, *y = vy;
     float acc[8] = {0};
     int i = 0;
     for (; i + 8 <= n; i += 8)
         for (int k = 0; k < 8; k++)
-            acc[k] += inf_bf16_to_f32(x[i + k]) * y[i + k];
+            acc[k] += inf_bf16_to_f32(x[i + k]) * inf_bf16_to_f32(y[i + k]);
     float sum = 0;
     for (int k = 0; k < 8; k++)
         sum += acc[k];
     for (; i < n; i++)
-        sum += inf_bf16_to_f32(x[i]) * y[i];
+        sum += inf_bf16_to_f32(x[i]) * inf_bf16_to_f32(y[i]);
     *s = sum;
 }
 
@@ -49,56 +49,62 @@ __attribute__((target("avx2,fma"))) static inline __m256 widen8(const uint16_t *
 
 __attribute__((target("avx2,fma"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
 {
-    const uint16_t *x = vx;
-    const float *y = vy;
+    const uint16_t *x = vx, *y = vy;
     __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
     int i = 0;
     for (; i + 16 <= n; i += 16) {
-        a0 = _mm256_fmadd_ps(widen8(x + i), _mm256_loadu_ps(y + i), a0);
-        a1 = _mm256_fmadd_ps(widen8(x + i + 8), _mm256_loadu_ps(y + i + 8), a1);
+        a0 = _mm256_fmadd_ps(widen8(x + i), widen8(y + i), a0);
+        a1 = _mm256_fmadd_ps(widen8(x + i + 8), widen8(y + i + 8), a1);
     }
     for (; i + 8 <= n; i += 8)
-        a0 = _mm256_fmadd_ps(widen8(x + i), _mm256_loadu_ps(y + i), a0);
+        a0 = _mm256_fmadd_ps(widen8(x + i), widen8(y + i), a0);
     __m256 v = _mm256_add_ps(a0, a1);
     __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     a = _mm_add_ps(a, _mm_movehl_ps(a, a));
     a = _mm_add_ss(a, _mm_movehdup_ps(a));
     float sum = _mm_cvtss_f32(a);
     for (; i < n; i++)
-        sum += inf_bf16_to_f32(x[i]) * y[i];
+        sum += inf_bf16_to_f32(x[i]) * inf_bf16_to_f32(y[i]);
     *s = sum;
+}
+
+__attribute__((target("avx512f"))) static inline __m512 widen16(const uint16_t *x)
+{
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)x)), 16));
 }
 
 __attribute__((target("avx512f"))) static void dot_avx512(int n, float *s, const void *vx, const void *vy)
 {
-    const uint16_t *x = vx;
-    const float *y = vy;
-    __m512 a0 = _mm512_setzero_ps();
+    const uint16_t *x = vx, *y = vy;
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
     int i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512i w = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(x + i))), 16);
-        a0 = _mm512_fmadd_ps(_mm512_castsi512_ps(w), _mm512_loadu_ps(y + i), a0);
+    for (; i + 32 <= n; i += 32) {
+        a0 = _mm512_fmadd_ps(widen16(x + i), widen16(y + i), a0);
+        a1 = _mm512_fmadd_ps(widen16(x + i + 16), widen16(y + i + 16), a1);
     }
-    float sum = _mm512_reduce_add_ps(a0);
+    for (; i + 16 <= n; i += 16)
+        a0 = _mm512_fmadd_ps(widen16(x + i), widen16(y + i), a0);
+    float sum = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
     for (; i < n; i++)
-        sum += inf_bf16_to_f32(x[i]) * y[i];
+        sum += inf_bf16_to_f32(x[i]) * inf_bf16_to_f32(y[i]);
     *s = sum;
 }
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
 {
-    const uint16_t *x = vx;
-    const float *y = vy;
+    const uint16_t *x = vx, *y = vy;
     float32x4_t a0 = vdupq_n_f32(0), a1 = vdupq_n_f32(0);
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-        uint16x8_t h = vld1q_u16(x + i);
-        a0 = vfmaq_f32(a0, vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(h), 16)), vld1q_f32(y + i));
-        a1 = vfmaq_f32(a1, vreinterpretq_f32_u32(vshll_n_u16(vget_high_u16(h), 16)), vld1q_f32(y + i + 4));
+        uint16x8_t hx = vld1q_u16(x + i), hy = vld1q_u16(y + i);
+        a0 = vfmaq_f32(a0, vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(hx), 16)),
+                       vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(hy), 16)));
+        a1 = vfmaq_f32(a1, vreinterpretq_f32_u32(vshll_n_u16(vget_high_u16(hx), 16)),
+                       vreinterpretq_f32_u32(vshll_n_u16(vget_high_u16(hy), 16)));
     }
     float sum = vaddvq_f32(vaddq_f32(a0, a1));
     for (; i < n; i++)
-        sum += inf_bf16_to_f32(x[i]) * y[i];
+        sum += inf_bf16_to_f32(x[i]) * inf_bf16_to_f32(y[i]);
     *s = sum;
 }
 #endif
@@ -120,6 +126,6 @@ static void bf16_select(inf_type_t *t, const inf_cpu_t *cpu)
 #endif
 }
 
-inf_type_t inf_type_bf16 = {.id = GGML_BF16, .name = "BF16", .block = 1, .bytes = 2, .dot_type = GGML_F32,
+inf_type_t inf_type_bf16 = {.id = GGML_BF16, .name = "BF16", .block = 1, .bytes = 2, .dot_type = GGML_BF16,
                             .to_float = bf16_to_float, .from_float = bf16_from_float, .vec_dot = dot_scalar,
                             .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = bf16_select};

@@ -1,9 +1,10 @@
 # tests/inference/: the engine's parts (GGUF reading, kernels, tokenizers)
 # and bolt-llm end to end.
-EXTRA_DIST += tests/inference/check_types.c tests/inference/check_gguf.c
+EXTRA_DIST += tests/inference/check_types.c tests/inference/check_gguf.c tests/inference/ref_llama.c
+dist_check_SCRIPTS += tests/inference/lib.sh tests/inference/simd.sh
+TESTS += tests/inference/simd.sh
 if HAVE_CHECK
 check_PROGRAMS += tests/inference/check_types
-TESTS += tests/inference/check_types
 tests_inference_check_types_SOURCES = tests/inference/check_types.c
 tests_inference_check_types_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_inference_check_types_LDADD = libinference.la $(CHECK_LIBS) -lm
@@ -12,4 +13,16 @@ TESTS += tests/inference/check_gguf
 tests_inference_check_gguf_SOURCES = tests/inference/check_gguf.c
 tests_inference_check_gguf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_inference_check_gguf_LDADD = libinference.la $(CHECK_LIBS) -lm
+endif
+if HAVE_PCRE2
+INF_SCRIPT_TESTS = tests/inference/tokenizers.sh tests/inference/reference.sh tests/inference/cli.sh
+TESTS += $(INF_SCRIPT_TESTS)
+dist_check_SCRIPTS += $(INF_SCRIPT_TESTS)
+check_PROGRAMS += tests/inference/tokvec tests/inference/bolt_dump tests/inference/logits_cmp
+tests_inference_tokvec_SOURCES = tests/inference/tokvec.c
+tests_inference_tokvec_LDADD = libinference.la
+tests_inference_bolt_dump_SOURCES = tests/inference/bolt_dump.c
+tests_inference_bolt_dump_LDADD = libinference.la
+tests_inference_logits_cmp_SOURCES = tests/inference/logits_cmp.c
+tests_inference_logits_cmp_LDADD = -lm
 endif

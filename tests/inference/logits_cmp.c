@@ -58,5 +58,7 @@ int main(int argc, char **argv)
     if (ia != ib)
         printf(" (Bolt's %.3g of the range below the reference's top)", gap);
     printf("\n");
+    free(a);
+    free(b);
     return rel <= tol && (ia == ib || gap <= near) ? 0 : 1;
 }

@@ -37,10 +37,11 @@ static char *slurp(const char *path, size_t *len)
 static int one(const char *path)
 {
     char err[512], ip[1024], op[1024];
-    gguf_t *g;
+    gguf_t *g = NULL;
     inf_vocab_t *v;
     if (gguf_open(path, &g, err, sizeof err) || inf_vocab_load(g, path, &v, err, sizeof err)) {
         printf("FAIL: %s\n", err);
+        gguf_close(g);
         return 1;
     }
     snprintf(ip, sizeof ip, "%s.inp", path);
@@ -49,6 +50,10 @@ static int one(const char *path)
     char *in = slurp(ip, &il), *out = slurp(op, &ol);
     if (!in || !out) {
         printf("FAIL: %s: no .inp/.out beside it\n", path);
+        free(in);
+        free(out);
+        inf_vocab_free(v);
+        gguf_close(g);
         return 1;
     }
     const char *sep = "\n__ggml_vocab_test__\n";

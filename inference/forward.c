@@ -223,10 +223,6 @@ static void rope(const inf_ctx_t *c, float *x, int t, int heads)
  * rounding a little differently), which is what the reference tests hold
  * Bolt to. */
 
-static inline float to_half_and_back(float x)
-{
-    return inf_f16_to_f32(inf_f32_to_f16(x));
-}
 
 typedef struct att_job {
     inf_ctx_t *c;
@@ -244,24 +240,24 @@ static void att_run(void *arg, int ith, int nth)
     const uint8_t *kbase = c->kc + (size_t)j->layer * (size_t)c->p.n_ctx * c->kv_row;
     const uint8_t *vbase = c->vc + (size_t)j->layer * (size_t)c->p.n_ctx * c->kv_row;
     const inf_type_t *kt = c->kvt;
-    const int f32 = kt->id == GGML_F32;
+    const int f16 = kt->id == GGML_F16, f32 = kt->id == GGML_F32;
     for (int h = ith; h < H; h += nth) {
         const size_t hoff = inf_row_bytes(kt, (int64_t)(h / G) * D);
         for (int t = 0; t < j->n; t++) {
             const int last = c->tpos[t]; /* causal: positions 0 .. its own */
             const float *q = c->q + (size_t)t * HD + (size_t)h * D;
-            if (kt->id == GGML_F16) {
-                for (int d = 0; d < D; d++)
-                    qh[d] = to_half_and_back(q[d]);
+            if (f16) {
+                memcpy(qh, q, (size_t)D * sizeof *qh);
+                inf_round_to_f16(qh, D);
                 q = qh;
             }
             float max = -INFINITY;
             for (int p = 0; p <= last; p++) {
                 const uint8_t *kr = kbase + (size_t)p * c->kv_row + hoff;
                 float d;
-                if (kt->id == GGML_F16) {
+                if (f16) {
                     inf_dot_f16_f32(D, &d, kr, q);
-                } else if (kt->id == GGML_F32) {
+                } else if (f32) {
                     kt->vec_dot(D, &d, kr, q);
                 } else { /* Q8_0 keys: dequantized, then a float dot */
                     kt->to_float(kr, vrow, D);
@@ -277,18 +273,25 @@ static void att_run(void *arg, int ith, int nth)
                 sum += s[p];
             }
             const float inv = (float)(1.0 / sum);
+            for (int p = 0; p <= last; p++)
+                s[p] *= inv;
+            if (f16)
+                inf_round_to_f16(s, last + 1);
             float *o = c->att + (size_t)t * HD + (size_t)h * D;
             memset(o, 0, (size_t)D * sizeof(float));
             for (int p = 0; p <= last; p++) {
                 const uint8_t *vr = vbase + (size_t)p * c->kv_row + hoff;
+                if (f16) {
+                    inf_f16_axpy(D, s[p], vr, o);
+                    continue;
+                }
                 const float *vf = (const float *)(const void *)vr;
                 if (!f32) {
                     kt->to_float(vr, vrow, D);
                     vf = vrow;
                 }
-                const float w = kt->id == GGML_F16 ? to_half_and_back(s[p] * inv) : s[p] * inv;
                 for (int d = 0; d < D; d++)
-                    o[d] += w * vf[d];
+                    o[d] += s[p] * vf[d];
             }
         }
     }

@@ -57,6 +57,9 @@ static inline size_t inf_row_bytes(const inf_type_t *t, int64_t n)
 }
 /* F16 keys against F32 queries (the attention): the best kernel this CPU has. */
 void inf_dot_f16_f32(int n, float *s, const void *x, const float *y);
+/* y += a x for F16 x (the attention's values); x rounded to F16 in place. */
+void inf_f16_axpy(int n, float a, const void *x, float *y);
+void inf_round_to_f16(float *x, int n);
 /* Forces the scalar kernels everywhere (tests, INF_SIMD=scalar). */
 void inf_types_force_scalar(int on);
 

@@ -118,6 +118,26 @@ __attribute__((target("avx2,fma,f16c"))) static void to_float_f16c(const void *v
         y[i] = inf_f16_to_f32(x[i]);
 }
 
+__attribute__((target("avx2,fma,f16c"))) static void axpy_avx2(int n, float a, const void *vx, float *y)
+{
+    const uint16_t *x = vx;
+    const __m256 va = _mm256_set1_ps(a);
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, ld16(x + i), _mm256_loadu_ps(y + i)));
+    for (; i < n; i++)
+        y[i] += a * _cvtsh_ss(x[i]);
+}
+
+__attribute__((target("avx2,fma,f16c"))) static void round_avx2(float *x, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(x + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT)));
+    for (; i < n; i++)
+        x[i] = _cvtsh_ss(_cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT));
+}
+
 __attribute__((target("avx512f"))) static void dot_avx512(int n, float *s, const void *vx, const void *vy)
 {
     const uint16_t *x = vx, *y = vy;
@@ -172,7 +192,32 @@ static void dot32_neon(int n, float *s, const void *vx, const void *vy)
 }
 #endif
 
+static void axpy_scalar(int n, float a, const void *vx, float *y)
+{
+    const uint16_t *x = vx;
+    for (int i = 0; i < n; i++)
+        y[i] += a * inf_f16_to_f32(x[i]);
+}
+
+static void round_scalar(float *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = inf_f16_to_f32(inf_f32_to_f16(x[i]));
+}
+
 static inf_vec_dot_fn *dot32 = dot32_scalar;
+static void (*axpy)(int, float, const void *, float *) = axpy_scalar;
+static void (*round16)(float *, int) = round_scalar;
+
+void inf_f16_axpy(int n, float a, const void *x, float *y)
+{
+    axpy(n, a, x, y);
+}
+
+void inf_round_to_f16(float *x, int n)
+{
+    round16(x, n);
+}
 
 void inf_dot_f16_f32(int n, float *s, const void *x, const float *y)
 {
@@ -188,6 +233,8 @@ static void f16_select(inf_type_t *t, const inf_cpu_t *cpu)
         t->to_float = to_float_f16c;
         t->from_float = from_float_f16c;
         dot32 = dot32_avx2;
+        axpy = axpy_avx2;
+        round16 = round_avx2;
         t->simd = "avx2";
     }
     if (cpu->avx512f) {

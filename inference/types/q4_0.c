@@ -82,7 +82,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         q = _mm256_sub_epi8(q, eight);
         __m256i qy = _mm256_loadu_si256((const __m256i *)y[i].qs);
         __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(qy, q)), ones);
-        __m256 d = _mm256_set1_ps(inf_f16_to_f32(x[i].d) * inf_f16_to_f32(y[i].d));
+        __m256 d = _mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d));
         acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(p), acc);
     }
     __m128 a = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));

@@ -125,8 +125,8 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
             p1 = _mm256_madd_epi16(p1, _mm256_set1_epi16(sc[2 * c + 1]));
             isum = _mm256_add_epi32(isum, _mm256_add_epi32(p0, p1));
         }
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * inf_f16_to_f32(x[i].d)), _mm256_cvtepi32_ps(isum), acc);
-        mins += y[i].d * inf_f16_to_f32(x[i].dmin) * (float)msum;
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm256_cvtepi32_ps(isum), acc);
+        mins += y[i].d * _cvtsh_ss(x[i].dmin) * (float)msum;
     }
     __m128 a = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
     a = _mm_add_ps(a, _mm_movehl_ps(a, a));

@@ -144,7 +144,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
         t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
         int total = _mm_cvtsi128_si32(t) - 32 * off;
-        sum += y[i].d * inf_f16_to_f32(x[i].d) * (float)total;
+        sum += y[i].d * _cvtsh_ss(x[i].d) * (float)total;
     }
     *s = sum;
 }

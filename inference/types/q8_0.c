@@ -76,26 +76,48 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n / 32; i++) {
         __m256i qx = _mm256_loadu_si256((const __m256i *)x[i].qs), qy = _mm256_loadu_si256((const __m256i *)y[i].qs);
-        __m256 d = _mm256_set1_ps(inf_f16_to_f32(x[i].d) * inf_f16_to_f32(y[i].d));
+        __m256 d = _mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d));
         acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot32_avx2(qx, qy)), acc);
     }
     *s = hsum_avx2(acc);
 }
 
-/* VNNI: dpbusd also wants one unsigned side; x + 128 is, and the 128 * sum(y)
- * it adds is taken off again. */
+/* VNNI (AVX-VNNI or AVX-512 VL): dpbusd also wants one unsigned side, so
+ * |x| against y carrying x's sign, as above, in one instruction; two blocks
+ * an iteration into two accumulators, so loads overlap the arithmetic. */
+#define Q8_0_VNNI_BODY(DPBUSD)                                                                                   \
+    const block_t *x = vx, *y = vy;                                                                              \
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();                                               \
+    const int nb = n / 32;                                                                                       \
+    int i = 0;                                                                                                   \
+    for (; i + 2 <= nb; i += 2) {                                                                                \
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)x[i].qs), y0 = _mm256_loadu_si256((const __m256i *)y[i].qs); \
+        __m256i x1 = _mm256_loadu_si256((const __m256i *)x[i + 1].qs),                                           \
+                y1 = _mm256_loadu_si256((const __m256i *)y[i + 1].qs);                                           \
+        __m256i p0 = DPBUSD(_mm256_setzero_si256(), _mm256_sign_epi8(x0, x0), _mm256_sign_epi8(y0, x0));         \
+        __m256i p1 = DPBUSD(_mm256_setzero_si256(), _mm256_sign_epi8(x1, x1), _mm256_sign_epi8(y1, x1));         \
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d)), _mm256_cvtepi32_ps(p0), acc0); \
+        acc1 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[i + 1].d) * _cvtsh_ss(y[i + 1].d)), _mm256_cvtepi32_ps(p1), \
+                               acc1);                                                                            \
+    }                                                                                                            \
+    for (; i < nb; i++) {                                                                                        \
+        __m256i x0 = _mm256_loadu_si256((const __m256i *)x[i].qs), y0 = _mm256_loadu_si256((const __m256i *)y[i].qs); \
+        __m256i p0 = DPBUSD(_mm256_setzero_si256(), _mm256_sign_epi8(x0, x0), _mm256_sign_epi8(y0, x0));         \
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d)), _mm256_cvtepi32_ps(p0), acc0); \
+    }                                                                                                            \
+    *s = hsum_avx2(_mm256_add_ps(acc0, acc1));
+
 __attribute__((target("avx2,fma,f16c,avxvnni"))) static void dot_avxvnni(int n, float *s, const void *vx,
                                                                           const void *vy)
 {
-    const block_t *x = vx, *y = vy;
-    __m256 acc = _mm256_setzero_ps();
-    for (int i = 0; i < n / 32; i++) {
-        __m256i qx = _mm256_loadu_si256((const __m256i *)x[i].qs), qy = _mm256_loadu_si256((const __m256i *)y[i].qs);
-        __m256i p = _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), _mm256_sign_epi8(qx, qx), _mm256_sign_epi8(qy, qx));
-        __m256 d = _mm256_set1_ps(inf_f16_to_f32(x[i].d) * inf_f16_to_f32(y[i].d));
-        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(p), acc);
-    }
-    *s = hsum_avx2(acc);
+    Q8_0_VNNI_BODY(_mm256_dpbusd_avx_epi32)
+}
+
+__attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni"))) static void dot_avx512vnni(int n, float *s,
+                                                                                                 const void *vx,
+                                                                                                 const void *vy)
+{
+    Q8_0_VNNI_BODY(_mm256_dpbusd_epi32)
 }
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
@@ -130,6 +152,9 @@ static void q8_0_select(inf_type_t *t, const inf_cpu_t *cpu)
         if (cpu->avxvnni) {
             t->vec_dot = dot_avxvnni;
             t->simd = "avx-vnni";
+        } else if (cpu->avx512vnni && cpu->avx512vl) {
+            t->vec_dot = dot_avx512vnni;
+            t->simd = "avx512-vnni";
         }
     }
 #elif defined(__aarch64__)

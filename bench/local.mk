@@ -16,3 +16,14 @@ noinst_PROGRAMS += bench/mpi_coll
 bench_mpi_coll_SOURCES = bench/mpi_coll.c bench/bench_stats.h
 bench_mpi_coll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 bench_mpi_coll_LDADD = libmpi.la libbolt.la
+# bench/llm-compare: bolt-llm's engine against llama.cpp (llm_bench_ref is
+# built by the script against the test data), and the memory bandwidth.
+noinst_PROGRAMS += bench/stream_triad
+bench_stream_triad_SOURCES = bench/stream_triad.c
+bench_stream_triad_LDADD = -lpthread
+EXTRA_DIST += bench/llm-compare bench/llm_bench_ref.c
+if HAVE_PCRE2
+noinst_PROGRAMS += bench/llm_bench_bolt
+bench_llm_bench_bolt_SOURCES = bench/llm_bench_bolt.c
+bench_llm_bench_bolt_LDADD = libinference.la
+endif

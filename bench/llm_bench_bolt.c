@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
+
 #include "inference/engine.h"
 
 static double now(void)
@@ -19,12 +21,6 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)
@@ -65,10 +61,9 @@ int main(int argc, char **argv)
             inf_decode(c, &tok[P + g], 1, err, sizeof err);
         tg[r] = G / (now() - t0);
     }
-    qsort(pp, (size_t)reps, sizeof *pp, cmpd);
-    qsort(tg, (size_t)reps, sizeof *tg, cmpd);
+    const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps);
     const char *name = strrchr(argv[1], '/');
-    printf("bolt,%s,%d,%d,%.2f,%d,%.2f,%llu\n", name ? name + 1 : argv[1], th, P, pp[reps / 2], G, tg[reps / 2],
+    printf("bolt,%s,%d,%d,%.2f,%d,%.2f,%llu\n", name ? name + 1 : argv[1], th, P, ppm, G, tgm,
            (unsigned long long)m->weight_bytes);
     inf_ctx_free(c);
     inf_model_free(m);

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
+
 #include "ggml-backend.h"
 #include "llama.h"
 
@@ -27,12 +29,6 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmpd(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)
@@ -79,10 +75,9 @@ int main(int argc, char **argv)
         llama_synchronize(ctx);
         tg[r] = G / (now() - t0);
     }
-    qsort(pp, (size_t)reps, sizeof *pp, cmpd);
-    qsort(tg, (size_t)reps, sizeof *tg, cmpd);
+    const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps);
     const char *name = strrchr(argv[2], '/');
-    printf("llama.cpp,%s,%d,%d,%.2f,%d,%.2f,0\n", name ? name + 1 : argv[2], th, P, pp[reps / 2], G, tg[reps / 2]);
+    printf("llama.cpp,%s,%d,%d,%.2f,%d,%.2f,0\n", name ? name + 1 : argv[2], th, P, ppm, G, tgm);
     llama_free(ctx);
     llama_model_free(model);
     return 0;

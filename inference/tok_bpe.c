@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inference/pairq.h"
 #include "inference/vocab.h"
 
 #define MAX_RES 4
@@ -250,65 +251,10 @@ typedef struct {
 } sym_t;
 
 typedef struct {
-    int left, right, rank, size;
-} pair_t;
-
-static int pair_before(const pair_t *a, const pair_t *b)
-{
-    return a->rank < b->rank || (a->rank == b->rank && a->left < b->left);
-}
-
-typedef struct {
-    pair_t *h;
-    int n, cap;
-} heap_t;
-
-static int heap_push(heap_t *q, pair_t b)
-{
-    if (q->n == q->cap) {
-        int cap = q->cap ? 2 * q->cap : 64;
-        pair_t *h = realloc(q->h, (size_t)cap * sizeof *h);
-        if (!h)
-            return -1;
-        q->h = h;
-        q->cap = cap;
-    }
-    int i = q->n++;
-    q->h[i] = b;
-    while (i > 0 && pair_before(&q->h[i], &q->h[(i - 1) / 2])) {
-        pair_t t = q->h[i];
-        q->h[i] = q->h[(i - 1) / 2];
-        q->h[(i - 1) / 2] = t;
-        i = (i - 1) / 2;
-    }
-    return 0;
-}
-
-static pair_t heap_pop(heap_t *q)
-{
-    pair_t top = q->h[0];
-    q->h[0] = q->h[--q->n];
-    for (int i = 0;;) {
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < q->n && pair_before(&q->h[l], &q->h[m]))
-            m = l;
-        if (r < q->n && pair_before(&q->h[r], &q->h[m]))
-            m = r;
-        if (m == i)
-            break;
-        pair_t t = q->h[i];
-        q->h[i] = q->h[m];
-        q->h[m] = t;
-        i = m;
-    }
-    return top;
-}
-
-typedef struct {
     const inf_vocab_t *v;
     const char *w; /* the encoded piece */
     sym_t *s;
-    heap_t q;
+    inf_pairq_t q;
     char *buf; /* "left right" */
     size_t bufcap;
 } sess_t;
@@ -332,7 +278,7 @@ static int try_pair(sess_t *z, int left, int right)
     int rank = inf_strmap_get(z->v->merges, z->buf, ln + rn + 1);
     if (rank < 0)
         return 0;
-    return heap_push(&z->q, (pair_t){left, right, rank, (int)(ln + rn)});
+    return inf_pairq_push(&z->q, (inf_pair_t){left, right, (int)(ln + rn), rank});
 }
 
 static int emit(int32_t *out, int n, int max, int t)
@@ -377,7 +323,7 @@ static int bpe_word(sess_t *z, const char *p, size_t len, int32_t *out, int n, i
     for (int i = 1; i < ns && rc == 0; i++)
         rc = try_pair(z, i - 1, i);
     while (rc == 0 && z->q.n > 0) {
-        pair_t b = heap_pop(&z->q);
+        inf_pair_t b = inf_pairq_pop(&z->q);
         sym_t *l = &s[b.left], *r = &s[b.right];
         if (l->n == 0 || r->n == 0 || l->n + r->n != b.size)
             continue;

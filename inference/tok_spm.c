@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inference/pairq.h"
 #include "inference/vocab.h"
 
 typedef struct {
@@ -16,72 +17,15 @@ typedef struct {
     int n; /* 0: merged away */
 } sym_t;
 
-typedef struct {
-    int left, right;
-    float score;
-    int size;
-} bigram_t;
-
-/* a max-heap: higher score first, then the smaller left */
-static int above(const bigram_t *a, const bigram_t *b)
-{
-    return a->score > b->score || (a->score == b->score && a->left < b->left);
-}
-
-typedef struct {
-    bigram_t *h;
-    int n, cap;
-} heap_t;
-
-static int heap_push(heap_t *q, bigram_t b)
-{
-    if (q->n == q->cap) {
-        int cap = q->cap ? 2 * q->cap : 64;
-        bigram_t *h = realloc(q->h, (size_t)cap * sizeof *h);
-        if (!h)
-            return -1;
-        q->h = h;
-        q->cap = cap;
-    }
-    int i = q->n++;
-    q->h[i] = b;
-    while (i > 0 && above(&q->h[i], &q->h[(i - 1) / 2])) {
-        bigram_t t = q->h[i];
-        q->h[i] = q->h[(i - 1) / 2];
-        q->h[(i - 1) / 2] = t;
-        i = (i - 1) / 2;
-    }
-    return 0;
-}
-
-static bigram_t heap_pop(heap_t *q)
-{
-    bigram_t top = q->h[0];
-    q->h[0] = q->h[--q->n];
-    for (int i = 0;;) {
-        int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < q->n && above(&q->h[l], &q->h[m]))
-            m = l;
-        if (r < q->n && above(&q->h[r], &q->h[m]))
-            m = r;
-        if (m == i)
-            break;
-        bigram_t t = q->h[i];
-        q->h[i] = q->h[m];
-        q->h[m] = t;
-        i = m;
-    }
-    return top;
-}
-
-static int try_pair(const inf_vocab_t *v, heap_t *q, const sym_t *s, int left, int right)
+static int try_pair(const inf_vocab_t *v, inf_pairq_t *q, const sym_t *s, int left, int right)
 {
     if (left < 0 || right < 0)
         return 0;
     int id = inf_vocab_id(v, s[left].p, (size_t)(s[left].n + s[right].n));
     if (id < 0)
         return 0;
-    return heap_push(q, (bigram_t){left, right, v->score[id], s[left].n + s[right].n});
+    /* the highest score first: the lowest negated one */
+    return inf_pairq_push(q, (inf_pair_t){left, right, s[left].n + s[right].n, -(double)v->score[id]});
 }
 
 static int utf8_len(unsigned char c)
@@ -94,7 +38,7 @@ int inf_tok_spm(const inf_vocab_t *v, const char *text, size_t len, int32_t *out
     if (len == 0)
         return n;
     sym_t *s = malloc(len * sizeof *s);
-    heap_t q = {0};
+    inf_pairq_t q = {0};
     if (!s)
         return -1;
     int ns = 0;
@@ -110,7 +54,7 @@ int inf_tok_spm(const inf_vocab_t *v, const char *text, size_t len, int32_t *out
     for (int i = 1; i < ns && rc == 0; i++)
         rc = try_pair(v, &q, s, i - 1, i);
     while (rc == 0 && q.n > 0) {
-        bigram_t b = heap_pop(&q);
+        inf_pair_t b = inf_pairq_pop(&q);
         sym_t *l = &s[b.left], *r = &s[b.right];
         if (l->n == 0 || r->n == 0 || l->n + r->n != b.size)
             continue; /* one side changed since the pair was queued */

@@ -33,6 +33,23 @@ uint16_t inf_f32_to_bf16(float f);
 typedef void inf_vec_dot_fn(int n, float *s, const void *x, const void *y);
 struct inf_cpu;
 
+/* What a kernel needs of the CPU (a mask of these). */
+enum {
+    INF_CPU_AVX2 = 1 << 0,       /* with FMA and F16C */
+    INF_CPU_AVX512 = 1 << 1,     /* F */
+    INF_CPU_AVXVNNI = 1 << 2,
+    INF_CPU_AVX512VNNI = 1 << 3, /* with VL */
+    INF_CPU_NEON = 1 << 4,
+};
+
+/* A type's SIMD dot products, best first, ended by a NULL dot: the
+ * registry takes the first whose needs the CPU meets, else the scalar one. */
+typedef struct inf_kernel {
+    const char *name;
+    unsigned needs;
+    inf_vec_dot_fn *dot;
+} inf_kernel_t;
+
 typedef struct inf_type {
     uint32_t id;           /* ggml's type number */
     const char *name;
@@ -44,8 +61,9 @@ typedef struct inf_type {
     inf_vec_dot_fn *vec_dot;        /* the best this CPU has */
     inf_vec_dot_fn *vec_dot_scalar; /* the portable one, tested against it */
     const char *simd;               /* which vec_dot is in use: "scalar", "avx2", ... */
-    /* picks vec_dot (and simd) for this CPU, once */
-    void (*select)(struct inf_type *self, const struct inf_cpu *cpu);
+    const inf_kernel_t *kernels;    /* the SIMD ones, best first */
+    /* for what more a type picks by CPU (F16's conversions), or NULL */
+    void (*select)(struct inf_type *self, unsigned have);
 } inf_type_t;
 
 /* The type, or NULL when the engine cannot compute with it. */
@@ -86,5 +104,7 @@ typedef struct inf_cpu {
     int neon, dotprod;
 } inf_cpu_t;
 const inf_cpu_t *inf_cpu(void);
+/* The same as a mask of INF_CPU_*. */
+unsigned inf_cpu_mask(void);
 
 #endif

@@ -4,6 +4,7 @@
  * the products exact in F32. Scalar, AVX2 and AVX-512 on x86-64, NEON.
  */
 #include "inference/types.h"
+#include "inference/types/x86.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -59,10 +60,7 @@ __attribute__((target("avx2,fma"))) static void dot_avx2(int n, float *s, const 
     for (; i + 8 <= n; i += 8)
         a0 = _mm256_fmadd_ps(widen8(x + i), widen8(y + i), a0);
     __m256 v = _mm256_add_ps(a0, a1);
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    float sum = _mm_cvtss_f32(a);
+    float sum = inf_hsum8(v);
     for (; i < n; i++)
         sum += inf_bf16_to_f32(x[i]) * inf_bf16_to_f32(y[i]);
     *s = sum;
@@ -109,23 +107,15 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 }
 #endif
 
-static void bf16_select(inf_type_t *t, const inf_cpu_t *cpu)
-{
-    (void)cpu;
+static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    if (cpu->avx512f) {
-        t->vec_dot = dot_avx512;
-        t->simd = "avx512";
-    } else if (cpu->avx2 && cpu->fma) {
-        t->vec_dot = dot_avx2;
-        t->simd = "avx2";
-    }
+    {"avx512", INF_CPU_AVX512, dot_avx512},
+    {"avx2", INF_CPU_AVX2, dot_avx2},
 #elif defined(__aarch64__)
-    t->vec_dot = dot_neon;
-    t->simd = "neon";
+    {"neon", INF_CPU_NEON, dot_neon},
 #endif
-}
+    {NULL, 0, NULL}};
 
 inf_type_t inf_type_bf16 = {.id = GGML_BF16, .name = "BF16", .block = 1, .bytes = 2, .dot_type = GGML_BF16,
                             .to_float = bf16_to_float, .from_float = bf16_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = bf16_select};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

@@ -6,6 +6,7 @@
  * AVX2+F16C and AVX-512 on x86-64, NEON on ARM.
  */
 #include "inference/types.h"
+#include "inference/types/x86.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -50,14 +51,6 @@ SCALAR_DOT(dot_scalar, inf_f16_to_f32, uint16_t)
 SCALAR_DOT(dot32_scalar, AS_FLOAT, float)
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma,f16c"))) static float hsum8(__m256 v)
-{
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    return _mm_cvtss_f32(a);
-}
-
 __attribute__((target("avx2,fma,f16c"))) static inline __m256 ld16(const uint16_t *p)
 {
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
@@ -74,7 +67,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     }
     for (; i + 8 <= n; i += 8)
         a0 = _mm256_fmadd_ps(ld16(x + i), ld16(y + i), a0);
-    float sum = hsum8(_mm256_add_ps(a0, a1));
+    float sum = inf_hsum8(_mm256_add_ps(a0, a1));
     for (; i < n; i++)
         sum += inf_f16_to_f32(x[i]) * inf_f16_to_f32(y[i]);
     *s = sum;
@@ -92,7 +85,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot32_avx2(int n, float *s,
     }
     for (; i + 8 <= n; i += 8)
         a0 = _mm256_fmadd_ps(ld16(x + i), _mm256_loadu_ps(y + i), a0);
-    float sum = hsum8(_mm256_add_ps(a0, a1));
+    float sum = inf_hsum8(_mm256_add_ps(a0, a1));
     for (; i < n; i++)
         sum += inf_f16_to_f32(x[i]) * y[i];
     *s = sum;
@@ -224,30 +217,33 @@ void inf_dot_f16_f32(int n, float *s, const void *x, const float *y)
     dot32(n, s, x, y);
 }
 
-static void f16_select(inf_type_t *t, const inf_cpu_t *cpu)
-{
-    (void)cpu;
+static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    if (cpu->avx2 && cpu->fma && cpu->f16c) {
-        t->vec_dot = dot_avx2;
+    {"avx512", INF_CPU_AVX512, dot_avx512},
+    {"avx2", INF_CPU_AVX2, dot_avx2},
+#elif defined(__aarch64__)
+    {"neon", INF_CPU_NEON, dot_neon},
+#endif
+    {NULL, 0, NULL}};
+
+/* The conversions and the attention's kernels, beside the dot product. */
+static void f16_select(inf_type_t *t, unsigned have)
+{
+    (void)t;
+    (void)have;
+#if defined(__x86_64__)
+    if (have & INF_CPU_AVX2) {
         t->to_float = to_float_f16c;
         t->from_float = from_float_f16c;
         dot32 = dot32_avx2;
         axpy = axpy_avx2;
         round16 = round_avx2;
-        t->simd = "avx2";
-    }
-    if (cpu->avx512f) {
-        t->vec_dot = dot_avx512;
-        t->simd = "avx512";
     }
 #elif defined(__aarch64__)
-    t->vec_dot = dot_neon;
     dot32 = dot32_neon;
-    t->simd = "neon";
 #endif
 }
 
 inf_type_t inf_type_f16 = {.id = GGML_F16, .name = "F16", .block = 1, .bytes = 2, .dot_type = GGML_F16,
                            .to_float = f16_to_float, .from_float = f16_from_float, .vec_dot = dot_scalar,
-                           .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = f16_select};
+                           .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels, .select = f16_select};

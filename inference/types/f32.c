@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "inference/types.h"
+#include "inference/types/x86.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -40,14 +41,6 @@ static void dot_scalar(int n, float *s, const void *vx, const void *vy)
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) static float hsum256(__m256 v)
-{
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    return _mm_cvtss_f32(a);
-}
-
 __attribute__((target("avx2,fma"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
 {
     const float *x = vx, *y = vy;
@@ -61,7 +54,7 @@ __attribute__((target("avx2,fma"))) static void dot_avx2(int n, float *s, const 
     }
     for (; i + 8 <= n; i += 8)
         a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a0);
-    float sum = hsum256(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+    float sum = inf_hsum8(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
     for (; i < n; i++)
         sum += x[i] * y[i];
     *s = sum;
@@ -102,23 +95,15 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 }
 #endif
 
-static void f32_select(inf_type_t *t, const inf_cpu_t *cpu)
-{
-    (void)cpu;
+static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    if (cpu->avx512f) {
-        t->vec_dot = dot_avx512;
-        t->simd = "avx512";
-    } else if (cpu->avx2 && cpu->fma) {
-        t->vec_dot = dot_avx2;
-        t->simd = "avx2";
-    }
+    {"avx512", INF_CPU_AVX512, dot_avx512},
+    {"avx2", INF_CPU_AVX2, dot_avx2},
 #elif defined(__aarch64__)
-    t->vec_dot = dot_neon;
-    t->simd = "neon";
+    {"neon", INF_CPU_NEON, dot_neon},
 #endif
-}
+    {NULL, 0, NULL}};
 
 inf_type_t inf_type_f32 = {.id = GGML_F32, .name = "F32", .block = 1, .bytes = 4, .dot_type = GGML_F32,
                            .to_float = f32_to_float, .from_float = f32_from_float, .vec_dot = dot_scalar,
-                           .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = f32_select};
+                           .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

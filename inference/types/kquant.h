@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "inference/types.h"
+
 /* Sub-block j's scale and min from the 12 packed bytes: j < 4 in the low 6
  * bits of bytes j and j + 4; j >= 4 their low 4 bits in byte j + 4, the top
  * 2 in the spare top bits of bytes j - 4 and j. */
@@ -45,11 +47,16 @@ static inline int kq_round(float x, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Scales and mins of the 8 sub-blocks of 32 of a 256 super-block with
- * values 0..nmax: value = d * ls * q - dmin * lm. Returns d and dmin (F32;
- * the caller stores them as F16 and uses the rounded ones). */
-static inline void kq_sub_scales(const float *x, int nmax, float *sc, float *mn)
+/* One super-block of 256 values in 8 sub-blocks of 32 with values 0..nmax
+ * (15 for Q4_K, 31 for Q5_K): value = d * ls * q - dmin * lm. Each
+ * sub-block's scale and min from its range (its min at most 0), the
+ * super-block's d and dmin from the largest of them (F16, and the rounded
+ * ones used from there on), 6-bit ls and lm packed into scales, then the
+ * values. */
+static inline void kq_quantize(const float *x, int nmax, uint16_t *d16, uint16_t *dmin16, uint8_t scales[12],
+                               uint8_t q[256])
 {
+    float sc[8], mn[8], smax = 0, mmax = 0;
     for (int j = 0; j < 8; j++) {
         float lo = x[32 * j], hi = x[32 * j];
         for (int l = 1; l < 32; l++) {
@@ -60,6 +67,22 @@ static inline void kq_sub_scales(const float *x, int nmax, float *sc, float *mn)
             lo = 0;
         sc[j] = (hi - lo) / (float)nmax;
         mn[j] = -lo;
+        smax = fmaxf(smax, sc[j]);
+        mmax = fmaxf(mmax, mn[j]);
+    }
+    *d16 = inf_f32_to_f16(smax / 63);
+    *dmin16 = inf_f32_to_f16(mmax / 63);
+    const float d = inf_f16_to_f32(*d16), dmin = inf_f16_to_f32(*dmin16);
+    uint8_t ls[8], lm[8];
+    for (int j = 0; j < 8; j++) {
+        ls[j] = (uint8_t)(d ? kq_round(sc[j] / d, 0, 63) : 0);
+        lm[j] = (uint8_t)(dmin ? kq_round(mn[j] / dmin, 0, 63) : 0);
+    }
+    kq_pack_scales(ls, lm, scales);
+    for (int j = 0; j < 8; j++) {
+        const float s = d * ls[j], m = dmin * lm[j];
+        for (int l = 0; l < 32; l++)
+            q[32 * j + l] = (uint8_t)(s ? kq_round((x[32 * j + l] + m) / s, 0, nmax) : 0);
     }
 }
 

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "inference/types.h"
+#include "inference/types/x86.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -85,10 +86,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         __m256 d = _mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d));
         acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(p), acc);
     }
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    *s = _mm_cvtss_f32(a);
+    *s = inf_hsum8(acc);
 }
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
@@ -116,20 +114,14 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 }
 #endif
 
-static void q4_0_select(inf_type_t *t, const inf_cpu_t *cpu)
-{
-    (void)cpu;
+static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    if (cpu->avx2 && cpu->fma && cpu->f16c) {
-        t->vec_dot = dot_avx2;
-        t->simd = "avx2";
-    }
+    {"avx2", INF_CPU_AVX2, dot_avx2},
 #elif defined(__aarch64__)
-    t->vec_dot = dot_neon;
-    t->simd = "neon";
+    {"neon", INF_CPU_NEON, dot_neon},
 #endif
-}
+    {NULL, 0, NULL}};
 
 inf_type_t inf_type_q4_0 = {.id = GGML_Q4_0, .name = "Q4_0", .block = 32, .bytes = 18, .dot_type = GGML_Q8_0,
                             .to_float = q4_0_to_float, .from_float = q4_0_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = q4_0_select};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

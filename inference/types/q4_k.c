@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "inference/types.h"
+#include "inference/types/x86.h"
 #include "inference/types/kquant.h"
 
 #if defined(__x86_64__)
@@ -45,27 +46,8 @@ static void q4_k_from_float(const float *x, void *vy, int64_t n)
 {
     block_t *y = vy;
     for (int64_t i = 0; i < n / 256; i++, x += 256) {
-        float sc[8], mn[8], smax = 0, mmax = 0;
-        kq_sub_scales(x, 15, sc, mn);
-        for (int j = 0; j < 8; j++) {
-            smax = fmaxf(smax, sc[j]);
-            mmax = fmaxf(mmax, mn[j]);
-        }
-        y[i].d = inf_f32_to_f16(smax / 63);
-        y[i].dmin = inf_f32_to_f16(mmax / 63);
-        const float d = inf_f16_to_f32(y[i].d), dmin = inf_f16_to_f32(y[i].dmin);
-        uint8_t ls[8], lm[8];
-        for (int j = 0; j < 8; j++) {
-            ls[j] = (uint8_t)(d ? kq_round(sc[j] / d, 0, 63) : 0);
-            lm[j] = (uint8_t)(dmin ? kq_round(mn[j] / dmin, 0, 63) : 0);
-        }
-        kq_pack_scales(ls, lm, y[i].scales);
         uint8_t q[256];
-        for (int j = 0; j < 8; j++) {
-            const float s = d * ls[j], m = dmin * lm[j];
-            for (int l = 0; l < 32; l++)
-                q[32 * j + l] = (uint8_t)(s ? kq_round((x[32 * j + l] + m) / s, 0, 15) : 0);
-        }
+        kq_quantize(x, 15, &y[i].d, &y[i].dmin, y[i].scales, q);
         for (int c = 0; c < 4; c++)
             for (int l = 0; l < 32; l++)
                 y[i].qs[32 * c + l] = (uint8_t)(q[64 * c + l] | (q[64 * c + 32 + l] << 4));
@@ -128,10 +110,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm256_cvtepi32_ps(isum), acc);
         mins += y[i].d * _cvtsh_ss(x[i].dmin) * (float)msum;
     }
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    *s = _mm_cvtss_f32(a) - mins;
+    *s = inf_hsum8(acc) - mins;
 }
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
@@ -174,20 +153,14 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 }
 #endif
 
-static void q4_k_select(inf_type_t *t, const inf_cpu_t *cpu)
-{
-    (void)cpu;
+static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    if (cpu->avx2 && cpu->fma && cpu->f16c) {
-        t->vec_dot = dot_avx2;
-        t->simd = "avx2";
-    }
+    {"avx2", INF_CPU_AVX2, dot_avx2},
 #elif defined(__aarch64__)
-    t->vec_dot = dot_neon;
-    t->simd = "neon";
+    {"neon", INF_CPU_NEON, dot_neon},
 #endif
-}
+    {NULL, 0, NULL}};
 
 inf_type_t inf_type_q4_k = {.id = GGML_Q4_K, .name = "Q4_K", .block = 256, .bytes = 144, .dot_type = GGML_Q8_K,
                             .to_float = q4_k_to_float, .from_float = q4_k_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = q4_k_select};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

@@ -150,17 +150,12 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
 }
 #endif
 
-static void q6_k_select(inf_type_t *t, const inf_cpu_t *cpu)
-{
-    (void)cpu;
+static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    if (cpu->avx2 && cpu->fma && cpu->f16c) {
-        t->vec_dot = dot_avx2;
-        t->simd = "avx2";
-    }
+    {"avx2", INF_CPU_AVX2, dot_avx2},
 #endif
-}
+    {NULL, 0, NULL}};
 
 inf_type_t inf_type_q6_k = {.id = GGML_Q6_K, .name = "Q6_K", .block = 256, .bytes = 210, .dot_type = GGML_Q8_K,
                             .to_float = q6_k_to_float, .from_float = q6_k_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = q6_k_select};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "inference/types.h"
+#include "inference/types/x86.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -62,14 +63,6 @@ __attribute__((target("avx2"))) static inline __m256i dot32_avx2(__m256i x, __m2
     return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
 }
 
-__attribute__((target("avx2,fma,f16c"))) static inline float hsum_avx2(__m256 v)
-{
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    return _mm_cvtss_f32(a);
-}
-
 __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
 {
     const block_t *x = vx, *y = vy;
@@ -79,7 +72,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         __m256 d = _mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d));
         acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot32_avx2(qx, qy)), acc);
     }
-    *s = hsum_avx2(acc);
+    *s = inf_hsum8(acc);
 }
 
 /* VNNI (AVX-VNNI or AVX-512 VL): dpbusd also wants one unsigned side, so
@@ -105,7 +98,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         __m256i p0 = DPBUSD(_mm256_setzero_si256(), _mm256_sign_epi8(x0, x0), _mm256_sign_epi8(y0, x0));         \
         acc0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d)), _mm256_cvtepi32_ps(p0), acc0); \
     }                                                                                                            \
-    *s = hsum_avx2(_mm256_add_ps(acc0, acc1));
+    *s = inf_hsum8(_mm256_add_ps(acc0, acc1));
 
 __attribute__((target("avx2,fma,f16c,avxvnni"))) static void dot_avxvnni(int n, float *s, const void *vx,
                                                                           const void *vy)
@@ -142,27 +135,16 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 }
 #endif
 
-static void q8_0_select(inf_type_t *t, const inf_cpu_t *cpu)
-{
-    (void)cpu;
+static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    if (cpu->avx2 && cpu->fma && cpu->f16c) {
-        t->vec_dot = dot_avx2;
-        t->simd = "avx2";
-        if (cpu->avxvnni) {
-            t->vec_dot = dot_avxvnni;
-            t->simd = "avx-vnni";
-        } else if (cpu->avx512vnni && cpu->avx512vl) {
-            t->vec_dot = dot_avx512vnni;
-            t->simd = "avx512-vnni";
-        }
-    }
+    {"avx-vnni", INF_CPU_AVX2 | INF_CPU_AVXVNNI, dot_avxvnni},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512VNNI, dot_avx512vnni},
+    {"avx2", INF_CPU_AVX2, dot_avx2},
 #elif defined(__aarch64__)
-    t->vec_dot = dot_neon;
-    t->simd = "neon";
+    {"neon", INF_CPU_NEON, dot_neon},
 #endif
-}
+    {NULL, 0, NULL}};
 
 inf_type_t inf_type_q8_0 = {.id = GGML_Q8_0, .name = "Q8_0", .block = 32, .bytes = 34, .dot_type = GGML_Q8_0,
                             .to_float = q8_0_to_float, .from_float = q8_0_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .select = q8_0_select};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

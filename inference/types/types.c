@@ -100,6 +100,14 @@ const inf_cpu_t *inf_cpu(void)
     return &cpu;
 }
 
+unsigned inf_cpu_mask(void)
+{
+    const inf_cpu_t *c = inf_cpu();
+    return (c->avx2 && c->fma && c->f16c ? INF_CPU_AVX2 : 0) | (c->avx512f ? INF_CPU_AVX512 : 0) |
+           (c->avxvnni ? INF_CPU_AVXVNNI : 0) | (c->avx512vnni && c->avx512vl ? INF_CPU_AVX512VNNI : 0) |
+           (c->neon ? INF_CPU_NEON : 0);
+}
+
 static inf_type_t *const all[] = {&inf_type_f32, &inf_type_f16,  &inf_type_bf16, &inf_type_q8_0, &inf_type_q4_0,
                                   &inf_type_q4_k, &inf_type_q5_k, &inf_type_q6_k, &inf_type_q8_k};
 static int scalar_only;
@@ -113,9 +121,17 @@ const inf_type_t *inf_type(uint32_t id)
 {
     static int selected;
     if (!selected) {
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        const unsigned have = inf_cpu_mask();
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+            for (const inf_kernel_t *k = all[i]->kernels; k && k->dot; k++)
+                if ((k->needs & ~have) == 0) {
+                    all[i]->vec_dot = k->dot;
+                    all[i]->simd = k->name;
+                    break;
+                }
             if (all[i]->select)
-                all[i]->select(all[i], inf_cpu());
+                all[i]->select(all[i], have);
+        }
         selected = 1;
     }
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)

@@ -1,0 +1,20 @@
+/*
+ * x86.h — what the x86-64 kernels of every type share (types/<type>.c).
+ */
+#ifndef INF_TYPES_X86_H
+#define INF_TYPES_X86_H
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* The sum of the eight floats of v. */
+__attribute__((target("avx2,fma"))) static inline float inf_hsum8(__m256 v)
+{
+    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_add_ss(a, _mm_movehdup_ps(a));
+    return _mm_cvtss_f32(a);
+}
+#endif
+
+#endif

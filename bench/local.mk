@@ -24,6 +24,6 @@ bench_stream_triad_LDADD = -lpthread
 EXTRA_DIST += bench/llm-compare bench/llm_bench_ref.c
 if HAVE_PCRE2
 noinst_PROGRAMS += bench/llm_bench_bolt
-bench_llm_bench_bolt_SOURCES = bench/llm_bench_bolt.c
+bench_llm_bench_bolt_SOURCES = bench/llm_bench_bolt.c bench/bench_stats.h
 bench_llm_bench_bolt_LDADD = libinference.la
 endif

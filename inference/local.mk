@@ -3,7 +3,7 @@
 # main, so the tests, the tools and the fuzz target link the same code.
 INF_SOURCES = \
 	inference/gguf.h inference/gguf.c inference/gguf_write.h inference/gguf_write.c inference/types.h \
-	inference/types/types.c inference/types/kquant.h inference/types/f32.c inference/types/f16.c \
+	inference/types/types.c inference/types/kquant.h inference/types/x86.h inference/types/f32.c inference/types/f16.c \
 	inference/types/bf16.c inference/types/q8_0.c inference/types/q4_0.c inference/types/q8_k.c \
 	inference/types/q4_k.c inference/types/q5_k.c inference/types/q6_k.c \
 	inference/model.h inference/model.c inference/arch.c inference/pool.h inference/pool.c \
@@ -12,9 +12,9 @@ noinst_LTLIBRARIES += libinference.la
 libinference_la_SOURCES = $(INF_SOURCES)
 libinference_la_CFLAGS = $(AM_CFLAGS)
 libinference_la_LIBADD = -lm -lpthread
-EXTRA_DIST += inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
+EXTRA_DIST += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
 if HAVE_PCRE2
-libinference_la_SOURCES += inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
+libinference_la_SOURCES += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
 libinference_la_CFLAGS += $(PCRE2_CFLAGS)
 libinference_la_LIBADD += $(PCRE2_LIBS)
 bin_PROGRAMS += bolt-llm

@@ -1,11 +1,11 @@
 /*
  * blas.h — the BLAS seam: CBLAS from OpenBLAS (or any CBLAS) on Linux, the
- * Accelerate framework on macOS (configure defines BOLT_HPL_ACCELERATE).
+ * Accelerate framework on macOS (configure defines BOLT_BLAS_ACCELERATE).
  */
 #ifndef HPL_BLAS_H
 #define HPL_BLAS_H
 
-#ifdef BOLT_HPL_ACCELERATE
+#ifdef BOLT_BLAS_ACCELERATE
 #define ACCELERATE_NEW_LAPACK
 #include <Accelerate/Accelerate.h>
 #else

@@ -12,6 +12,12 @@ noinst_LTLIBRARIES += libinference.la
 libinference_la_SOURCES = $(INF_SOURCES)
 libinference_la_CFLAGS = $(AM_CFLAGS)
 libinference_la_LIBADD = -lm -lpthread
+EXTRA_DIST += inference/types/f32_sgemm.c
+if HAVE_BLAS
+libinference_la_SOURCES += inference/types/f32_sgemm.c
+libinference_la_CFLAGS += $(BLAS_CFLAGS) -DINF_HAVE_BLAS
+libinference_la_LIBADD += $(BLAS_LIBS)
+endif
 EXTRA_DIST += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
 if HAVE_PCRE2
 libinference_la_SOURCES += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c

@@ -1,39 +1,86 @@
 /*
  * matmul.c — the batched matrix product over the pool (matmul.h).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "inference/matmul.h"
 
-#define ROWS 4 /* weight rows a thread takes against every token at once */
+#define ROWS 4        /* weight rows a thread takes against every token at once */
+#define GEMM_MIN 4    /* tokens from which a batch kernel beats dot products */
+#define XBLOCK 393216 /* bytes of packed activations a row tile sweeps: in L2 */
 
 typedef struct mm_job {
     const float *x;
     int ldx, n, cols;
     inf_mm_t *m;
     int nm;
-    /* the activations in each distinct dot type: F32 is x itself */
+    /* the activations in each distinct form: a dot type (F32 is x itself),
+     * or a batch kernel's packed groups */
     uint32_t dt[3];
+    const inf_gemm_t *gemm[3];
     const void *xq[3];
-    size_t xs[3]; /* bytes from one token's row to the next */
+    size_t xs[3]; /* bytes from one token's row (or packed group) to the next */
     int ndt;
-    uint8_t *scratch;
     inf_pool_t *pool;
 } mm_job_t;
 
-static int dot_slot(const mm_job_t *j, uint32_t dt)
+/* The batch kernel a matrix takes here, or NULL for dot products. */
+static const inf_gemm_t *gemm_of(const inf_mm_t *m, int n)
 {
+    return n >= GEMM_MIN ? m->t->gemm : NULL;
+}
+
+static int slot_of(const mm_job_t *j, const inf_mm_t *m)
+{
+    const inf_gemm_t *g = gemm_of(m, j->n);
     for (int i = 0; i < j->ndt; i++)
-        if (j->dt[i] == dt)
+        if (g ? j->gemm[i] && (j->gemm[i] == g || (g->pack && j->gemm[i]->pack == g->pack))
+              : !j->gemm[i] && j->dt[i] == m->t->dot_type)
             return i;
-    return 0;
+    return -1;
+}
+
+/* Rows [a, b) of m against every token through its batch kernel: tokens in
+ * blocks whose packed bytes stay in L2 while tiles of rows sweep them (or
+ * all at once to a kernel that blocks for the caches itself). */
+static void mm_rows_gemm(const mm_job_t *j, const inf_mm_t *m, int s, int a, int b)
+{
+    const inf_gemm_t *g = m->t->gemm; /* the slot's may be another type's on the same layout */
+    int per = g->whole ? j->n : (int)(XBLOCK / j->xs[s]) * g->group;
+    per = per < g->group ? g->group : per;
+    const int rstep = g->whole ? b - a : 16;
+    for (int t0 = 0; t0 < j->n; t0 += per) {
+        const int nt = j->n - t0 < per ? j->n - t0 : per;
+        const uint8_t *xp = g->pack ? (const uint8_t *)j->xq[s] + (size_t)(t0 / g->group) * j->xs[s]
+                                    : (const uint8_t *)(j->x + (size_t)t0 * (size_t)j->ldx);
+        for (int r = a; r < b; r += rstep) {
+            const int nr = b - r < rstep ? b - r : rstep;
+            g->run(j->cols, (const uint8_t *)m->w + (size_t)r * m->row_bytes, m->row_bytes, nr, xp, j->ldx, nt,
+                   m->y + (size_t)t0 * (size_t)m->ldy + r, m->ldy);
+        }
+    }
+    if (m->bias)
+        for (int t = 0; t < j->n; t++)
+            for (int r = a; r < b; r++)
+                m->y[(size_t)t * (size_t)m->ldy + r] += m->bias[r];
 }
 
 static void mm_run(void *arg, int ith, int nth)
 {
     mm_job_t *j = arg;
-    /* the activations, quantized a token at a time by whichever thread */
+    /* the activations, quantized a token (or packed a group) at a time by
+     * whichever thread */
     for (int d = 0; d < j->ndt; d++) {
+        const inf_gemm_t *g = j->gemm[d];
+        if (g && !g->pack)
+            continue;
+        if (g) {
+            for (int t = ith * g->group; t < j->n; t += nth * g->group)
+                g->pack(j->x + (size_t)t * (size_t)j->ldx, j->ldx, j->n - t < g->group ? j->n - t : g->group, j->cols,
+                        (uint8_t *)j->xq[d] + (size_t)(t / g->group) * j->xs[d]);
+            continue;
+        }
         if (j->dt[d] == GGML_F32)
             continue;
         const inf_type_t *qt = inf_type(j->dt[d]);
@@ -53,7 +100,11 @@ static void mm_run(void *arg, int ith, int nth)
         int a = r0 > base ? r0 - base : 0, b = r1 - base < m->rows ? r1 - base : m->rows;
         if (a >= b)
             continue;
-        const int s = dot_slot(j, m->t->dot_type);
+        const int s = slot_of(j, m);
+        if (j->gemm[s]) {
+            mm_rows_gemm(j, m, s, a, b);
+            continue;
+        }
         const uint8_t *xq = j->xq[s];
         const size_t xs = j->xs[s];
         inf_vec_dot_fn *dot = m->t->vec_dot;
@@ -74,23 +125,31 @@ static void mm_run(void *arg, int ith, int nth)
 
 size_t inf_mm_scratch(int cols, int n)
 {
-    /* two quantized copies at most (Q8_0: 34/32 bytes an element, Q8_K: 292/256) */
-    return 2 * ((size_t)cols * 37 / 32 + 64) * (size_t)(n > 0 ? n : 1) + 256;
+    /* three converted copies at most, none over 2 bytes an element (F16,
+     * BF16; Q8_0 34/32, Q8_K 292/256, packed Q8_0 40/32, packed Q8_K
+     * 2624/2048), tokens rounded up to a whole group, each copy 64-byte
+     * aligned */
+    const size_t tokens = (size_t)(n > 0 ? n : 1) + 15;
+    return 3 * (((size_t)cols * 2 + 64) * tokens + 64) + 256;
 }
 
 void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, inf_mm_t *m, int nm, void *scratch)
 {
-    mm_job_t j = {.x = x, .ldx = ldx, .n = n, .cols = cols, .m = m, .nm = nm, .scratch = scratch, .pool = pool};
+    mm_job_t j = {.x = x, .ldx = ldx, .n = n, .cols = cols, .m = m, .nm = nm, .pool = pool};
     uint8_t *free_at = scratch;
     for (int i = 0; i < nm; i++) {
-        uint32_t dt = m[i].t->dot_type;
-        int seen = 0;
-        for (int d = 0; d < j.ndt; d++)
-            seen |= j.dt[d] == dt;
-        if (seen)
+        if (slot_of(&j, &m[i]) >= 0)
             continue;
+        const uint32_t dt = m[i].t->dot_type;
+        const inf_gemm_t *g = gemm_of(&m[i], n);
+        free_at = (uint8_t *)(((uintptr_t)free_at + 63) & ~(uintptr_t)63);
         j.dt[j.ndt] = dt;
-        if (dt == GGML_F32) {
+        j.gemm[j.ndt] = g;
+        if (g) {
+            j.xq[j.ndt] = free_at;
+            j.xs[j.ndt] = g->group_bytes(cols);
+            free_at += j.xs[j.ndt] * (size_t)((n + g->group - 1) / g->group);
+        } else if (dt == GGML_F32) {
             j.xq[j.ndt] = x;
             j.xs[j.ndt] = (size_t)ldx * sizeof(float);
         } else {

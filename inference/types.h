@@ -38,9 +38,29 @@ enum {
     INF_CPU_AVX2 = 1 << 0,       /* with FMA and F16C */
     INF_CPU_AVX512 = 1 << 1,     /* F */
     INF_CPU_AVXVNNI = 1 << 2,
-    INF_CPU_AVX512VNNI = 1 << 3, /* with VL */
+    INF_CPU_AVX512VNNI = 1 << 3, /* with VL and BW */
     INF_CPU_NEON = 1 << 4,
 };
+
+/* Products for a batch of tokens (prompts), where a kernel has them: the
+ * activations packed `group` tokens at a time in a layout of the kernel's
+ * own, then tiles of a few weight rows against a group held in registers,
+ * so that each load feeds several multiply-adds. */
+typedef struct inf_gemm {
+    int group;                       /* tokens a packed group */
+    size_t (*group_bytes)(int cols); /* bytes of one packed group (a multiple of 64) */
+    /* packs nt <= group tokens (rows of x, ld ldx) into one group, zeros
+     * after; NULL: the kernel reads x as it is */
+    void (*pack)(const float *x, int ldx, int nt, int cols, void *dst);
+    /* y[t * ldy + r] = row r of w . token t, for r < nr and t < nt; xp holds
+     * the nt tokens' groups one after another (64-byte aligned), or is x
+     * itself (rows of ldx floats) for a kernel that does not pack */
+    void (*run)(int cols, const void *w, size_t row_bytes, int nr, const void *xp, int ldx, int nt, float *y,
+                int ldy);
+    int whole; /* 1: run takes a thread's whole share at once (it blocks for the caches itself) */
+} inf_gemm_t;
+/* F32 batches through the BLAS's SGEMM (types/f32_sgemm.c), where built with one. */
+extern const inf_gemm_t inf_gemm_sgemm;
 
 /* A type's SIMD dot products, best first, ended by a NULL dot: the
  * registry takes the first whose needs the CPU meets, else the scalar one. */
@@ -48,6 +68,7 @@ typedef struct inf_kernel {
     const char *name;
     unsigned needs;
     inf_vec_dot_fn *dot;
+    const inf_gemm_t *gemm; /* or NULL: batches take dot products one by one */
 } inf_kernel_t;
 
 typedef struct inf_type {
@@ -62,6 +83,7 @@ typedef struct inf_type {
     inf_vec_dot_fn *vec_dot_scalar; /* the portable one, tested against it */
     const char *simd;               /* which vec_dot is in use: "scalar", "avx2", ... */
     const inf_kernel_t *kernels;    /* the SIMD ones, best first */
+    const inf_gemm_t *gemm;         /* the chosen kernel's batch products, or NULL */
     /* for what more a type picks by CPU (F16's conversions), or NULL */
     void (*select)(struct inf_type *self, unsigned have);
 } inf_type_t;

@@ -109,12 +109,12 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512", INF_CPU_AVX512, dot_avx512},
-    {"avx2", INF_CPU_AVX2, dot_avx2},
+    {"avx512", INF_CPU_AVX512, dot_avx512, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon},
+    {"neon", INF_CPU_NEON, dot_neon, NULL},
 #endif
-    {NULL, 0, NULL}};
+    {NULL, 0, NULL, NULL}};
 
 inf_type_t inf_type_bf16 = {.id = GGML_BF16, .name = "BF16", .block = 1, .bytes = 2, .dot_type = GGML_BF16,
                             .to_float = bf16_to_float, .from_float = bf16_from_float, .vec_dot = dot_scalar,

@@ -97,13 +97,25 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512", INF_CPU_AVX512, dot_avx512},
-    {"avx2", INF_CPU_AVX2, dot_avx2},
+    {"avx512", INF_CPU_AVX512, dot_avx512, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon},
+    {"neon", INF_CPU_NEON, dot_neon, NULL},
 #endif
-    {NULL, 0, NULL}};
+    {NULL, 0, NULL, NULL}};
+
+/* Prompts go to the BLAS where there is one: its SGEMM blocks for the
+ * caches as dot products cannot (measured in bench/llm-compare). */
+static void f32_select(inf_type_t *self, unsigned have)
+{
+    (void)have;
+#ifdef INF_HAVE_BLAS
+    self->gemm = &inf_gemm_sgemm;
+#else
+    (void)self;
+#endif
+}
 
 inf_type_t inf_type_f32 = {.id = GGML_F32, .name = "F32", .block = 1, .bytes = 4, .dot_type = GGML_F32,
                            .to_float = f32_to_float, .from_float = f32_from_float, .vec_dot = dot_scalar,
-                           .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};
+                           .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels, .select = f32_select};

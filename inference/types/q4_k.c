@@ -112,6 +112,73 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     }
     *s = inf_hsum8(acc) - mins;
 }
+
+/* Batches (AVX-512 VNNI) on the K-quant layout (kquant.h): a tile is 4
+ * weight rows against 8 tokens. A row's scales and mins are decoded once a
+ * super-block for all 8; each 32 nibbles go into both halves of a register
+ * against a token pair, products summed in 16 bits (15 x 128 x 2 fits) and
+ * then times the sub-block's scale into 32-bit sums (dpwssd). The mins
+ * term is a float per token: dmin x the mins against the scaled sums. */
+INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(const int rm, int nb, const void *w,
+                                                                             size_t row_bytes,
+                                                                             const kq_group_block_t *xg, int nt,
+                                                                             float *y, int ldy)
+{
+    __m512 acc[4][4];
+    __m256 mins[4];
+    for (int i = 0; i < rm; i++) {
+        mins[i] = _mm256_setzero_ps();
+        for (int k = 0; k < 4; k++)
+            acc[i][k] = _mm512_setzero_ps();
+    }
+    const __m512i low = _mm512_set1_epi8(0xf);
+    for (int b = 0; b < nb; b++) {
+        const kq_group_block_t *xb = xg + b;
+        __m512 dx[4];
+        for (int k = 0; k < 4; k++)
+            dx[k] = inf_pair_scales(xb->d, k);
+        for (int i = 0; i < rm; i++) {
+            const block_t *wb = (const block_t *)((const uint8_t *)w + (size_t)i * row_bytes) + b;
+            uint8_t sc[8], mn[8];
+            for (int j = 0; j < 8; j++)
+                kq_scale_min(j, wb->scales, &sc[j], &mn[j]);
+            __m256 mv = _mm256_setzero_ps();
+            for (int j = 0; j < 8; j++)
+                mv = _mm256_fmadd_ps(_mm256_set1_ps(mn[j]),
+                                     _mm256_add_ps(_mm256_load_ps(xb->bsum[2 * j]), _mm256_load_ps(xb->bsum[2 * j + 1])), mv);
+            mins[i] = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(wb->dmin)), mv, mins[i]);
+            __m512i isum[4];
+            for (int k = 0; k < 4; k++)
+                isum[k] = _mm512_setzero_si512();
+            for (int c = 0; c < 4; c++) {
+                const __m512i q = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb->qs + 32 * c)));
+                const __m512i lo = _mm512_and_si512(q, low), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low);
+                const __m512i slo = _mm512_set1_epi16(sc[2 * c]), shi = _mm512_set1_epi16(sc[2 * c + 1]);
+                for (int k = 0; k < 4; k++) {
+                    isum[k] = _mm512_dpwssd_epi32(
+                        isum[k], _mm512_maddubs_epi16(lo, _mm512_load_si512((const void *)xb->qs[2 * c][2 * k])), slo);
+                    isum[k] = _mm512_dpwssd_epi32(
+                        isum[k], _mm512_maddubs_epi16(hi, _mm512_load_si512((const void *)xb->qs[2 * c + 1][2 * k])),
+                        shi);
+                }
+            }
+            const __m512 dw = _mm512_set1_ps(_cvtsh_ss(wb->d));
+            for (int k = 0; k < 4; k++)
+                acc[i][k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[k]), _mm512_mul_ps(dw, dx[k]), acc[i][k]);
+        }
+    }
+    for (int i = 0; i < rm; i++) {
+        float m8[8];
+        _mm256_storeu_ps(m8, mins[i]);
+        for (int k = 0; k < 4; k++)
+            inf_store_pair(acc[i][k], m8, k, nt, y + i, ldy);
+    }
+}
+
+INF_GEMM_RUN(gemm_run_avx512vnni, INF_T_AVX512VNNI, gemm_tile, 256, kq_group_block_t)
+
+static const inf_gemm_t gemm_avx512vnni = {
+    .group = 8, .group_bytes = kq_group_bytes, .pack = kq_group_pack, .run = gemm_run_avx512vnni};
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
 {
@@ -155,11 +222,12 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx2", INF_CPU_AVX2, dot_avx2},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx2, &gemm_avx512vnni},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon},
+    {"neon", INF_CPU_NEON, dot_neon, NULL},
 #endif
-    {NULL, 0, NULL}};
+    {NULL, 0, NULL, NULL}};
 
 inf_type_t inf_type_q4_k = {.id = GGML_Q4_K, .name = "Q4_K", .block = 256, .bytes = 144, .dot_type = GGML_Q8_K,
                             .to_float = q4_k_to_float, .from_float = q4_k_from_float, .vec_dot = dot_scalar,

@@ -124,9 +124,9 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx2", INF_CPU_AVX2, dot_avx2},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
 #endif
-    {NULL, 0, NULL}};
+    {NULL, 0, NULL, NULL}};
 
 inf_type_t inf_type_q5_k = {.id = GGML_Q5_K, .name = "Q5_K", .block = 256, .bytes = 176, .dot_type = GGML_Q8_K,
                             .to_float = q5_k_to_float, .from_float = q5_k_from_float, .vec_dot = dot_scalar,

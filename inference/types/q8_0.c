@@ -112,6 +112,78 @@ __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni"))) static void
 {
     Q8_0_VNNI_BODY(_mm256_dpbusd_epi32)
 }
+
+/* Batches (AVX-512 VNNI): a packed group holds 8 tokens a block, their 32
+ * bytes one after another (two tokens fill a 512-bit register) and their
+ * scales as floats (the F16 value the dot products use). A tile is 4
+ * weight rows against the 8 tokens: a weight block is loaded once into
+ * both halves of a register and multiplied with every token pair. dpbusd
+ * wants one unsigned side: the weights flipped to w + 128, and each lane
+ * started from -128 times the sum of its 4 activation bytes, so every lane
+ * holds its exact products and nothing large cancels. */
+typedef struct {
+    int8_t qs[8][32];
+    float d[8];
+    float pad[8]; /* to 320 bytes, a multiple of 64 */
+} group_block_t;
+
+static size_t gemm_group_bytes(int cols)
+{
+    return (size_t)(cols / 32) * sizeof(group_block_t);
+}
+
+static void gemm_pack(const float *x, int ldx, int nt, int cols, void *dst)
+{
+    group_block_t *g = dst;
+    memset(dst, 0, gemm_group_bytes(cols));
+    for (int t = 0; t < nt; t++)
+        for (int b = 0; b < cols / 32; b++) {
+            block_t q;
+            q8_0_from_float(x + (size_t)t * (size_t)ldx + b * 32, &q, 32);
+            memcpy(g[b].qs[t], q.qs, 32);
+            g[b].d[t] = inf_f16_to_f32(q.d);
+        }
+}
+
+INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(const int rm, int nb, const void *w,
+                                                                             size_t row_bytes,
+                                                                             const group_block_t *xg, int nt,
+                                                                             float *y, int ldy)
+{
+    __m512 acc[4][4];
+    for (int i = 0; i < rm; i++)
+        for (int k = 0; k < 4; k++)
+            acc[i][k] = _mm512_setzero_ps();
+    const __m512i k80 = _mm512_set1_epi8((char)0x80);
+    for (int b = 0; b < nb; b++) {
+        const group_block_t *xb = xg + b;
+        __m512 dx[4];
+        __m512i corr[4];
+        for (int k = 0; k < 4; k++) {
+            dx[k] = inf_pair_scales(xb->d, k);
+            __m512i xk = _mm512_load_si512((const void *)xb->qs[2 * k]);
+            corr[k] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), k80, xk));
+        }
+        for (int i = 0; i < rm; i++) {
+            const block_t *wb = (const block_t *)((const uint8_t *)w + (size_t)i * row_bytes) + b;
+            __m512i wv = _mm512_xor_si512(
+                _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)wb->qs)), k80);
+            __m512 dw = _mm512_set1_ps(_cvtsh_ss(wb->d));
+            for (int k = 0; k < 4; k++) {
+                __m512i p = _mm512_dpbusd_epi32(corr[k], wv, _mm512_load_si512((const void *)xb->qs[2 * k]));
+                acc[i][k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_mul_ps(dw, dx[k]), acc[i][k]);
+            }
+        }
+    }
+    for (int i = 0; i < rm; i++)
+        for (int k = 0; k < 4; k++)
+            inf_store_pair(acc[i][k], NULL, k, nt, y + i, ldy);
+}
+
+INF_GEMM_RUN(gemm_run_avx512vnni, INF_T_AVX512VNNI, gemm_tile, 32, group_block_t)
+
+static const inf_gemm_t gemm_avx512vnni = {
+    .group = 8, .group_bytes = gemm_group_bytes, .pack = gemm_pack, .run = gemm_run_avx512vnni};
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
 {
@@ -137,13 +209,13 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx-vnni", INF_CPU_AVX2 | INF_CPU_AVXVNNI, dot_avxvnni},
-    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512VNNI, dot_avx512vnni},
-    {"avx2", INF_CPU_AVX2, dot_avx2},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni},
+    {"avx-vnni", INF_CPU_AVX2 | INF_CPU_AVXVNNI, dot_avxvnni, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon},
+    {"neon", INF_CPU_NEON, dot_neon, NULL},
 #endif
-    {NULL, 0, NULL}};
+    {NULL, 0, NULL, NULL}};
 
 inf_type_t inf_type_q8_0 = {.id = GGML_Q8_0, .name = "Q8_0", .block = 32, .bytes = 34, .dot_type = GGML_Q8_0,
                             .to_float = q8_0_to_float, .from_float = q8_0_from_float, .vec_dot = dot_scalar,

@@ -4,8 +4,10 @@
  * offset need them). Activations only: no weights come in it.
  */
 #include <math.h>
+#include <string.h>
 
 #include "inference/types.h"
+#include "inference/types/kquant.h"
 
 static void q8_k_to_float(const void *vx, float *y, int64_t n)
 {
@@ -48,6 +50,28 @@ static void q8_k_from_float(const float *x, void *vy, int64_t n)
         }
         y[i].d = 1 / iscale;
     }
+}
+
+size_t kq_group_bytes(int cols)
+{
+    return (size_t)(cols / 256) * sizeof(kq_group_block_t);
+}
+
+/* Each token quantized as for the dot products, then placed. */
+void kq_group_pack(const float *x, int ldx, int nt, int cols, void *dst)
+{
+    kq_group_block_t *g = dst;
+    memset(dst, 0, kq_group_bytes(cols));
+    for (int t = 0; t < nt; t++)
+        for (int b = 0; b < cols / 256; b++) {
+            inf_block_q8_k q;
+            q8_k_from_float(x + (size_t)t * (size_t)ldx + b * 256, &q, 256);
+            for (int c = 0; c < 8; c++)
+                memcpy(g[b].qs[c][t], q.qs + 32 * c, 32);
+            g[b].d[t] = q.d;
+            for (int c = 0; c < 16; c++)
+                g[b].bsum[c][t] = q.d * q.bsums[c];
+        }
 }
 
 inf_type_t inf_type_q8_k = {.id = GGML_Q8_K, .name = "Q8_K", .block = 256, .bytes = sizeof(inf_block_q8_k),

@@ -104,7 +104,7 @@ unsigned inf_cpu_mask(void)
 {
     const inf_cpu_t *c = inf_cpu();
     return (c->avx2 && c->fma && c->f16c ? INF_CPU_AVX2 : 0) | (c->avx512f ? INF_CPU_AVX512 : 0) |
-           (c->avxvnni ? INF_CPU_AVXVNNI : 0) | (c->avx512vnni && c->avx512vl ? INF_CPU_AVX512VNNI : 0) |
+           (c->avxvnni ? INF_CPU_AVXVNNI : 0) | (c->avx512vnni && c->avx512vl && c->avx512bw ? INF_CPU_AVX512VNNI : 0) |
            (c->neon ? INF_CPU_NEON : 0);
 }
 
@@ -126,6 +126,7 @@ const inf_type_t *inf_type(uint32_t id)
             for (const inf_kernel_t *k = all[i]->kernels; k && k->dot; k++)
                 if ((k->needs & ~have) == 0) {
                     all[i]->vec_dot = k->dot;
+                    all[i]->gemm = k->gemm;
                     all[i]->simd = k->name;
                     break;
                 }
@@ -140,6 +141,7 @@ const inf_type_t *inf_type(uint32_t id)
                 static inf_type_t copy[sizeof all / sizeof all[0]];
                 copy[i] = *all[i];
                 copy[i].vec_dot = copy[i].vec_dot_scalar;
+                copy[i].gemm = NULL;
                 copy[i].simd = "scalar";
                 return &copy[i];
             }

@@ -2,14 +2,17 @@
  * check_types.c — every tensor type's kernels against plain references on
  * random data: quantizing then dequantizing keeps the values within the
  * type's error bound; a dot product equals the dot product of the
- * dequantized operands (computed in double) within float rounding; and the
- * SIMD kernel this CPU uses equals the scalar one.
+ * dequantized operands (computed in double) within float rounding; the
+ * SIMD kernel this CPU uses equals the scalar one; and a batched matrix
+ * product (batch kernels where the CPU has them, over 1 and 2 threads)
+ * equals the scalar dot products, bias included, for every batch size.
  */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "inference/matmul.h"
 #include "inference/types.h"
 #include "tests/check_run.h"
 
@@ -117,6 +120,95 @@ START_TEST(dot_equals_the_dequantized_dot)
 }
 END_TEST
 
+/* One job of two matrices sharing an input, as Q, K and V do: one of the
+ * type under test and one of another (Q4_K with Q6_K as in Q4_K_M files,
+ * Q8_0 with Q4_K, ...), 37 and 21 rows (calls of 16, tiles of 4 and a
+ * remainder), against 1 to 21 tokens (whole and partial groups), the output
+ * wider than the rows and the input wider than its columns, through the
+ * engine's matmul. */
+enum { MM_COLS = 512, MM_MAXN = 21, MM_LDX = MM_COLS + 8 };
+
+typedef struct {
+    const inf_type_t *t;
+    int rows, ldy;
+    uint8_t *w;
+    float *y, bias[37];
+} mm_case_t;
+
+static void mm_case_init(mm_case_t *c, const inf_type_t *t, int rows)
+{
+    float row[MM_COLS];
+    c->t = t;
+    c->rows = rows;
+    c->ldy = rows + 3;
+    c->w = malloc(inf_row_bytes(t, MM_COLS) * rows);
+    c->y = malloc(sizeof(float) * c->ldy * MM_MAXN);
+    for (int r = 0; r < rows; r++) {
+        for (int i = 0; i < MM_COLS; i++)
+            row[i] = randn();
+        t->from_float(row, c->w + inf_row_bytes(t, MM_COLS) * r, MM_COLS);
+        c->bias[r] = randn();
+    }
+}
+
+/* Every product of case c for n tokens against the scalar dot product. */
+static void mm_case_check(const mm_case_t *c, const float *x, int n, int with_bias)
+{
+    const inf_type_t *t = c->t, *d = inf_type(t->dot_type);
+    void *qx = malloc(inf_row_bytes(d, MM_COLS));
+    for (int k = 0; k < n; k++) {
+        d->from_float(x + (size_t)k * MM_LDX, qx, MM_COLS);
+        for (int r = 0; r < c->rows; r++) {
+            float want;
+            t->vec_dot_scalar(MM_COLS, &want, c->w + inf_row_bytes(t, MM_COLS) * r,
+                              d->id == GGML_F32 ? (const void *)(x + (size_t)k * MM_LDX) : qx);
+            want += with_bias ? c->bias[r] : 0;
+            const float got = c->y[(size_t)k * c->ldy + r];
+            ck_assert_msg(fabsf(got - want) <= 1e-5f * (fabsf(want) + 30), "%s (%s%s) n=%d token %d row %d: %.9g, scalar %.9g",
+                          t->name, t->simd, t->gemm && n >= 4 ? ", batch kernel" : "", n, k, r, got, want);
+        }
+        for (int r = c->rows; r < c->ldy; r++)
+            ck_assert_msg(c->y[(size_t)k * c->ldy + r] == -12345, "%s n=%d: wrote past the rows", t->name, n);
+    }
+    for (int k = n; k < MM_MAXN; k++)
+        ck_assert_msg(c->y[(size_t)k * c->ldy] == -12345, "%s n=%d: wrote past the tokens", t->name, n);
+    free(qx);
+}
+
+START_TEST(matmul_equals_the_scalar_dot_products)
+{
+    const int nt = (int)(sizeof weight_types / sizeof weight_types[0]), threads = 1 + _i % 2;
+    mm_case_t c[2];
+    mm_case_init(&c[0], inf_type(weight_types[_i / 2]), 37);
+    mm_case_init(&c[1], inf_type(weight_types[(_i / 2 + 2) % nt]), 21);
+    inf_pool_t *pool;
+    ck_assert_int_eq(inf_pool_create(threads, &pool), 0);
+    float *x = malloc(sizeof(float) * MM_LDX * MM_MAXN);
+    void *scratch = malloc(inf_mm_scratch(MM_COLS, MM_MAXN));
+    for (int i = 0; i < MM_LDX * MM_MAXN; i++)
+        x[i] = randn();
+    for (int n = 1; n <= MM_MAXN; n++) {
+        inf_mm_t m[2];
+        for (int i = 0; i < 2; i++) {
+            for (int k = 0; k < c[i].ldy * MM_MAXN; k++)
+                c[i].y[k] = -12345;
+            m[i] = (inf_mm_t){.w = c[i].w, .t = c[i].t, .row_bytes = inf_row_bytes(c[i].t, MM_COLS),
+                              .rows = c[i].rows, .y = c[i].y, .ldy = c[i].ldy, .bias = n % 2 ? c[i].bias : NULL};
+        }
+        inf_matmul(pool, x, MM_LDX, n, MM_COLS, m, 2, scratch);
+        for (int i = 0; i < 2; i++)
+            mm_case_check(&c[i], x, n, n % 2);
+    }
+    inf_pool_destroy(pool);
+    for (int i = 0; i < 2; i++) {
+        free(c[i].w);
+        free(c[i].y);
+    }
+    free(x);
+    free(scratch);
+}
+END_TEST
+
 START_TEST(half_conversions_are_exact)
 {
     /* every half round-trips through float exactly */
@@ -156,6 +248,7 @@ int main(void)
     int nt = (int)(sizeof weight_types / sizeof weight_types[0]);
     tcase_add_loop_test(tc, round_trip_within_the_types_bound, 0, nt);
     tcase_add_loop_test(tc, dot_equals_the_dequantized_dot, 0, nt);
+    tcase_add_loop_test(tc, matmul_equals_the_scalar_dot_products, 0, 2 * nt);
     tcase_add_test(tc, half_conversions_are_exact);
     tcase_add_test(tc, unknown_types_are_refused);
     suite_add_tcase(s, tc);

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "inference/types.h"
 
@@ -38,6 +39,27 @@ static inline void kq_scale_min(int j, const uint8_t *q, uint8_t *d, uint8_t *m)
         *d = (uint8_t)((q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4));
         *m = (uint8_t)((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
     }
+}
+
+/* All eight scales and mins at once, a word at a time (the SIMD kernels:
+ * once a super-block instead of a sub-block's bytes at a time). */
+static inline void kq_scales_mins(const uint8_t *q, uint8_t sc[8], uint8_t mn[8])
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t a, b, c, w[4];
+    memcpy(&a, q, 4);
+    memcpy(&b, q + 4, 4);
+    memcpy(&c, q + 8, 4);
+    w[0] = a & 0x3f3f3f3fu;
+    w[1] = (c & 0x0f0f0f0fu) | ((a >> 2) & 0x30303030u);
+    w[2] = b & 0x3f3f3f3fu;
+    w[3] = ((c >> 4) & 0x0f0f0f0fu) | ((b >> 2) & 0x30303030u);
+    memcpy(sc, w, 8);
+    memcpy(mn, w + 2, 8);
+#else
+    for (int j = 0; j < 8; j++)
+        kq_scale_min(j, q, &sc[j], &mn[j]);
+#endif
 }
 
 static inline void kq_pack_scales(const uint8_t ls[8], const uint8_t lm[8], uint8_t q[12])

@@ -90,8 +90,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     float mins = 0;
     for (int i = 0; i < n / 256; i++) {
         uint8_t sc[8], mn[8];
-        for (int j = 0; j < 8; j++)
-            kq_scale_min(j, x[i].scales, &sc[j], &mn[j]);
+        kq_scales_mins(x[i].scales, sc, mn);
         int msum = 0;
         for (int j = 0; j < 8; j++)
             msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
@@ -140,8 +139,7 @@ INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(con
         for (int i = 0; i < rm; i++) {
             const block_t *wb = (const block_t *)((const uint8_t *)w + (size_t)i * row_bytes) + b;
             uint8_t sc[8], mn[8];
-            for (int j = 0; j < 8; j++)
-                kq_scale_min(j, wb->scales, &sc[j], &mn[j]);
+            kq_scales_mins(wb->scales, sc, mn);
             __m256 mv = _mm256_setzero_ps();
             for (int j = 0; j < 8; j++)
                 mv = _mm256_fmadd_ps(_mm256_set1_ps(mn[j]),
@@ -187,8 +185,7 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
     float sum = 0;
     for (int i = 0; i < n / 256; i++) {
         uint8_t sc[8], mn[8];
-        for (int j = 0; j < 8; j++)
-            kq_scale_min(j, x[i].scales, &sc[j], &mn[j]);
+        kq_scales_mins(x[i].scales, sc, mn);
         int msum = 0;
         for (int j = 0; j < 8; j++)
             msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);

@@ -92,8 +92,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     float mins = 0;
     for (int i = 0; i < n / 256; i++) {
         uint8_t sc[8], mn[8];
-        for (int j = 0; j < 8; j++)
-            kq_scale_min(j, x[i].scales, &sc[j], &mn[j]);
+        kq_scales_mins(x[i].scales, sc, mn);
         int msum = 0;
         for (int j = 0; j < 8; j++)
             msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);

@@ -109,11 +109,24 @@ static void dot_scalar(int n, float *s, const void *vx, const void *vy)
 }
 
 #if defined(__x86_64__)
+/* unpack_half's 128 values as four registers of 32, from the half's two
+ * registers of low bits and one of high bits. */
+__attribute__((target("avx2"))) static inline void unpack_half_avx2(__m256i l0, __m256i l1, __m256i hh, __m256i v[4])
+{
+    const __m256i low = _mm256_set1_epi8(0xf), three = _mm256_set1_epi8(3);
+    v[0] = _mm256_or_si256(_mm256_and_si256(l0, low), _mm256_slli_epi16(_mm256_and_si256(hh, three), 4));
+    v[1] = _mm256_or_si256(_mm256_and_si256(l1, low),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 2), three), 4));
+    v[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), low),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 4), three), 4));
+    v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), low),
+                           _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 6), three), 4));
+}
+
 __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
 {
     const block_t *x = vx;
     const inf_block_q8_k *y = vy;
-    const __m256i low = _mm256_set1_epi8(0xf), three = _mm256_set1_epi8(3);
     float sum = 0;
     for (int i = 0; i < n / 256; i++) {
         __m256i isum = _mm256_setzero_si256();
@@ -127,13 +140,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
             __m256i l0 = _mm256_loadu_si256((const __m256i *)ql), l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
             __m256i hh = _mm256_loadu_si256((const __m256i *)qh);
             __m256i v[4];
-            v[0] = _mm256_or_si256(_mm256_and_si256(l0, low), _mm256_slli_epi16(_mm256_and_si256(hh, three), 4));
-            v[1] = _mm256_or_si256(_mm256_and_si256(l1, low),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 2), three), 4));
-            v[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), low),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 4), three), 4));
-            v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), low),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 6), three), 4));
+            unpack_half_avx2(l0, l1, hh, v);
             for (int k = 0; k < 4; k++) {
                 /* 32 values = sub-blocks 2k and 2k + 1 of this half */
                 __m256i p = _mm256_maddubs_epi16(v[k], _mm256_loadu_si256((const __m256i *)(q8 + 32 * k)));
@@ -167,7 +174,6 @@ INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(con
         for (int k = 0; k < 4; k++)
             acc[i][k] = _mm512_setzero_ps();
     }
-    const __m256i low = _mm256_set1_epi8(0xf), three = _mm256_set1_epi8(3);
     /* 16-bit lanes 0-7 and 16-23 take scale 2m, 8-15 and 24-31 scale 2m + 1 */
     const __m512i sbase = _mm512_set_epi16(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0,
                                            0, 0, 0, 0, 0, 0);
@@ -194,13 +200,7 @@ INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(con
                               l1 = _mm256_loadu_si256((const __m256i *)(ql + 32)),
                               hh = _mm256_loadu_si256((const __m256i *)qh);
                 __m256i v[4];
-                v[0] = _mm256_or_si256(_mm256_and_si256(l0, low), _mm256_slli_epi16(_mm256_and_si256(hh, three), 4));
-                v[1] = _mm256_or_si256(_mm256_and_si256(l1, low),
-                                       _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 2), three), 4));
-                v[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), low),
-                                       _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 4), three), 4));
-                v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), low),
-                                       _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hh, 6), three), 4));
+                unpack_half_avx2(l0, l1, hh, v);
                 for (int kk = 0; kk < 4; kk++) {
                     const int m = 4 * h + kk; /* the 32-value chunk */
                     const __m512i vz = _mm512_broadcast_i64x4(v[kk]);

@@ -112,6 +112,40 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     *s = inf_hsum8(acc) - mins;
 }
 
+/* Generation (AVX-512 VNNI): a sub-block pair's 64 values at once, the low
+ * nibbles in one half of a register and the high ones in the other against
+ * the activations' 64 bytes, the two scales spread over their halves. */
+INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    const __m256i low = _mm256_set1_epi8(0xf);
+    /* 16-bit lanes 0-15 take sub-block 2c's scale, 16-31 sub-block 2c + 1's */
+    const __m512i half = _mm512_set_epi16(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                          0, 0, 0, 0, 0, 0);
+    __m512 acc = _mm512_setzero_ps();
+    float mins = 0;
+    for (int i = 0; i < n / 256; i++) {
+        uint8_t sc[8], mn[8];
+        kq_scales_mins(x[i].scales, sc, mn);
+        int msum = 0;
+        for (int j = 0; j < 8; j++)
+            msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+        const __m512i s16 = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_loadl_epi64((const __m128i *)sc)));
+        __m512i isum = _mm512_setzero_si512();
+        for (int c = 0; c < 4; c++) {
+            const __m256i b = _mm256_loadu_si256((const __m256i *)(x[i].qs + 32 * c));
+            const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_and_si256(b, low)),
+                                                 _mm256_and_si256(_mm256_srli_epi16(b, 4), low), 1);
+            const __m512i p = _mm512_maddubs_epi16(q, _mm512_loadu_si512((const void *)(y[i].qs + 64 * c)));
+            isum = _mm512_dpwssd_epi32(isum, p, _mm512_permutexvar_epi16(_mm512_add_epi16(half, _mm512_set1_epi16(2 * c)), s16));
+        }
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm512_cvtepi32_ps(isum), acc);
+        mins += y[i].d * _cvtsh_ss(x[i].dmin) * (float)msum;
+    }
+    *s = _mm512_reduce_add_ps(acc) - mins;
+}
+
 /* Batches (AVX-512 VNNI) on the K-quant layout (kquant.h): a tile is 4
  * weight rows against 8 tokens. A row's scales and mins are decoded once a
  * super-block for all 8; each 32 nibbles go into both halves of a register
@@ -219,7 +253,7 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx2, &gemm_avx512vnni},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni},
     {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
 #elif defined(__aarch64__)
     {"neon", INF_CPU_NEON, dot_neon, NULL},

@@ -14,6 +14,7 @@
 
 #include "bench_stats.h"
 
+#include "blas/kernels.h"
 #include "inference/engine.h"
 
 static double now(void)
@@ -25,6 +26,7 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
+    blas_kernels_ensure("llm_bench_bolt", argv);
     if (argc < 3) {
         fprintf(stderr, "usage: llm_bench_bolt MODEL THREADS [P G REPS]\n");
         return 2;

@@ -25,5 +25,5 @@ EXTRA_DIST += bench/llm-compare bench/llm_bench_ref.c
 if HAVE_PCRE2
 noinst_PROGRAMS += bench/llm_bench_bolt
 bench_llm_bench_bolt_SOURCES = bench/llm_bench_bolt.c bench/bench_stats.h
-bench_llm_bench_bolt_LDADD = libinference.la
+bench_llm_bench_bolt_LDADD = libinference.la libblaskernels.la
 endif

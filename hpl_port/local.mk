@@ -36,5 +36,5 @@ endif
 bin_PROGRAMS += bolt-hpl
 bolt_hpl_SOURCES = hpl_port/main.c
 bolt_hpl_CFLAGS = $(AM_CFLAGS) $(BLAS_CFLAGS)
-bolt_hpl_LDADD = libhplport.la libbolt.la
+bolt_hpl_LDADD = libhplport.la libblaskernels.la libbolt.la
 endif

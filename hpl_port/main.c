@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blas/kernels.h"
 #include "hpl_port/blas.h"
 #include "hpl_port/driver.h"
 #include "hpl_port/probe.h"
@@ -111,6 +112,8 @@ static void check_threads(char *notes, size_t len)
 
 int main(int argc, char **argv)
 {
+    /* before anything starts: a restart must find nothing running */
+    blas_kernels_ensure("bolt-hpl", argv);
     if (bolt_init(&argc, &argv) != BOLT_OK) {
         fprintf(stderr, "bolt-hpl: %s\n", bolt_error_message());
         return 1;

@@ -25,7 +25,7 @@ libinference_la_CFLAGS += $(PCRE2_CFLAGS)
 libinference_la_LIBADD += $(PCRE2_LIBS)
 bin_PROGRAMS += bolt-llm
 bolt_llm_SOURCES = inference/main.c
-bolt_llm_LDADD = libinference.la libbolt.la -lm
+bolt_llm_LDADD = libinference.la libblaskernels.la libbolt.la -lm
 endif
 # the model maker: random weights on a real tokenizer, quantized here
 noinst_PROGRAMS += bolt-llm-mkmodel

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blas/kernels.h"
 #include "bolt.h"
 #include "inference/engine.h"
 #include "inference/sample.h"
@@ -223,6 +224,9 @@ static char *read_file(const char *path)
 
 int main(int argc, char **argv)
 {
+    /* F32 prompts run on the BLAS's SGEMM; before anything starts, as a
+     * restart must find nothing running */
+    blas_kernels_ensure("bolt-llm", argv);
     if (bolt_init(&argc, &argv) != BOLT_OK) {
         fprintf(stderr, "bolt-llm: %s\n", bolt_error_message());
         return 1;

@@ -7,6 +7,7 @@ include tests/collectives/local.mk
 include tests/mpi/local.mk
 include tests/cluster/local.mk
 include tests/fuzz/local.mk
+include tests/blas/local.mk
 include tests/hpl_port/local.mk
 include tests/inference/local.mk
 EXTRA_DIST += tests/check_run.h

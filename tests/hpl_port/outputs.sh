@@ -47,4 +47,19 @@ else
     fi
     echo "pass: report file, phases, progress, CSV and JSON records"
 fi
+# The BLAS runs kernels of this CPU's generation: an OpenBLAS older than the
+# CPU falls back to SSE3 ones (Prescott), which bolt-hpl must not accept
+# unless told to (blas/kernels.h).
+if grep -q '^flags.* avx2 .*' /proc/cpuinfo 2>/dev/null && grep -q '^flags.* fma ' /proc/cpuinfo; then
+    (unset OPENBLAS_CORETYPE; hpl 1 -N 64 --nb 16)
+    line=$(grep -o 'BLAS: OpenBLAS.*' "$T/out" || true)
+    if [ -z "$line" ]; then
+        echo "pass: the BLAS is not OpenBLAS (no kernel choice to check)"
+    elif echo "$line" | grep -qiE ' (Prescott|Core2|Penryn|Dunnington|Nehalem|Atom|Sandybridge|Barcelona|Opteron[^ ]*|Bulldozer|Piledriver|Bobcat|Katmai|Coppermine|Northwood|Banias|Athlon|unknown) MAX'; then
+        fail "OpenBLAS runs pre-AVX2 kernels on an AVX2 CPU: $line"
+    else
+        echo "pass: OpenBLAS runs kernels of this CPU's generation (${line#*NO_AFFINITY })"
+    fi
+fi
+
 finish

@@ -113,77 +113,150 @@ __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni"))) static void
     Q8_0_VNNI_BODY(_mm256_dpbusd_epi32)
 }
 
-/* Batches (AVX-512 VNNI): a packed group holds 8 tokens a block, their 32
- * bytes one after another (two tokens fill a 512-bit register) and their
- * scales as floats (the F16 value the dot products use). A tile is 4
- * weight rows against the 8 tokens: a weight block is loaded once into
- * both halves of a register and multiplied with every token pair. dpbusd
- * wants one unsigned side: the weights flipped to w + 128, and each lane
- * started from -128 times the sum of its 4 activation bytes, so every lane
- * holds its exact products and nothing large cancels. */
+/* Batches (AVX-512 VNNI). A register holds 16 tokens, one 32-bit lane
+ * each, so a lane sums a whole block for its token and the float work (the
+ * scales) is done once per block and 16 tokens, not once per 4 bytes. A
+ * packed group holds, per block, its 32 bytes as 8 chunks of 4 for the 16
+ * tokens (a chunk of every token in one register) and the tokens' scales.
+ * dpbusd wants one unsigned side: the activations are stored as x + 128,
+ * the weights' 4 bytes are broadcast from the model as they are (signed),
+ * and each lane starts from -128 times the weight block's sum, so it holds
+ * the exact product. Tiles are 8 weight rows (16 accumulators) against the
+ * 16 tokens; the rows' block sums and scales are read once for all the
+ * groups a run sweeps. */
+enum { GEMM_TOKENS = 16, GEMM_ROWS = 8, GEMM_KBLOCKS = 128 };
+
 typedef struct {
-    int8_t qs[8][32];
-    float d[8];
-    float pad[8]; /* to 320 bytes, a multiple of 64 */
-} group_block_t;
+    uint8_t q[8][GEMM_TOKENS][4];
+    float d[GEMM_TOKENS];
+} group_block_t; /* 576 bytes, a multiple of 64 */
 
 static size_t gemm_group_bytes(int cols)
 {
     return (size_t)(cols / 32) * sizeof(group_block_t);
 }
 
-static void gemm_pack(const float *x, int ldx, int nt, int cols, void *dst)
+/* Quantizes as q8_0_from_float does (roundf: halves away from zero) and
+ * stores x + 128 at the token's place in each chunk. */
+INF_T_AVX512VNNI static void gemm_pack(const float *x, int ldx, int nt, int cols, void *dst)
 {
     group_block_t *g = dst;
-    memset(dst, 0, gemm_group_bytes(cols));
-    for (int t = 0; t < nt; t++)
-        for (int b = 0; b < cols / 32; b++) {
-            block_t q;
-            q8_0_from_float(x + (size_t)t * (size_t)ldx + b * 32, &q, 32);
-            memcpy(g[b].qs[t], q.qs, 32);
-            g[b].d[t] = inf_f16_to_f32(q.d);
+    const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+    const __m512i k80 = _mm512_set1_epi8((char)0x80);
+    for (int b = 0; b < cols / 32; b++) {
+        for (int t = 0; t < GEMM_TOKENS; t++) {
+            __m128i q[2];
+            float d = 0;
+            if (t < nt) {
+                const float *xb = x + (size_t)t * (size_t)ldx + b * 32;
+                __m512 v[2] = {_mm512_loadu_ps(xb), _mm512_loadu_ps(xb + 16)};
+                const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v[0]), _mm512_abs_ps(v[1])));
+                d = amax / 127;
+                const float id = d ? 1.0f / d : 0;
+                for (int h = 0; h < 2; h++) {
+                    __m512 s = _mm512_mul_ps(v[h], _mm512_set1_ps(id)), a = _mm512_abs_ps(s);
+                    __m512 r = _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                    r = _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(_mm512_sub_ps(a, r), half, _CMP_GE_OQ), r, one);
+                    const __m512i i32 = _mm512_cvttps_epi32(r);
+                    q[h] = _mm512_cvtepi32_epi8(_mm512_mask_sub_epi32(i32, _mm512_cmp_ps_mask(s, _mm512_setzero_ps(),
+                                                                                              _CMP_LT_OQ),
+                                                                      _mm512_setzero_si512(), i32));
+                }
+            } else {
+                q[0] = q[1] = _mm_setzero_si128();
+            }
+            g[b].d[t] = inf_f16_to_f32(inf_f32_to_f16(d));
+            uint32_t c[8];
+            _mm_storeu_si128((__m128i *)c, _mm_xor_si128(q[0], _mm512_castsi512_si128(k80)));
+            _mm_storeu_si128((__m128i *)(c + 4), _mm_xor_si128(q[1], _mm512_castsi512_si128(k80)));
+            for (int j = 0; j < 8; j++)
+                memcpy(g[b].q[j][t], &c[j], 4);
         }
+    }
 }
 
-INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(const int rm, int nb, const void *w,
-                                                                             size_t row_bytes,
-                                                                             const group_block_t *xg, int nt,
-                                                                             float *y, int ldy)
+/* rm rows (blocks b0.. of each, their -128 x sums and scales in corr and
+ * dw) against one group of tokens, into acc. */
+INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(
+    const int rm, int kn, const uint8_t *w, size_t row_bytes, const int32_t corr[][GEMM_KBLOCKS],
+    const float dw[][GEMM_KBLOCKS], const group_block_t *xg, __m512 acc[GEMM_ROWS])
 {
-    __m512 acc[4][4];
-    for (int i = 0; i < rm; i++)
-        for (int k = 0; k < 4; k++)
-            acc[i][k] = _mm512_setzero_ps();
-    const __m512i k80 = _mm512_set1_epi8((char)0x80);
-    for (int b = 0; b < nb; b++) {
+    for (int b = 0; b < kn; b++) {
         const group_block_t *xb = xg + b;
-        __m512 dx[4];
-        __m512i corr[4];
-        for (int k = 0; k < 4; k++) {
-            dx[k] = inf_pair_scales(xb->d, k);
-            __m512i xk = _mm512_load_si512((const void *)xb->qs[2 * k]);
-            corr[k] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), k80, xk));
+        __m512i p[GEMM_ROWS];
+        for (int i = 0; i < rm; i++)
+            p[i] = _mm512_set1_epi32(corr[i][b]);
+        for (int j = 0; j < 8; j++) {
+            const __m512i xj = _mm512_load_si512((const void *)xb->q[j]);
+            for (int i = 0; i < rm; i++) {
+                int32_t wj;
+                memcpy(&wj, ((const block_t *)(w + (size_t)i * row_bytes) + b)->qs + 4 * j, 4);
+                p[i] = _mm512_dpbusd_epi32(p[i], xj, _mm512_set1_epi32(wj));
+            }
         }
-        for (int i = 0; i < rm; i++) {
-            const block_t *wb = (const block_t *)((const uint8_t *)w + (size_t)i * row_bytes) + b;
-            __m512i wv = _mm512_xor_si512(
-                _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)wb->qs)), k80);
-            __m512 dw = _mm512_set1_ps(_cvtsh_ss(wb->d));
-            for (int k = 0; k < 4; k++) {
-                __m512i p = _mm512_dpbusd_epi32(corr[k], wv, _mm512_load_si512((const void *)xb->qs[2 * k]));
-                acc[i][k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_mul_ps(dw, dx[k]), acc[i][k]);
+        const __m512 dx = _mm512_load_ps(xb->d);
+        for (int i = 0; i < rm; i++)
+            acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p[i]), _mm512_mul_ps(dx, _mm512_set1_ps(dw[i][b])), acc[i]);
+    }
+}
+
+INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t row_bytes, int nr, const void *xp,
+                                                 int ldx, int nt, float *y, int ldy)
+{
+    (void)ldx;
+    const int nb = cols / 32;
+    int32_t corr[GEMM_ROWS][GEMM_KBLOCKS];
+    float dw[GEMM_ROWS][GEMM_KBLOCKS];
+    for (int r = 0; r < nr; r += GEMM_ROWS) {
+        const int rm = nr - r < GEMM_ROWS ? nr - r : GEMM_ROWS;
+        const uint8_t *wr = (const uint8_t *)w + (size_t)r * row_bytes;
+        for (int k0 = 0; k0 < nb; k0 += GEMM_KBLOCKS) {
+            const int kn = nb - k0 < GEMM_KBLOCKS ? nb - k0 : GEMM_KBLOCKS;
+            const uint8_t *wk = wr + (size_t)k0 * sizeof(block_t);
+            for (int i = 0; i < rm; i++)
+                for (int b = 0; b < kn; b++) {
+                    const block_t *wb = (const block_t *)(wk + (size_t)i * row_bytes) + b;
+                    /* the sum of the signed bytes: their unsigned sum, less 32 x 128 */
+                    const __m256i u = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)wb->qs),
+                                                       _mm256_set1_epi8((char)0x80));
+                    const __m256i s4 = _mm256_sad_epu8(u, _mm256_setzero_si256());
+                    const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s4), _mm256_extracti128_si256(s4, 1));
+                    const int sum = (int)(_mm_cvtsi128_si64(s2) + _mm_extract_epi64(s2, 1)) - 32 * 128;
+                    corr[i][b] = -128 * sum;
+                    dw[i][b] = _cvtsh_ss(wb->d);
+                }
+            for (int g = 0; g * GEMM_TOKENS < nt; g++) {
+                const group_block_t *xg = (const group_block_t *)xp + (size_t)g * (size_t)nb + k0;
+                __m512 acc[GEMM_ROWS];
+                for (int i = 0; i < GEMM_ROWS; i++)
+                    acc[i] = _mm512_setzero_ps();
+                switch (rm) {
+                case 8: gemm_tile(8, kn, wk, row_bytes, corr, dw, xg, acc); break;
+                case 7: gemm_tile(7, kn, wk, row_bytes, corr, dw, xg, acc); break;
+                case 6: gemm_tile(6, kn, wk, row_bytes, corr, dw, xg, acc); break;
+                case 5: gemm_tile(5, kn, wk, row_bytes, corr, dw, xg, acc); break;
+                case 4: gemm_tile(4, kn, wk, row_bytes, corr, dw, xg, acc); break;
+                case 3: gemm_tile(3, kn, wk, row_bytes, corr, dw, xg, acc); break;
+                case 2: gemm_tile(2, kn, wk, row_bytes, corr, dw, xg, acc); break;
+                default: gemm_tile(1, kn, wk, row_bytes, corr, dw, xg, acc);
+                }
+                /* lanes are tokens: row i's 16 results to its column of y */
+                float out[GEMM_ROWS][GEMM_TOKENS];
+                for (int i = 0; i < rm; i++)
+                    _mm512_storeu_ps(out[i], acc[i]);
+                const int ng = nt - g * GEMM_TOKENS < GEMM_TOKENS ? nt - g * GEMM_TOKENS : GEMM_TOKENS;
+                for (int t = 0; t < ng; t++) {
+                    float *yt = y + (size_t)(g * GEMM_TOKENS + t) * (size_t)ldy + r;
+                    for (int i = 0; i < rm; i++)
+                        yt[i] = k0 ? yt[i] + out[i][t] : out[i][t];
+                }
             }
         }
     }
-    for (int i = 0; i < rm; i++)
-        for (int k = 0; k < 4; k++)
-            inf_store_pair(acc[i][k], NULL, k, nt, y + i, ldy);
 }
 
-INF_GEMM_RUN(gemm_run_avx512vnni, INF_T_AVX512VNNI, gemm_tile, 32, group_block_t)
-
 static const inf_gemm_t gemm_avx512vnni = {
-    .group = 8, .group_bytes = gemm_group_bytes, .pack = gemm_pack, .run = gemm_run_avx512vnni};
+    .group = GEMM_TOKENS, .group_bytes = gemm_group_bytes, .pack = gemm_pack, .run = gemm_run_avx512vnni};
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
 {

@@ -187,6 +187,11 @@ START_TEST(matmul_equals_the_scalar_dot_products)
     void *scratch = malloc(inf_mm_scratch(MM_COLS, MM_MAXN));
     for (int i = 0; i < MM_LDX * MM_MAXN; i++)
         x[i] = randn();
+    /* token 2: halves where the quantizers scale by 16 (each block of 32
+     * led by 127/16), so a batch kernel's packing must round them as the
+     * type's own quantizer does */
+    for (int i = 0; i < MM_COLS; i++)
+        x[2 * MM_LDX + i] = (i % 32 ? (float)(rand() % 201 - 100) + (rand() % 2 ? 0.5f : -0.5f) : 127.0f) / 16;
     for (int n = 1; n <= MM_MAXN; n++) {
         inf_mm_t m[2];
         for (int i = 0; i < 2; i++) {

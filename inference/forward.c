@@ -13,8 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inference/attn.h"
 #include "inference/engine.h"
 #include "inference/matmul.h"
+
+/* Tokens from which a batch's attention goes by blocks (attn.h) rather
+ * than one dot product a position. */
+#define ATT_BLOCKED_MIN 4
+
+/* Floats of attention scratch a thread: the dot products' scores, a
+ * widened row and a rounded query, or the blocks'. */
+static size_t att_scratch(int n_ctx, int D)
+{
+    const size_t dots = (size_t)n_ctx + 2 * (size_t)D, blocks = inf_attn_scratch(n_ctx, D);
+    return dots > blocks ? dots : blocks;
+}
 
 struct inf_ctx {
     inf_model_t *m;
@@ -106,7 +119,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     c->fb = malloc((size_t)B * F * sizeof(float));
     c->logits = malloc((size_t)nl * hp->n_vocab * sizeof(float));
     c->mmq = malloc(inf_mm_scratch(cols, B));
-    c->scores = malloc((size_t)c->p.n_threads * (size_t)(N + 2 * hp->head_dim) * sizeof(float));
+    c->scores = malloc((size_t)c->p.n_threads * att_scratch(N, hp->head_dim) * sizeof(float));
     c->cosv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->sinv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->tpos = malloc((size_t)B * sizeof(int));
@@ -236,13 +249,20 @@ static void att_run(void *arg, int ith, int nth)
     const inf_hparams_t *hp = &c->m->hp;
     const int H = hp->n_head, D = hp->head_dim, G = hp->n_head / hp->n_head_kv, HD = H * D;
     const float scale = 1.0f / sqrtf((float)D);
-    float *s = c->scores + (size_t)ith * (size_t)(c->p.n_ctx + 2 * D), *vrow = s + c->p.n_ctx, *qh = vrow + D;
+    float *s = c->scores + (size_t)ith * att_scratch(c->p.n_ctx, D), *vrow = s + c->p.n_ctx, *qh = vrow + D;
     const uint8_t *kbase = c->kc + (size_t)j->layer * (size_t)c->p.n_ctx * c->kv_row;
     const uint8_t *vbase = c->vc + (size_t)j->layer * (size_t)c->p.n_ctx * c->kv_row;
     const inf_type_t *kt = c->kvt;
     const int f16 = kt->id == GGML_F16, f32 = kt->id == GGML_F32;
     for (int h = ith; h < H; h += nth) {
         const size_t hoff = inf_row_bytes(kt, (int64_t)(h / G) * D);
+        if (j->n >= ATT_BLOCKED_MIN) {
+            const inf_attn_t a = {.kt = kt, .k = kbase + hoff, .v = vbase + hoff, .kv_row = c->kv_row,
+                                  .q = c->q + (size_t)h * D, .o = c->att + (size_t)h * D, .ld = HD,
+                                  .tpos = c->tpos, .n = j->n, .D = D, .scale = scale};
+            if (inf_attn_blocked(&a, s) == 0)
+                continue;
+        }
         for (int t = 0; t < j->n; t++) {
             const int last = c->tpos[t]; /* causal: positions 0 .. its own */
             const float *q = c->q + (size_t)t * HD + (size_t)h * D;

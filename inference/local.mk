@@ -7,7 +7,7 @@ INF_SOURCES = \
 	inference/types/bf16.c inference/types/q8_0.c inference/types/q4_0.c inference/types/q8_k.c \
 	inference/types/q4_k.c inference/types/q5_k.c inference/types/q6_k.c \
 	inference/model.h inference/model.c inference/arch.c inference/pool.h inference/pool.c \
-	inference/matmul.h inference/matmul.c inference/engine.h inference/forward.c inference/sample.h inference/sample.c
+	inference/matmul.h inference/matmul.c inference/attn.h inference/attn.c inference/engine.h inference/forward.c inference/sample.h inference/sample.c
 noinst_LTLIBRARIES += libinference.la
 libinference_la_SOURCES = $(INF_SOURCES)
 libinference_la_CFLAGS = $(AM_CFLAGS)

@@ -61,6 +61,9 @@ typedef struct inf_gemm {
 } inf_gemm_t;
 /* F32 batches through the BLAS's SGEMM (types/f32_sgemm.c), where built with one. */
 extern const inf_gemm_t inf_gemm_sgemm;
+/* Tells the BLAS to run each call on the calling thread alone (the engine's
+ * pool splits the work), once. */
+void inf_sgemm_one_thread(void);
 
 /* A type's SIMD dot products, best first, ended by a NULL dot: the
  * registry takes the first whose needs the CPU meets, else the scalar one. */

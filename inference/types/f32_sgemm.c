@@ -31,12 +31,17 @@ static void blas_one_thread(void)
 }
 #endif
 
-static void sgemm_run(int cols, const void *w, size_t row_bytes, int nr, const void *xp, int ldx, int nt, float *y,
-                      int ldy)
+void inf_sgemm_one_thread(void)
 {
 #ifndef BOLT_BLAS_ACCELERATE
     pthread_once(&one_thread, blas_one_thread);
 #endif
+}
+
+static void sgemm_run(int cols, const void *w, size_t row_bytes, int nr, const void *xp, int ldx, int nt, float *y,
+                      int ldy)
+{
+    inf_sgemm_one_thread();
     /* y (nt x nr) = x (nt x cols) . w (nr x cols)^T */
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nt, nr, cols, 1.0f, xp, ldx, w,
                 (int)(row_bytes / sizeof(float)), 0.0f, y, ldy);

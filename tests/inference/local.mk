@@ -1,6 +1,6 @@
 # tests/inference/: the engine's parts (GGUF reading, kernels, tokenizers)
 # and bolt-llm end to end.
-EXTRA_DIST += tests/inference/check_types.c tests/inference/check_gguf.c tests/inference/ref_llama.c
+EXTRA_DIST += tests/inference/check_types.c tests/inference/check_attn.c tests/inference/check_gguf.c tests/inference/ref_llama.c
 dist_check_SCRIPTS += tests/inference/lib.sh tests/inference/simd.sh
 TESTS += tests/inference/simd.sh
 if HAVE_CHECK
@@ -8,6 +8,11 @@ check_PROGRAMS += tests/inference/check_types
 tests_inference_check_types_SOURCES = tests/inference/check_types.c
 tests_inference_check_types_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_inference_check_types_LDADD = libinference.la $(CHECK_LIBS) -lm
+check_PROGRAMS += tests/inference/check_attn
+TESTS += tests/inference/check_attn
+tests_inference_check_attn_SOURCES = tests/inference/check_attn.c
+tests_inference_check_attn_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_inference_check_attn_LDADD = libinference.la $(CHECK_LIBS) -lm
 check_PROGRAMS += tests/inference/check_gguf
 TESTS += tests/inference/check_gguf
 tests_inference_check_gguf_SOURCES = tests/inference/check_gguf.c

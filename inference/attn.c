@@ -1,0 +1,98 @@
+/*
+ * attn.c — a prompt's attention in blocks (attn.h says what and why).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "inference/attn.h"
+
+#ifdef INF_HAVE_BLAS
+#ifdef BOLT_BLAS_ACCELERATE
+#define ACCELERATE_NEW_LAPACK
+#include <Accelerate/Accelerate.h>
+#else
+#include <cblas.h>
+#endif
+#endif
+
+size_t inf_attn_scratch(int n_ctx, int D)
+{
+    /* the block's scores over every position, a chunk of widened rows, the
+     * block's queries */
+    return (size_t)INF_ATTN_TQ * (size_t)n_ctx + (size_t)INF_ATTN_KC * (size_t)D + (size_t)INF_ATTN_TQ * (size_t)D;
+}
+
+#ifdef INF_HAVE_BLAS
+/* Rows p0 .. p0 + kc of the cache (keys or values) as floats, D a row. */
+static void widen(const inf_attn_t *a, const uint8_t *base, int p0, int kc, float *dst)
+{
+    for (int p = 0; p < kc; p++)
+        a->kt->to_float(base + (size_t)(p0 + p) * a->kv_row, dst + (size_t)p * (size_t)a->D, a->D);
+}
+
+/* Tokens t0 .. t0 + tq: scores, softmax, then the values. */
+static void attn_block(const inf_attn_t *a, int t0, int tq, float *scratch, int lds)
+{
+    const int D = a->D, f16 = a->kt->id == GGML_F16;
+    float *s = scratch, *rows = s + (size_t)INF_ATTN_TQ * (size_t)lds, *qb = rows + (size_t)INF_ATTN_KC * (size_t)D;
+    int npos = 0;
+    for (int t = 0; t < tq; t++) {
+        const int last = a->tpos[t0 + t];
+        npos = last + 1 > npos ? last + 1 : npos;
+        memcpy(qb + (size_t)t * (size_t)D, a->q + (size_t)(t0 + t) * (size_t)a->ld, (size_t)D * sizeof(float));
+    }
+    if (f16) /* the F16 dot product's other side is F16 too */
+        inf_round_to_f16(qb, tq * D);
+    for (int p0 = 0; p0 < npos; p0 += INF_ATTN_KC) {
+        const int kc = npos - p0 < INF_ATTN_KC ? npos - p0 : INF_ATTN_KC;
+        widen(a, a->k, p0, kc, rows);
+        /* s (tq x kc) = scale * qb (tq x D) . rows (kc x D)^T */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, tq, kc, D, a->scale, qb, D, rows, D, 0.0f, s + p0,
+                    lds);
+    }
+    for (int t = 0; t < tq; t++) {
+        float *st = s + (size_t)t * (size_t)lds;
+        const int last = a->tpos[t0 + t];
+        float max = -INFINITY;
+        for (int p = 0; p <= last; p++)
+            max = st[p] > max ? st[p] : max;
+        double sum = 0;
+        for (int p = 0; p <= last; p++) {
+            st[p] = expf(st[p] - max);
+            sum += st[p];
+        }
+        const float inv = (float)(1.0 / sum);
+        for (int p = 0; p <= last; p++)
+            st[p] *= inv;
+        if (f16)
+            inf_round_to_f16(st, last + 1);
+        /* positions after its own: none of its attention */
+        memset(st + last + 1, 0, (size_t)(npos - last - 1) * sizeof(float));
+        memset(a->o + (size_t)(t0 + t) * (size_t)a->ld, 0, (size_t)D * sizeof(float));
+    }
+    for (int p0 = 0; p0 < npos; p0 += INF_ATTN_KC) {
+        const int kc = npos - p0 < INF_ATTN_KC ? npos - p0 : INF_ATTN_KC;
+        widen(a, a->v, p0, kc, rows);
+        /* o (tq x D) += s (tq x kc) . rows (kc x D) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, tq, D, kc, 1.0f, s + p0, lds, rows, D, 1.0f,
+                    a->o + (size_t)t0 * (size_t)a->ld, a->ld);
+    }
+}
+#endif
+
+int inf_attn_blocked(const inf_attn_t *a, float *scratch)
+{
+#ifdef INF_HAVE_BLAS
+    inf_sgemm_one_thread();
+    int npos = 0;
+    for (int t = 0; t < a->n; t++)
+        npos = a->tpos[t] + 1 > npos ? a->tpos[t] + 1 : npos;
+    for (int t0 = 0; t0 < a->n; t0 += INF_ATTN_TQ)
+        attn_block(a, t0, a->n - t0 < INF_ATTN_TQ ? a->n - t0 : INF_ATTN_TQ, scratch, npos);
+    return 0;
+#else
+    (void)a;
+    (void)scratch;
+    return -1;
+#endif
+}

@@ -12,20 +12,6 @@
 
 #include "inference/types.h"
 
-/* The K-quants' batch layout (packed by types/q8_k.c, read by the batch
- * kernels of q4_k.c and q6_k.c): 8 tokens a super-block, each 32 values of
- * a token beside the same 32 of the next (a token pair fills a 512-bit
- * register), the tokens' scales, and each 16 values' sum times the scale
- * (the mins and offsets need it). 2624 bytes, a multiple of 64. */
-typedef struct {
-    int8_t qs[8][8][32]; /* [32-value chunk][token] */
-    float d[8];
-    float bsum[16][8]; /* [16-value chunk][token] */
-    float pad[8];
-} kq_group_block_t;
-
-size_t kq_group_bytes(int cols);
-void kq_group_pack(const float *x, int ldx, int nt, int cols, void *dst);
 
 /* Sub-block j's scale and min from the 12 packed bytes: j < 4 in the low 6
  * bits of bytes j and j + 4; j >= 4 their low 4 bits in byte j + 4, the top

@@ -9,6 +9,7 @@
 
 #include "inference/types.h"
 #include "inference/types/x86.h"
+#include "inference/types/kq16.h"
 #include "inference/types/kquant.h"
 
 #if defined(__x86_64__)
@@ -146,71 +147,42 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     *s = _mm512_reduce_add_ps(acc) - mins;
 }
 
-/* Batches (AVX-512 VNNI) on the K-quant layout (kquant.h): a tile is 4
- * weight rows against 8 tokens. A row's scales and mins are decoded once a
- * super-block for all 8; each 32 nibbles go into both halves of a register
- * against a token pair, products summed in 16 bits (15 x 128 x 2 fits) and
- * then times the sub-block's scale into 32-bit sums (dpwssd). The mins
- * term is a float per token: dmin x the mins against the scaled sums. */
-INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(const int rm, int nb, const void *w,
-                                                                             size_t row_bytes,
-                                                                             const kq_group_block_t *xg, int nt,
-                                                                             float *y, int ldy)
+/* Batches (AVX-512 VNNI): kq16.h's kernel; a row's nibbles unpacked to
+ * bytes, 0..15 as they are (the mins go against the tokens' sums). */
+INF_T_AVX512VNNI static void gemm_unpack(const uint8_t *w, size_t row_bytes, int rm, int kn, kq16_rows_t *R)
 {
-    __m512 acc[4][4];
-    __m256 mins[4];
-    for (int i = 0; i < rm; i++) {
-        mins[i] = _mm256_setzero_ps();
-        for (int k = 0; k < 4; k++)
-            acc[i][k] = _mm512_setzero_ps();
-    }
-    const __m512i low = _mm512_set1_epi8(0xf);
-    for (int b = 0; b < nb; b++) {
-        const kq_group_block_t *xb = xg + b;
-        __m512 dx[4];
-        for (int k = 0; k < 4; k++)
-            dx[k] = inf_pair_scales(xb->d, k);
-        for (int i = 0; i < rm; i++) {
-            const block_t *wb = (const block_t *)((const uint8_t *)w + (size_t)i * row_bytes) + b;
+    const __m256i low = _mm256_set1_epi8(0xf);
+    for (int i = 0; i < rm; i++)
+        for (int b = 0; b < kn; b++) {
+            const block_t *wb = (const block_t *)(w + (size_t)i * row_bytes) + b;
             uint8_t sc[8], mn[8];
             kq_scales_mins(wb->scales, sc, mn);
-            __m256 mv = _mm256_setzero_ps();
-            for (int j = 0; j < 8; j++)
-                mv = _mm256_fmadd_ps(_mm256_set1_ps(mn[j]),
-                                     _mm256_add_ps(_mm256_load_ps(xb->bsum[2 * j]), _mm256_load_ps(xb->bsum[2 * j + 1])), mv);
-            mins[i] = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(wb->dmin)), mv, mins[i]);
-            __m512i isum[4];
-            for (int k = 0; k < 4; k++)
-                isum[k] = _mm512_setzero_si512();
+            const float d = _cvtsh_ss(wb->d), dmin = _cvtsh_ss(wb->dmin);
             for (int c = 0; c < 4; c++) {
-                const __m512i q = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb->qs + 32 * c)));
-                const __m512i lo = _mm512_and_si512(q, low), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low);
-                const __m512i slo = _mm512_set1_epi16(sc[2 * c]), shi = _mm512_set1_epi16(sc[2 * c + 1]);
-                for (int k = 0; k < 4; k++) {
-                    isum[k] = _mm512_dpwssd_epi32(
-                        isum[k], _mm512_maddubs_epi16(lo, _mm512_load_si512((const void *)xb->qs[2 * c][2 * k])), slo);
-                    isum[k] = _mm512_dpwssd_epi32(
-                        isum[k], _mm512_maddubs_epi16(hi, _mm512_load_si512((const void *)xb->qs[2 * c + 1][2 * k])),
-                        shi);
+                const __m256i q = _mm256_loadu_si256((const __m256i *)(wb->qs + 32 * c));
+                const __m256i v[2] = {_mm256_and_si256(q, low), _mm256_and_si256(_mm256_srli_epi16(q, 4), low)};
+                for (int h = 0; h < 2; h++) {
+                    const int j = 2 * c + h; /* the 32-value sub-block */
+                    int lo, hi;
+                    _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + 32 * j), v[h]);
+                    kq16_sums16(v[h], &lo, &hi);
+                    R->corr[i][b * 16 + 2 * j] = -128 * (lo + hi);
+                    R->scale[i][b * 16 + 2 * j] = d * sc[j];
+                    R->mins[i][b * 8 + j] = dmin * mn[j];
                 }
             }
-            const __m512 dw = _mm512_set1_ps(_cvtsh_ss(wb->d));
-            for (int k = 0; k < 4; k++)
-                acc[i][k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[k]), _mm512_mul_ps(dw, dx[k]), acc[i][k]);
         }
-    }
-    for (int i = 0; i < rm; i++) {
-        float m8[8];
-        _mm256_storeu_ps(m8, mins[i]);
-        for (int k = 0; k < 4; k++)
-            inf_store_pair(acc[i][k], m8, k, nt, y + i, ldy);
-    }
 }
 
-INF_GEMM_RUN(gemm_run_avx512vnni, INF_T_AVX512VNNI, gemm_tile, 256, kq_group_block_t)
+INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t row_bytes, int nr, const void *xp,
+                                                 int ldx, int nt, float *y, int ldy)
+{
+    (void)ldx;
+    kq16_run(cols, w, row_bytes, sizeof(block_t), nr, xp, nt, y, ldy, gemm_unpack, 32, 1);
+}
 
 static const inf_gemm_t gemm_avx512vnni = {
-    .group = 8, .group_bytes = kq_group_bytes, .pack = kq_group_pack, .run = gemm_run_avx512vnni};
+    .group = KQ16_TOKENS, .group_bytes = kq16_group_bytes, .pack = kq16_pack, .run = gemm_run_avx512vnni};
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
 {

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "inference/types.h"
+#include "inference/types/kq16.h"
 #include "inference/types/kquant.h"
 #include "inference/types/x86.h"
 
@@ -195,76 +196,43 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     *s = sum;
 }
 
-/* Batches (AVX-512 VNNI) on the K-quant layout (kquant.h), as Q4_K's: a
- * row's 32 six-bit values at a time (0..63: 63 x 128 x 2 fits 16 bits)
- * against a token pair, each 16's int8 scale spread over its lanes by a
- * permutation; the -32 offset comes off as 32 x d x the scales against the
- * tokens' scaled sums. */
-INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(const int rm, int nb, const void *w,
-                                                                             size_t row_bytes,
-                                                                             const kq_group_block_t *xg, int nt,
-                                                                             float *y, int ldy)
+/* Batches (AVX-512 VNNI): kq16.h's kernel; a row's 6-bit values unpacked
+ * to bytes less 32 (-32..31), sub-blocks of 16. */
+INF_T_AVX512VNNI static void gemm_unpack(const uint8_t *w, size_t row_bytes, int rm, int kn, kq16_rows_t *R)
 {
-    __m512 acc[4][4];
-    __m256 offs[4];
-    for (int i = 0; i < rm; i++) {
-        offs[i] = _mm256_setzero_ps();
-        for (int k = 0; k < 4; k++)
-            acc[i][k] = _mm512_setzero_ps();
-    }
-    /* 16-bit lanes 0-7 and 16-23 take scale 2m, 8-15 and 24-31 scale 2m + 1 */
-    const __m512i sbase = _mm512_set_epi16(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0,
-                                           0, 0, 0, 0, 0, 0);
-    for (int b = 0; b < nb; b++) {
-        const kq_group_block_t *xb = xg + b;
-        __m512 dx[4];
-        for (int k = 0; k < 4; k++)
-            dx[k] = inf_pair_scales(xb->d, k);
-        for (int i = 0; i < rm; i++) {
-            const block_t *wb = (const block_t *)((const uint8_t *)w + (size_t)i * row_bytes) + b;
+    const __m256i k32 = _mm256_set1_epi8(32);
+    for (int i = 0; i < rm; i++)
+        for (int b = 0; b < kn; b++) {
+            const block_t *wb = (const block_t *)(w + (size_t)i * row_bytes) + b;
             const float d = _cvtsh_ss(wb->d);
-            __m256 ov = _mm256_setzero_ps();
-            for (int g = 0; g < 16; g++)
-                ov = _mm256_fmadd_ps(_mm256_set1_ps(wb->scales[g]), _mm256_load_ps(xb->bsum[g]), ov);
-            offs[i] = _mm256_fmadd_ps(_mm256_set1_ps(32 * d), ov, offs[i]);
-            const __m512i s16 =
-                _mm512_castsi256_si512(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wb->scales)));
-            __m512i isum[4];
-            for (int k = 0; k < 4; k++)
-                isum[k] = _mm512_setzero_si512();
             for (int h = 0; h < 2; h++) {
-                const uint8_t *ql = wb->ql + 64 * h, *qh = wb->qh + 32 * h;
-                const __m256i l0 = _mm256_loadu_si256((const __m256i *)ql),
-                              l1 = _mm256_loadu_si256((const __m256i *)(ql + 32)),
-                              hh = _mm256_loadu_si256((const __m256i *)qh);
                 __m256i v[4];
-                unpack_half_avx2(l0, l1, hh, v);
-                for (int kk = 0; kk < 4; kk++) {
-                    const int m = 4 * h + kk; /* the 32-value chunk */
-                    const __m512i vz = _mm512_broadcast_i64x4(v[kk]);
-                    const __m512i sv = _mm512_permutexvar_epi16(_mm512_add_epi16(sbase, _mm512_set1_epi16(2 * m)), s16);
-                    for (int k = 0; k < 4; k++)
-                        isum[k] = _mm512_dpwssd_epi32(
-                            isum[k], _mm512_maddubs_epi16(vz, _mm512_load_si512((const void *)xb->qs[m][2 * k])), sv);
+                unpack_half_avx2(_mm256_loadu_si256((const __m256i *)(wb->ql + 64 * h)),
+                                 _mm256_loadu_si256((const __m256i *)(wb->ql + 64 * h + 32)),
+                                 _mm256_loadu_si256((const __m256i *)(wb->qh + 32 * h)), v);
+                for (int k = 0; k < 4; k++) {
+                    const int at = 128 * h + 32 * k, e = at / 16; /* first value, its 16-value sub-block */
+                    int lo, hi;
+                    _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + at), _mm256_sub_epi8(v[k], k32));
+                    kq16_sums16(v[k], &lo, &hi);
+                    R->corr[i][b * 16 + e] = -128 * (lo - 16 * 32);
+                    R->corr[i][b * 16 + e + 1] = -128 * (hi - 16 * 32);
+                    R->scale[i][b * 16 + e] = d * wb->scales[e];
+                    R->scale[i][b * 16 + e + 1] = d * wb->scales[e + 1];
                 }
             }
-            const __m512 dw = _mm512_set1_ps(d);
-            for (int k = 0; k < 4; k++)
-                acc[i][k] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[k]), _mm512_mul_ps(dw, dx[k]), acc[i][k]);
         }
-    }
-    for (int i = 0; i < rm; i++) {
-        float o8[8];
-        _mm256_storeu_ps(o8, offs[i]);
-        for (int k = 0; k < 4; k++)
-            inf_store_pair(acc[i][k], o8, k, nt, y + i, ldy);
-    }
 }
 
-INF_GEMM_RUN(gemm_run_avx512vnni, INF_T_AVX512VNNI, gemm_tile, 256, kq_group_block_t)
+INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t row_bytes, int nr, const void *xp,
+                                                 int ldx, int nt, float *y, int ldy)
+{
+    (void)ldx;
+    kq16_run(cols, w, row_bytes, sizeof(block_t), nr, xp, nt, y, ldy, gemm_unpack, 16, 0);
+}
 
 static const inf_gemm_t gemm_avx512vnni = {
-    .group = 8, .group_bytes = kq_group_bytes, .pack = kq_group_pack, .run = gemm_run_avx512vnni};
+    .group = KQ16_TOKENS, .group_bytes = kq16_group_bytes, .pack = kq16_pack, .run = gemm_run_avx512vnni};
 #endif
 
 static const inf_kernel_t kernels[] = {

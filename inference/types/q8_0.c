@@ -184,10 +184,13 @@ INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(
     for (int b = 0; b < kn; b++) {
         const group_block_t *xb = xg + b;
         __m512i p[GEMM_ROWS];
+#pragma GCC unroll 16
         for (int i = 0; i < rm; i++)
             p[i] = _mm512_set1_epi32(corr[i][b]);
+#pragma GCC unroll 16
         for (int j = 0; j < 8; j++) {
             const __m512i xj = _mm512_load_si512((const void *)xb->q[j]);
+#pragma GCC unroll 16
             for (int i = 0; i < rm; i++) {
                 int32_t wj;
                 memcpy(&wj, ((const block_t *)(w + (size_t)i * row_bytes) + b)->qs + 4 * j, 4);
@@ -195,6 +198,7 @@ INF_T_AVX512VNNI static inline __attribute__((always_inline)) void gemm_tile(
             }
         }
         const __m512 dx = _mm512_load_ps(xb->d);
+#pragma GCC unroll 16
         for (int i = 0; i < rm; i++)
             acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p[i]), _mm512_mul_ps(dx, _mm512_set1_ps(dw[i][b])), acc[i]);
     }

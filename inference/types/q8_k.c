@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "inference/types.h"
+#include "inference/types/kq16.h"
 #include "inference/types/kquant.h"
 
 static void q8_k_to_float(const void *vx, float *y, int64_t n)
@@ -52,26 +53,36 @@ static void q8_k_from_float(const float *x, void *vy, int64_t n)
     }
 }
 
-size_t kq_group_bytes(int cols)
+size_t kq16_group_bytes(int cols)
 {
-    return (size_t)(cols / 256) * sizeof(kq_group_block_t);
+    return (size_t)(cols / 256) * sizeof(kq16_block_t);
 }
 
-/* Each token quantized as for the dot products, then placed. */
-void kq_group_pack(const float *x, int ldx, int nt, int cols, void *dst)
+/* Each token quantized as for the dot products, then placed (kq16.h); the
+ * tokens a group lacks are zeros. */
+void kq16_pack(const float *x, int ldx, int nt, int cols, void *dst)
 {
-    kq_group_block_t *g = dst;
-    memset(dst, 0, kq_group_bytes(cols));
-    for (int t = 0; t < nt; t++)
-        for (int b = 0; b < cols / 256; b++) {
+    kq16_block_t *g = dst;
+    memset(dst, 0, kq16_group_bytes(cols));
+    for (int b = 0; b < cols / 256; b++) {
+        for (int t = 0; t < KQ16_TOKENS; t++) {
             inf_block_q8_k q;
-            q8_k_from_float(x + (size_t)t * (size_t)ldx + b * 256, &q, 256);
-            for (int c = 0; c < 8; c++)
-                memcpy(g[b].qs[c][t], q.qs + 32 * c, 32);
+            if (t < nt) {
+                q8_k_from_float(x + (size_t)t * (size_t)ldx + b * 256, &q, 256);
+            } else {
+                memset(&q, 0, sizeof q);
+            }
+            for (int c = 0; c < 64; c++) {
+                uint32_t v;
+                memcpy(&v, q.qs + 4 * c, 4);
+                v ^= 0x80808080u;
+                memcpy(g[b].q[c][t], &v, 4);
+            }
             g[b].d[t] = q.d;
-            for (int c = 0; c < 16; c++)
-                g[b].bsum[c][t] = q.d * q.bsums[c];
+            for (int j = 0; j < 8; j++)
+                g[b].bsum[j][t] = q.d * (float)(q.bsums[2 * j] + q.bsums[2 * j + 1]);
         }
+    }
 }
 
 inf_type_t inf_type_q8_k = {.id = GGML_Q8_K, .name = "Q8_K", .block = 256, .bytes = sizeof(inf_block_q8_k),

@@ -1,0 +1,153 @@
+/*
+ * kq16.h — the K-quants' batch kernels (AVX-512 VNNI), tokens in lanes: a
+ * register holds 16 tokens, one 32-bit lane each, so a lane sums a whole
+ * sub-block for its token and the scales cost one multiply-add a
+ * sub-block and 16 tokens. Shared by q4_k.c and q6_k.c (one packed copy
+ * of the activations serves both in a job, as Q4_K_M files mix them).
+ *
+ * Activations (packed by types/q8_k.c) are quantized as Q8_K, exactly as
+ * for the dot products, and stored per super-block as 64 chunks of 4 bytes
+ * for the 16 tokens, x + 128 (dpbusd wants one unsigned side), beside the
+ * tokens' scales and each 32 values' sum times the scale (for the mins).
+ *
+ * Weights: a tile's 8 rows are unpacked once per run and per 8
+ * super-blocks (by the type's own function) into signed bytes, the sum of
+ * each sub-block times -128 (each lane starts from it, undoing the + 128
+ * exactly), the sub-blocks' scales times d, and the mins times dmin; then
+ * every group of 16 tokens the run sweeps reads them from L1.
+ */
+#ifndef INF_TYPES_KQ16_H
+#define INF_TYPES_KQ16_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "inference/types/x86.h"
+
+enum { KQ16_TOKENS = 16, KQ16_ROWS = 8, KQ16_KSB = 8 /* super-blocks unpacked at once */ };
+
+typedef struct {
+    uint8_t q[64][KQ16_TOKENS][4]; /* [4-value chunk][token], x + 128 */
+    float d[KQ16_TOKENS];
+    float bsum[8][KQ16_TOKENS]; /* [32-value sub-block][token]: d x the sum */
+} kq16_block_t;                 /* 4672 bytes, a multiple of 64 */
+
+size_t kq16_group_bytes(int cols);
+void kq16_pack(const float *x, int ldx, int nt, int cols, void *dst);
+
+#if defined(__x86_64__)
+/* A tile's rows as the kernel reads them (sub-blocks of 16 values: Q4_K's
+ * 32-value ones take every other entry). */
+typedef struct {
+    int8_t w[KQ16_ROWS][KQ16_KSB * 256];
+    int32_t corr[KQ16_ROWS][KQ16_KSB * 16]; /* -128 x the sub-block's sum */
+    float scale[KQ16_ROWS][KQ16_KSB * 16];  /* d x the sub-block's scale */
+    float mins[KQ16_ROWS][KQ16_KSB * 8];    /* dmin x the 32 values' min */
+} kq16_rows_t;
+
+/* Unpacks rows [0, rm) of w (row_bytes apart, from the chunk's first
+ * super-block), kn super-blocks each. */
+typedef void kq16_unpack_fn(const uint8_t *w, size_t row_bytes, int rm, int kn, kq16_rows_t *r);
+
+/* rm rows (a constant) against one group: sub-blocks of SB values, MINS
+ * when the type has mins. */
+INF_T_AVX512VNNI static inline __attribute__((always_inline)) void kq16_tile(const int rm, const int SB, const int MINS,
+                                                                             int kn, const kq16_rows_t *R,
+                                                                             const kq16_block_t *xg, __m512 acc[])
+{
+    const int NS = 256 / SB, step = SB / 16; /* sub-blocks a super-block; table entries a sub-block */
+    for (int b = 0; b < kn; b++) {
+        const kq16_block_t *xb = xg + b;
+        __m512 sacc[KQ16_ROWS];
+#pragma GCC unroll 16
+        for (int i = 0; i < rm; i++)
+            sacc[i] = _mm512_setzero_ps();
+        for (int s = 0; s < NS; s++) {
+            const int e = (b * NS + s) * step;
+            __m512i p[KQ16_ROWS];
+#pragma GCC unroll 16
+            for (int i = 0; i < rm; i++)
+                p[i] = _mm512_set1_epi32(R->corr[i][e]);
+#pragma GCC unroll 16
+            for (int j = 0; j < SB / 4; j++) {
+                const __m512i xj = _mm512_load_si512((const void *)xb->q[s * (SB / 4) + j]);
+#pragma GCC unroll 16
+                for (int i = 0; i < rm; i++) {
+                    int32_t wj;
+                    memcpy(&wj, R->w[i] + b * 256 + s * SB + 4 * j, 4);
+                    p[i] = _mm512_dpbusd_epi32(p[i], xj, _mm512_set1_epi32(wj));
+                }
+            }
+#pragma GCC unroll 16
+            for (int i = 0; i < rm; i++)
+                sacc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p[i]), _mm512_set1_ps(R->scale[i][e]), sacc[i]);
+        }
+        const __m512 dx = _mm512_load_ps(xb->d);
+#pragma GCC unroll 16
+        for (int i = 0; i < rm; i++)
+            acc[i] = _mm512_fmadd_ps(sacc[i], dx, acc[i]);
+        if (MINS)
+#pragma GCC unroll 16
+            for (int j = 0; j < 8; j++) {
+                const __m512 bs = _mm512_load_ps(xb->bsum[j]);
+#pragma GCC unroll 16
+                for (int i = 0; i < rm; i++)
+                    acc[i] = _mm512_fnmadd_ps(bs, _mm512_set1_ps(R->mins[i][b * 8 + j]), acc[i]);
+            }
+    }
+}
+
+/* A run (inf_gemm_t): tiles of 8 rows, 8 super-blocks unpacked at a time,
+ * against every group of 16 tokens; lanes are tokens, so each row's 16
+ * results go down its column of y. */
+INF_T_AVX512VNNI static inline __attribute__((always_inline)) void
+kq16_run(int cols, const uint8_t *w, size_t row_bytes, size_t block_bytes, int nr, const void *xp, int nt, float *y,
+         int ldy, kq16_unpack_fn *unpack, const int SB, const int MINS)
+{
+    const int nb = cols / 256;
+    kq16_rows_t R;
+    for (int r = 0; r < nr; r += KQ16_ROWS) {
+        const int rm = nr - r < KQ16_ROWS ? nr - r : KQ16_ROWS;
+        for (int k0 = 0; k0 < nb; k0 += KQ16_KSB) {
+            const int kn = nb - k0 < KQ16_KSB ? nb - k0 : KQ16_KSB;
+            unpack(w + (size_t)r * row_bytes + (size_t)k0 * block_bytes, row_bytes, rm, kn, &R);
+            for (int g = 0; g * KQ16_TOKENS < nt; g++) {
+                const kq16_block_t *xg = (const kq16_block_t *)xp + (size_t)g * (size_t)nb + k0;
+                __m512 acc[KQ16_ROWS];
+                for (int i = 0; i < KQ16_ROWS; i++)
+                    acc[i] = _mm512_setzero_ps();
+                switch (rm) {
+                case 8: kq16_tile(8, SB, MINS, kn, &R, xg, acc); break;
+                case 7: kq16_tile(7, SB, MINS, kn, &R, xg, acc); break;
+                case 6: kq16_tile(6, SB, MINS, kn, &R, xg, acc); break;
+                case 5: kq16_tile(5, SB, MINS, kn, &R, xg, acc); break;
+                case 4: kq16_tile(4, SB, MINS, kn, &R, xg, acc); break;
+                case 3: kq16_tile(3, SB, MINS, kn, &R, xg, acc); break;
+                case 2: kq16_tile(2, SB, MINS, kn, &R, xg, acc); break;
+                default: kq16_tile(1, SB, MINS, kn, &R, xg, acc);
+                }
+                float out[KQ16_ROWS][KQ16_TOKENS];
+                for (int i = 0; i < rm; i++)
+                    _mm512_storeu_ps(out[i], acc[i]);
+                const int ng = nt - g * KQ16_TOKENS < KQ16_TOKENS ? nt - g * KQ16_TOKENS : KQ16_TOKENS;
+                for (int t = 0; t < ng; t++) {
+                    float *yt = y + (size_t)(g * KQ16_TOKENS + t) * (size_t)ldy + r;
+                    for (int i = 0; i < rm; i++)
+                        yt[i] = k0 ? yt[i] + out[i][t] : out[i][t];
+                }
+            }
+        }
+    }
+}
+
+/* The sum of 32 bytes taken as unsigned, in two halves of 16. */
+__attribute__((target("avx2"))) static inline void kq16_sums16(__m256i v, int *lo, int *hi)
+{
+    const __m256i s = _mm256_sad_epu8(v, _mm256_setzero_si256());
+    *lo = _mm256_extract_epi32(s, 0) + _mm256_extract_epi32(s, 2);
+    *hi = _mm256_extract_epi32(s, 4) + _mm256_extract_epi32(s, 6);
+}
+#endif
+
+#endif

@@ -34,9 +34,11 @@ typedef struct {
 } kq16_block_t;                 /* 4672 bytes, a multiple of 64 */
 
 size_t kq16_group_bytes(int cols);
-void kq16_pack(const float *x, int ldx, int nt, int cols, void *dst);
 
 #if defined(__x86_64__)
+/* The batch kernels' packing (types/q8_k.c), AVX-512 as they are. */
+void kq16_pack(const float *x, int ldx, int nt, int cols, void *dst);
+
 /* A tile's rows as the kernel reads them (sub-blocks of 16 values: Q4_K's
  * 32-value ones take every other entry). */
 typedef struct {

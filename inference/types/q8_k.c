@@ -58,32 +58,71 @@ size_t kq16_group_bytes(int cols)
     return (size_t)(cols / 256) * sizeof(kq16_block_t);
 }
 
-/* Each token quantized as for the dot products, then placed (kq16.h); the
- * tokens a group lacks are zeros. */
-void kq16_pack(const float *x, int ldx, int nt, int cols, void *dst)
+#if defined(__x86_64__)
+/* One token's super-block quantized exactly as q8_k_from_float does (the
+ * first value of the largest magnitude sets the scale; lrintf's rounding,
+ * which cvtps_epi32 shares; saturated to -128..127), placed at its lane as
+ * x + 128, with its scale and 32-value sums. */
+INF_T_AVX512VNNI static void pack_token(const float *x, int t, kq16_block_t *g)
 {
-    kq16_block_t *g = dst;
-    memset(dst, 0, kq16_group_bytes(cols));
-    for (int b = 0; b < cols / 256; b++) {
-        for (int t = 0; t < KQ16_TOKENS; t++) {
-            inf_block_q8_k q;
-            if (t < nt) {
-                q8_k_from_float(x + (size_t)t * (size_t)ldx + b * 256, &q, 256);
-            } else {
-                memset(&q, 0, sizeof q);
-            }
-            for (int c = 0; c < 64; c++) {
-                uint32_t v;
-                memcpy(&v, q.qs + 4 * c, 4);
-                v ^= 0x80808080u;
-                memcpy(g[b].q[c][t], &v, 4);
-            }
-            g[b].d[t] = q.d;
-            for (int j = 0; j < 8; j++)
-                g[b].bsum[j][t] = q.d * (float)(q.bsums[2 * j] + q.bsums[2 * j + 1]);
+    __m512 v[16], amax = _mm512_setzero_ps();
+    for (int j = 0; j < 16; j++) {
+        v[j] = _mm512_loadu_ps(x + 16 * j);
+        amax = _mm512_max_ps(amax, _mm512_abs_ps(v[j]));
+    }
+    const float am = _mm512_reduce_max_ps(amax);
+    float max = 0;
+    for (int j = 0; j < 16; j++) {
+        const __mmask16 at = _mm512_cmp_ps_mask(_mm512_abs_ps(v[j]), _mm512_set1_ps(am), _CMP_EQ_OQ);
+        if (at) {
+            max = x[16 * j + __builtin_ctz(at)];
+            break;
         }
     }
+    if (am == 0) {
+        for (int c = 0; c < 64; c++)
+            memset(g->q[c][t], 0x80, 4);
+        g->d[t] = 0;
+        for (int j = 0; j < 8; j++)
+            g->bsum[j][t] = 0;
+        return;
+    }
+    const float iscale = -127.0f / max, d = 1 / iscale;
+    int sums[16];
+    for (int j = 0; j < 16; j++) {
+        const __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(v[j], _mm512_set1_ps(iscale)));
+        const __m128i b8 = _mm512_cvtsepi32_epi8(q);
+        sums[j] = _mm512_reduce_add_epi32(_mm512_cvtepi8_epi32(b8));
+        uint32_t w[4];
+        _mm_storeu_si128((__m128i *)w, _mm_xor_si128(b8, _mm_set1_epi8((char)0x80)));
+        for (int k = 0; k < 4; k++)
+            memcpy(g->q[4 * j + k][t], &w[k], 4);
+    }
+    g->d[t] = d;
+    for (int j = 0; j < 8; j++)
+        g->bsum[j][t] = d * (float)(sums[2 * j] + sums[2 * j + 1]);
 }
+
+/* Each token quantized as for the dot products, then placed (kq16.h); the
+ * tokens a group lacks are zeros. The batch kernels that read it are
+ * AVX-512 VNNI ones, so the packing is too. */
+INF_T_AVX512VNNI void kq16_pack(const float *x, int ldx, int nt, int cols, void *dst)
+{
+    kq16_block_t *g = dst;
+    for (int b = 0; b < cols / 256; b++)
+        for (int t = 0; t < KQ16_TOKENS; t++) {
+            if (t < nt) {
+                pack_token(x + (size_t)t * (size_t)ldx + b * 256, t, &g[b]);
+                continue;
+            }
+            for (int c = 0; c < 64; c++)
+                memset(g[b].q[c][t], 0x80, 4);
+            g[b].d[t] = 0;
+            for (int j = 0; j < 8; j++)
+                g[b].bsum[j][t] = 0;
+        }
+}
+#endif
 
 inf_type_t inf_type_q8_k = {.id = GGML_Q8_K, .name = "Q8_K", .block = 256, .bytes = sizeof(inf_block_q8_k),
                             .dot_type = GGML_Q8_K, .to_float = q8_k_to_float, .from_float = q8_k_from_float,

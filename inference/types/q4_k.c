@@ -125,13 +125,16 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     const __m512i half = _mm512_set_epi16(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                           0, 0, 0, 0, 0, 0);
     __m512 acc = _mm512_setzero_ps();
-    float mins = 0;
+    __m256 mins = _mm256_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
         uint8_t sc[8], mn[8];
         kq_scales_mins(x[i].scales, sc, mn);
-        int msum = 0;
-        for (int j = 0; j < 8; j++)
-            msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+        /* the mins against the 16-value sums, each min twice: 8 products
+         * of pairs in one madd, kept in lanes until the end */
+        const __m128i m8 = _mm_loadl_epi64((const __m128i *)mn);
+        const __m256i mp = _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)y[i].bsums),
+                                             _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8)));
+        mins = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * _cvtsh_ss(x[i].dmin)), _mm256_cvtepi32_ps(mp), mins);
         const __m512i s16 = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_loadl_epi64((const __m128i *)sc)));
         __m512i isum = _mm512_setzero_si512();
         for (int c = 0; c < 4; c++) {
@@ -142,9 +145,8 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
             isum = _mm512_dpwssd_epi32(isum, p, _mm512_permutexvar_epi16(_mm512_add_epi16(half, _mm512_set1_epi16(2 * c)), s16));
         }
         acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm512_cvtepi32_ps(isum), acc);
-        mins += y[i].d * _cvtsh_ss(x[i].dmin) * (float)msum;
     }
-    *s = _mm512_reduce_add_ps(acc) - mins;
+    *s = _mm512_reduce_add_ps(acc) - inf_hsum8(mins);
 }
 
 /* Batches (AVX-512 VNNI): kq16.h's kernel; a row's nibbles unpacked to

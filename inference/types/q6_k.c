@@ -169,7 +169,7 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     /* 16-bit lane l takes scale l / 8 (of four) */
     const __m512i quarter = _mm512_set_epi16(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0,
                                              0, 0, 0, 0, 0, 0, 0);
-    float sum = 0;
+    __m512 acc = _mm512_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
         const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)x[i].scales));
         const __m256i o = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)y[i].bsums));
@@ -188,12 +188,12 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
                 isum = _mm512_dpwssd_epi32(isum, p, sv);
             }
         }
-        __m128i t = _mm_add_epi32(_mm256_castsi256_si128(o), _mm256_extracti128_si256(o, 1));
-        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
-        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
-        sum += y[i].d * _cvtsh_ss(x[i].d) * (float)(_mm512_reduce_add_epi32(isum) - 32 * _mm_cvtsi128_si32(t));
+        /* the -32 offset against the scaled sums, in lanes: the sums stay in
+         * registers until the end */
+        isum = _mm512_sub_epi32(isum, _mm512_slli_epi32(_mm512_zextsi256_si512(o), 5));
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm512_cvtepi32_ps(isum), acc);
     }
-    *s = sum;
+    *s = _mm512_reduce_add_ps(acc);
 }
 
 /* Batches (AVX-512 VNNI): kq16.h's kernel; a row's 6-bit values unpacked

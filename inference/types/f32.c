@@ -47,6 +47,7 @@ __attribute__((target("avx2,fma"))) static void dot_avx2(int n, float *s, const 
     __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
     int i = 0;
     for (; i + 32 <= n; i += 32) {
+        inf_prefetch(x + i, 128);
         a0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a0);
         a1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), a1);
         a2 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16), a2);
@@ -66,6 +67,7 @@ __attribute__((target("avx512f"))) static void dot_avx512(int n, float *s, const
     __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
     int i = 0;
     for (; i + 32 <= n; i += 32) {
+        inf_prefetch(x + i, 128);
         a0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), a0);
         a1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(y + i + 16), a1);
     }

@@ -91,6 +91,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     __m256 acc = _mm256_setzero_ps();
     float mins = 0;
     for (int i = 0; i < n / 256; i++) {
+        inf_prefetch(x + i, (int)sizeof(block_t));
         uint8_t sc[8], mn[8];
         kq_scales_mins(x[i].scales, sc, mn);
         int msum = 0;

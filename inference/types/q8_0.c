@@ -68,6 +68,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     const block_t *x = vx, *y = vy;
     __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n / 32; i++) {
+        inf_prefetch(x + i, (int)sizeof(block_t));
         __m256i qx = _mm256_loadu_si256((const __m256i *)x[i].qs), qy = _mm256_loadu_si256((const __m256i *)y[i].qs);
         __m256 d = _mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d));
         acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot32_avx2(qx, qy)), acc);
@@ -84,6 +85,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     const int nb = n / 32;                                                                                       \
     int i = 0;                                                                                                   \
     for (; i + 2 <= nb; i += 2) {                                                                                \
+        inf_prefetch(x + i, 2 * (int)sizeof(block_t));                                                          \
         __m256i x0 = _mm256_loadu_si256((const __m256i *)x[i].qs), y0 = _mm256_loadu_si256((const __m256i *)y[i].qs); \
         __m256i x1 = _mm256_loadu_si256((const __m256i *)x[i + 1].qs),                                           \
                 y1 = _mm256_loadu_si256((const __m256i *)y[i + 1].qs);                                           \

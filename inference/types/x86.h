@@ -15,6 +15,19 @@ __attribute__((target("avx2,fma"))) static inline float inf_hsum8(__m256 v)
     a = _mm_add_ss(a, _mm_movehdup_ps(a));
     return _mm_cvtss_f32(a);
 }
+/* Generation reads every weight once a token, straight from memory, and
+ * one core's streams do not keep enough reads in flight on their own: the
+ * dot products ask for the bytes INF_PF_AHEAD past the block they are on
+ * (the next row's, at a row's end: the next a thread takes). A prefetch
+ * never faults. 1-2 KB ahead measured best (stories110M Q4_K_M generation
+ * +30% on a Xeon whose one core streams 10 GB/s). */
+#define INF_PF_AHEAD 2048
+static inline __attribute__((always_inline)) void inf_prefetch(const void *block, int bytes)
+{
+    for (int o = 0; o < bytes; o += 64)
+        _mm_prefetch((const char *)block + INF_PF_AHEAD + o, _MM_HINT_T0);
+}
+
 /* The batch kernels' instruction set: AVX-512 with VNNI, BW and VL. */
 #define INF_T_AVX512VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 

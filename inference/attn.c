@@ -15,6 +15,23 @@
 #endif
 #endif
 
+void inf_attn_softmax(float *s, int n, int f16)
+{
+    float max = -INFINITY;
+    for (int p = 0; p < n; p++)
+        max = s[p] > max ? s[p] : max;
+    double sum = 0;
+    for (int p = 0; p < n; p++) {
+        s[p] = expf(s[p] - max);
+        sum += s[p];
+    }
+    const float inv = (float)(1.0 / sum);
+    for (int p = 0; p < n; p++)
+        s[p] *= inv;
+    if (f16)
+        inf_round_to_f16(s, n);
+}
+
 size_t inf_attn_scratch(int n_ctx, int D)
 {
     /* the block's scores over every position, a chunk of widened rows, the
@@ -53,19 +70,7 @@ static void attn_block(const inf_attn_t *a, int t0, int tq, float *scratch, int 
     for (int t = 0; t < tq; t++) {
         float *st = s + (size_t)t * (size_t)lds;
         const int last = a->tpos[t0 + t];
-        float max = -INFINITY;
-        for (int p = 0; p <= last; p++)
-            max = st[p] > max ? st[p] : max;
-        double sum = 0;
-        for (int p = 0; p <= last; p++) {
-            st[p] = expf(st[p] - max);
-            sum += st[p];
-        }
-        const float inv = (float)(1.0 / sum);
-        for (int p = 0; p <= last; p++)
-            st[p] *= inv;
-        if (f16)
-            inf_round_to_f16(st, last + 1);
+        inf_attn_softmax(st, last + 1, f16);
         /* positions after its own: none of its attention */
         memset(st + last + 1, 0, (size_t)(npos - last - 1) * sizeof(float));
         memset(a->o + (size_t)(t0 + t) * (size_t)a->ld, 0, (size_t)D * sizeof(float));

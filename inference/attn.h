@@ -29,6 +29,10 @@ typedef struct {
     float scale;           /* of the scores, 1/sqrt(D) */
 } inf_attn_t;
 
+/* The scores s[0 .. n) into probabilities (max subtracted, summed in
+ * double), rounded to F16 when f16 (an F16 cache's products take them so):
+ * the one softmax of both the dot products' path and the blocks'. */
+void inf_attn_softmax(float *s, int n, int f16);
 /* Floats of scratch one thread needs for a cache of n_ctx positions. */
 size_t inf_attn_scratch(int n_ctx, int D);
 /* Returns 0 when done, -1 where the build has no BLAS (then the caller

@@ -271,7 +271,6 @@ static void att_run(void *arg, int ith, int nth)
                 inf_round_to_f16(qh, D);
                 q = qh;
             }
-            float max = -INFINITY;
             for (int p = 0; p <= last; p++) {
                 const uint8_t *kr = kbase + (size_t)p * c->kv_row + hoff;
                 float d;
@@ -284,19 +283,8 @@ static void att_run(void *arg, int ith, int nth)
                     inf_type_f32.vec_dot(D, &d, vrow, q);
                 }
                 s[p] = d * scale;
-                if (s[p] > max)
-                    max = s[p];
             }
-            double sum = 0;
-            for (int p = 0; p <= last; p++) {
-                s[p] = expf(s[p] - max);
-                sum += s[p];
-            }
-            const float inv = (float)(1.0 / sum);
-            for (int p = 0; p <= last; p++)
-                s[p] *= inv;
-            if (f16)
-                inf_round_to_f16(s, last + 1);
+            inf_attn_softmax(s, last + 1, f16);
             float *o = c->att + (size_t)t * HD + (size_t)h * D;
             memset(o, 0, (size_t)D * sizeof(float));
             for (int p = 0; p <= last; p++) {

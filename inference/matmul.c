@@ -125,12 +125,12 @@ static void mm_run(void *arg, int ith, int nth)
 
 size_t inf_mm_scratch(int cols, int n)
 {
-    /* three converted copies at most, none over 2 bytes an element (F16,
-     * BF16; Q8_0 34/32, Q8_K 292/256, packed Q8_0 40/32, packed Q8_K
-     * 2624/2048), tokens rounded up to a whole group, each copy 64-byte
-     * aligned */
+    /* three converted copies at most, none over 4 bytes an element (F16
+     * tokens rounded but kept in F32 for SGEMM; F16, BF16; Q8_0 34/32,
+     * Q8_K 292/256, packed Q8_0 36/32, packed Q8_K 292/256), tokens rounded
+     * up to a whole group, each copy 64-byte aligned */
     const size_t tokens = (size_t)(n > 0 ? n : 1) + 15;
-    return 3 * (((size_t)cols * 2 + 64) * tokens + 64) + 256;
+    return 3 * (((size_t)cols * 4 + 64) * tokens + 64) + 256;
 }
 
 void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, inf_mm_t *m, int nm, void *scratch)

@@ -233,6 +233,10 @@ static void f16_select(inf_type_t *t, unsigned have)
 {
     (void)t;
     (void)have;
+#ifdef INF_HAVE_BLAS
+    /* prompts: SGEMM on widened rows beats the dot products (bench) */
+    t->gemm = &inf_gemm_sgemm_f16;
+#endif
 #if defined(__x86_64__)
     if (have & INF_CPU_AVX2) {
         t->to_float = to_float_f16c;

@@ -6,6 +6,7 @@
  */
 #include "inference/types.h"
 #include "inference/types/x86.h"
+#include "inference/types/kq16.h"
 #include "inference/types/kquant.h"
 
 #if defined(__x86_64__)
@@ -122,8 +123,55 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
 }
 #endif
 
+#if defined(__x86_64__)
+/* Batches (AVX-512 VNNI): kq16.h's kernel, as Q4_K's; a row's 5-bit values
+ * (the nibble and its bit of qh) unpacked to bytes 0..31, mins against the
+ * tokens' sums. */
+INF_T_AVX512VNNI static void gemm_unpack(const uint8_t *w, size_t row_bytes, int rm, int kn, kq16_rows_t *R)
+{
+    const __m256i low = _mm256_set1_epi8(0xf), one = _mm256_set1_epi8(1);
+    for (int i = 0; i < rm; i++)
+        for (int b = 0; b < kn; b++) {
+            const block_t *wb = (const block_t *)(w + (size_t)i * row_bytes) + b;
+            uint8_t sc[8], mn[8];
+            kq_scales_mins(wb->scales, sc, mn);
+            const float d = _cvtsh_ss(wb->d), dmin = _cvtsh_ss(wb->dmin);
+            const __m256i qh = _mm256_loadu_si256((const __m256i *)wb->qh);
+            for (int c = 0; c < 4; c++) {
+                const __m256i q = _mm256_loadu_si256((const __m256i *)(wb->qs + 32 * c));
+                const __m256i h0 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * c)), one);
+                const __m256i h1 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * c + 1)), one);
+                const __m256i v[2] = {
+                    _mm256_or_si256(_mm256_and_si256(q, low), _mm256_slli_epi16(h0, 4)),
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low), _mm256_slli_epi16(h1, 4))};
+                for (int h = 0; h < 2; h++) {
+                    const int j = 2 * c + h; /* the 32-value sub-block */
+                    int lo, hi;
+                    _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + 32 * j), v[h]);
+                    kq16_sums16(v[h], &lo, &hi);
+                    R->corr[i][b * 16 + 2 * j] = -128 * (lo + hi);
+                    R->scale[i][b * 16 + 2 * j] = d * sc[j];
+                    R->mins[i][b * 8 + j] = dmin * mn[j];
+                }
+            }
+        }
+}
+
+INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t row_bytes, int nr, const void *xp,
+                                                 int ldx, int nt, float *y, int ldy)
+{
+    (void)ldx;
+    kq16_run(cols, w, row_bytes, sizeof(block_t), nr, xp, nt, y, ldy, gemm_unpack, 32, 1);
+}
+
+static const inf_gemm_t gemm_avx512vnni = {
+    .group = KQ16_TOKENS, .group_bytes = kq16_group_bytes, .pack = kq16_pack, .run = gemm_run_avx512vnni};
+#endif
+
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
+    /* generation keeps the AVX2 dot product; prompts take the batch kernel */
+    {"avx2, avx512-vnni batch", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx2, &gemm_avx512vnni},
     {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
 #endif
     {NULL, 0, NULL, NULL}};

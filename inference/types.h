@@ -61,8 +61,9 @@ typedef struct inf_gemm {
 } inf_gemm_t;
 /* F32 batches through the BLAS's SGEMM (types/f32_sgemm.c), where built with one. */
 extern const inf_gemm_t inf_gemm_sgemm;
-/* F16 weights' batches through SGEMM: rows widened to F32 a block at a time. */
-extern const inf_gemm_t inf_gemm_sgemm_f16;
+/* F16 and BF16 weights' batches through SGEMM: rows widened to F32 a block
+ * at a time. */
+extern const inf_gemm_t inf_gemm_sgemm_f16, inf_gemm_sgemm_bf16;
 /* Tells the BLAS to run each call on the calling thread alone (the engine's
  * pool splits the work), once. */
 void inf_sgemm_one_thread(void);

@@ -118,6 +118,17 @@ static const inf_kernel_t kernels[] = {
 #endif
     {NULL, 0, NULL, NULL}};
 
+/* Prompts: SGEMM on widened rows beats the dot products (bench). */
+static void bf16_select(inf_type_t *t, unsigned have)
+{
+    (void)have;
+#ifdef INF_HAVE_BLAS
+    t->gemm = &inf_gemm_sgemm_bf16;
+#else
+    (void)t;
+#endif
+}
+
 inf_type_t inf_type_bf16 = {.id = GGML_BF16, .name = "BF16", .block = 1, .bytes = 2, .dot_type = GGML_BF16,
                             .to_float = bf16_to_float, .from_float = bf16_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels, .select = bf16_select};

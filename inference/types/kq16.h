@@ -150,6 +150,19 @@ __attribute__((target("avx2"))) static inline void kq16_sums16(__m256i v, int *l
     *lo = _mm256_extract_epi32(s, 0) + _mm256_extract_epi32(s, 2);
     *hi = _mm256_extract_epi32(s, 4) + _mm256_extract_epi32(s, 6);
 }
+
+/* Sub-block j (32 values, v: 0..31 or 0..15) of super-block b of row i into
+ * the tile, with its scale and min (times d and dmin): Q4_K's and Q5_K's. */
+__attribute__((target("avx2"))) static inline void kq16_put32(kq16_rows_t *R, int i, int b, int j, __m256i v,
+                                                               float scale, float min)
+{
+    int lo, hi;
+    _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + 32 * j), v);
+    kq16_sums16(v, &lo, &hi);
+    R->corr[i][b * 16 + 2 * j] = -128 * (lo + hi);
+    R->scale[i][b * 16 + 2 * j] = scale;
+    R->mins[i][b * 8 + j] = min;
+}
 #endif
 
 #endif

@@ -144,15 +144,8 @@ INF_T_AVX512VNNI static void gemm_unpack(const uint8_t *w, size_t row_bytes, int
                 const __m256i v[2] = {
                     _mm256_or_si256(_mm256_and_si256(q, low), _mm256_slli_epi16(h0, 4)),
                     _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low), _mm256_slli_epi16(h1, 4))};
-                for (int h = 0; h < 2; h++) {
-                    const int j = 2 * c + h; /* the 32-value sub-block */
-                    int lo, hi;
-                    _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + 32 * j), v[h]);
-                    kq16_sums16(v[h], &lo, &hi);
-                    R->corr[i][b * 16 + 2 * j] = -128 * (lo + hi);
-                    R->scale[i][b * 16 + 2 * j] = d * sc[j];
-                    R->mins[i][b * 8 + j] = dmin * mn[j];
-                }
+                for (int h = 0; h < 2; h++)
+                    kq16_put32(R, i, b, 2 * c + h, v[h], d * sc[2 * c + h], dmin * mn[2 * c + h]);
             }
         }
 }

@@ -231,7 +231,6 @@ static const inf_kernel_t kernels[] = {
 /* The conversions and the attention's kernels, beside the dot product. */
 static void f16_select(inf_type_t *t, unsigned have)
 {
-    (void)t;
     (void)have;
 #ifdef INF_HAVE_BLAS
     /* prompts: SGEMM on widened rows beats the dot products (bench) */

@@ -2,8 +2,9 @@
  * kq16.h — the K-quants' batch kernels (AVX-512 VNNI), tokens in lanes: a
  * register holds 16 tokens, one 32-bit lane each, so a lane sums a whole
  * sub-block for its token and the scales cost one multiply-add a
- * sub-block and 16 tokens. Shared by q4_k.c and q6_k.c (one packed copy
- * of the activations serves both in a job, as Q4_K_M files mix them).
+ * sub-block and 16 tokens. Shared by q4_k.c, q5_k.c and q6_k.c (one packed
+ * copy of the activations serves them all in a job, as Q4_K_M and Q5_K_M
+ * files mix them).
  *
  * Activations (packed by types/q8_k.c) are quantized as Q8_K, exactly as
  * for the dot products, and stored per super-block as 64 chunks of 4 bytes
@@ -129,26 +130,11 @@ kq16_run(int cols, const uint8_t *w, size_t row_bytes, size_t block_bytes, int n
                 case 2: kq16_tile(2, SB, MINS, kn, &R, xg, acc); break;
                 default: kq16_tile(1, SB, MINS, kn, &R, xg, acc);
                 }
-                float out[KQ16_ROWS][KQ16_TOKENS];
-                for (int i = 0; i < rm; i++)
-                    _mm512_storeu_ps(out[i], acc[i]);
                 const int ng = nt - g * KQ16_TOKENS < KQ16_TOKENS ? nt - g * KQ16_TOKENS : KQ16_TOKENS;
-                for (int t = 0; t < ng; t++) {
-                    float *yt = y + (size_t)(g * KQ16_TOKENS + t) * (size_t)ldy + r;
-                    for (int i = 0; i < rm; i++)
-                        yt[i] = k0 ? yt[i] + out[i][t] : out[i][t];
-                }
+                inf_store_lanes(acc, rm, ng, y + (size_t)g * KQ16_TOKENS * (size_t)ldy + r, ldy, k0 > 0);
             }
         }
     }
-}
-
-/* The sum of 32 bytes taken as unsigned, in two halves of 16. */
-__attribute__((target("avx2"))) static inline void kq16_sums16(__m256i v, int *lo, int *hi)
-{
-    const __m256i s = _mm256_sad_epu8(v, _mm256_setzero_si256());
-    *lo = _mm256_extract_epi32(s, 0) + _mm256_extract_epi32(s, 2);
-    *hi = _mm256_extract_epi32(s, 4) + _mm256_extract_epi32(s, 6);
 }
 
 /* Sub-block j (32 values, v: 0..31 or 0..15) of super-block b of row i into
@@ -158,7 +144,7 @@ __attribute__((target("avx2"))) static inline void kq16_put32(kq16_rows_t *R, in
 {
     int lo, hi;
     _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + 32 * j), v);
-    kq16_sums16(v, &lo, &hi);
+    inf_sums16_u8(v, &lo, &hi);
     R->corr[i][b * 16 + 2 * j] = -128 * (lo + hi);
     R->scale[i][b * 16 + 2 * j] = scale;
     R->mins[i][b * 8 + j] = min;

@@ -216,7 +216,7 @@ INF_T_AVX512VNNI static void gemm_unpack(const uint8_t *w, size_t row_bytes, int
                     const int at = 128 * h + 32 * k, e = at / 16; /* first value, its 16-value sub-block */
                     int lo, hi;
                     _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + at), _mm256_sub_epi8(v[k], k32));
-                    kq16_sums16(v[k], &lo, &hi);
+                    inf_sums16_u8(v[k], &lo, &hi);
                     R->corr[i][b * 16 + e] = -128 * (lo - 16 * 32);
                     R->corr[i][b * 16 + e + 1] = -128 * (hi - 16 * 32);
                     R->scale[i][b * 16 + e] = d * wb->scales[e];

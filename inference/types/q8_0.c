@@ -223,12 +223,11 @@ INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t
                 for (int b = 0; b < kn; b++) {
                     const block_t *wb = (const block_t *)(wk + (size_t)i * row_bytes) + b;
                     /* the sum of the signed bytes: their unsigned sum, less 32 x 128 */
-                    const __m256i u = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)wb->qs),
-                                                       _mm256_set1_epi8((char)0x80));
-                    const __m256i s4 = _mm256_sad_epu8(u, _mm256_setzero_si256());
-                    const __m128i s2 = _mm_add_epi64(_mm256_castsi256_si128(s4), _mm256_extracti128_si256(s4, 1));
-                    const int sum = (int)(_mm_cvtsi128_si64(s2) + _mm_extract_epi64(s2, 1)) - 32 * 128;
-                    corr[i][b] = -128 * sum;
+                    int lo, hi;
+                    inf_sums16_u8(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)wb->qs),
+                                                   _mm256_set1_epi8((char)0x80)),
+                                  &lo, &hi);
+                    corr[i][b] = -128 * (lo + hi - 32 * 128);
                     dw[i][b] = _cvtsh_ss(wb->d);
                 }
             for (int g = 0; g * GEMM_TOKENS < nt; g++) {
@@ -246,16 +245,8 @@ INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t
                 case 2: gemm_tile(2, kn, wk, row_bytes, corr, dw, xg, acc); break;
                 default: gemm_tile(1, kn, wk, row_bytes, corr, dw, xg, acc);
                 }
-                /* lanes are tokens: row i's 16 results to its column of y */
-                float out[GEMM_ROWS][GEMM_TOKENS];
-                for (int i = 0; i < rm; i++)
-                    _mm512_storeu_ps(out[i], acc[i]);
                 const int ng = nt - g * GEMM_TOKENS < GEMM_TOKENS ? nt - g * GEMM_TOKENS : GEMM_TOKENS;
-                for (int t = 0; t < ng; t++) {
-                    float *yt = y + (size_t)(g * GEMM_TOKENS + t) * (size_t)ldy + r;
-                    for (int i = 0; i < rm; i++)
-                        yt[i] = k0 ? yt[i] + out[i][t] : out[i][t];
-                }
+                inf_store_lanes(acc, rm, ng, y + (size_t)g * GEMM_TOKENS * (size_t)ldy + r, ldy, k0 > 0);
             }
         }
     }

@@ -31,6 +31,29 @@ static inline __attribute__((always_inline)) void inf_prefetch(const void *block
 /* The batch kernels' instruction set: AVX-512 with VNNI, BW and VL. */
 #define INF_T_AVX512VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 
+/* The sum of 32 bytes taken as unsigned, in two halves of 16. */
+__attribute__((target("avx2"))) static inline void inf_sums16_u8(__m256i v, int *lo, int *hi)
+{
+    const __m256i s = _mm256_sad_epu8(v, _mm256_setzero_si256());
+    *lo = _mm256_extract_epi32(s, 0) + _mm256_extract_epi32(s, 2);
+    *hi = _mm256_extract_epi32(s, 4) + _mm256_extract_epi32(s, 6);
+}
+
+/* The batch kernels keep tokens in lanes: rm rows' 16 lanes go down their
+ * columns of y for the ng tokens there are (added to what is there when
+ * add, a later chunk of the columns). */
+INF_T_AVX512VNNI static inline void inf_store_lanes(const __m512 acc[], int rm, int ng, float *y, int ldy, int add)
+{
+    float out[16][16];
+    for (int i = 0; i < rm; i++)
+        _mm512_storeu_ps(out[i], acc[i]);
+    for (int t = 0; t < ng; t++) {
+        float *yt = y + (size_t)t * (size_t)ldy;
+        for (int i = 0; i < rm; i++)
+            yt[i] = add ? yt[i] + out[i][t] : out[i][t];
+    }
+}
+
 #endif
 
 #endif

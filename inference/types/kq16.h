@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "inference/types/kquant.h"
 #include "inference/types/x86.h"
 
 enum { KQ16_TOKENS = 16, KQ16_ROWS = 8, KQ16_KSB = 8 /* super-blocks unpacked at once */ };
@@ -137,17 +138,34 @@ kq16_run(int cols, const uint8_t *w, size_t row_bytes, size_t block_bytes, int n
     }
 }
 
-/* Sub-block j (32 values, v: 0..31 or 0..15) of super-block b of row i into
- * the tile, with its scale and min (times d and dmin): Q4_K's and Q5_K's. */
-__attribute__((target("avx2"))) static inline void kq16_put32(kq16_rows_t *R, int i, int b, int j, __m256i v,
-                                                               float scale, float min)
+/* One Q4_K or Q5_K super-block of row i into the tile at b: its scales and
+ * mins (times d and dmin), its 128 bytes of nibbles (byte l of chunk c: low
+ * nibble value 64c + l, high 64c + 32 + l) and, for Q5_K, each value's
+ * fifth bit in qh (bit 2c or 2c + 1 of byte l); NULL for Q4_K. */
+INF_T_AVX512VNNI static inline void kq16_put_nibbles(kq16_rows_t *R, int i, int b, uint16_t d16, uint16_t dmin16,
+                                                     const uint8_t scales[12], const uint8_t qs[128],
+                                                     const uint8_t *qh)
 {
-    int lo, hi;
-    _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + 32 * j), v);
-    inf_sums16_u8(v, &lo, &hi);
-    R->corr[i][b * 16 + 2 * j] = -128 * (lo + hi);
-    R->scale[i][b * 16 + 2 * j] = scale;
-    R->mins[i][b * 8 + j] = min;
+    const __m256i low = _mm256_set1_epi8(0xf), one = _mm256_set1_epi8(1);
+    uint8_t sc[8], mn[8];
+    kq_scales_mins(scales, sc, mn);
+    const float d = _cvtsh_ss(d16), dmin = _cvtsh_ss(dmin16);
+    const __m256i h = qh ? _mm256_loadu_si256((const __m256i *)qh) : _mm256_setzero_si256();
+    for (int c = 0; c < 4; c++) {
+        const __m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * c));
+        const __m256i nib[2] = {_mm256_and_si256(q, low), _mm256_and_si256(_mm256_srli_epi16(q, 4), low)};
+        for (int k = 0; k < 2; k++) {
+            const int j = 2 * c + k; /* the 32-value sub-block */
+            const __m256i fifth = _mm256_and_si256(_mm256_srl_epi16(h, _mm_cvtsi32_si128(j)), one);
+            const __m256i v = _mm256_or_si256(nib[k], _mm256_slli_epi16(fifth, 4));
+            int lo, hi;
+            _mm256_storeu_si256((__m256i *)(R->w[i] + b * 256 + 32 * j), v);
+            inf_sums16_u8(v, &lo, &hi);
+            R->corr[i][b * 16 + 2 * j] = -128 * (lo + hi);
+            R->scale[i][b * 16 + 2 * j] = d * sc[j];
+            R->mins[i][b * 8 + j] = dmin * mn[j];
+        }
+    }
 }
 #endif
 

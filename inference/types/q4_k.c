@@ -155,19 +155,10 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
  * bytes, 0..15 as they are (the mins go against the tokens' sums). */
 INF_T_AVX512VNNI static void gemm_unpack(const uint8_t *w, size_t row_bytes, int rm, int kn, kq16_rows_t *R)
 {
-    const __m256i low = _mm256_set1_epi8(0xf);
     for (int i = 0; i < rm; i++)
         for (int b = 0; b < kn; b++) {
             const block_t *wb = (const block_t *)(w + (size_t)i * row_bytes) + b;
-            uint8_t sc[8], mn[8];
-            kq_scales_mins(wb->scales, sc, mn);
-            const float d = _cvtsh_ss(wb->d), dmin = _cvtsh_ss(wb->dmin);
-            for (int c = 0; c < 4; c++) {
-                const __m256i q = _mm256_loadu_si256((const __m256i *)(wb->qs + 32 * c));
-                const __m256i v[2] = {_mm256_and_si256(q, low), _mm256_and_si256(_mm256_srli_epi16(q, 4), low)};
-                for (int h = 0; h < 2; h++)
-                    kq16_put32(R, i, b, 2 * c + h, v[h], d * sc[2 * c + h], dmin * mn[2 * c + h]);
-            }
+            kq16_put_nibbles(R, i, b, wb->d, wb->dmin, wb->scales, wb->qs, NULL);
         }
 }
 

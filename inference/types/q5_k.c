@@ -129,24 +129,10 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
  * tokens' sums. */
 INF_T_AVX512VNNI static void gemm_unpack(const uint8_t *w, size_t row_bytes, int rm, int kn, kq16_rows_t *R)
 {
-    const __m256i low = _mm256_set1_epi8(0xf), one = _mm256_set1_epi8(1);
     for (int i = 0; i < rm; i++)
         for (int b = 0; b < kn; b++) {
             const block_t *wb = (const block_t *)(w + (size_t)i * row_bytes) + b;
-            uint8_t sc[8], mn[8];
-            kq_scales_mins(wb->scales, sc, mn);
-            const float d = _cvtsh_ss(wb->d), dmin = _cvtsh_ss(wb->dmin);
-            const __m256i qh = _mm256_loadu_si256((const __m256i *)wb->qh);
-            for (int c = 0; c < 4; c++) {
-                const __m256i q = _mm256_loadu_si256((const __m256i *)(wb->qs + 32 * c));
-                const __m256i h0 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * c)), one);
-                const __m256i h1 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * c + 1)), one);
-                const __m256i v[2] = {
-                    _mm256_or_si256(_mm256_and_si256(q, low), _mm256_slli_epi16(h0, 4)),
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low), _mm256_slli_epi16(h1, 4))};
-                for (int h = 0; h < 2; h++)
-                    kq16_put32(R, i, b, 2 * c + h, v[h], d * sc[2 * c + h], dmin * mn[2 * c + h]);
-            }
+            kq16_put_nibbles(R, i, b, wb->d, wb->dmin, wb->scales, wb->qs, wb->qh);
         }
 }
 

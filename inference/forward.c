@@ -21,29 +21,22 @@
  * than one dot product a position. */
 #define ATT_BLOCKED_MIN 4
 
-/* Floats of attention scratch a thread: the dot products' scores, a
- * widened row and a rounded query, or the blocks'. */
-static size_t att_scratch(int n_ctx, int D)
-{
-    const size_t dots = (size_t)n_ctx + 2 * (size_t)D, blocks = inf_attn_scratch(n_ctx, D);
-    return dots > blocks ? dots : blocks;
-}
-
 struct inf_ctx {
     inf_model_t *m;
     inf_ctx_params_t p;
     inf_pool_t *pool;
     int pos; /* positions in the cache */
-    /* the KV cache: [layer][position][n_head_kv * head_dim] */
+    /* the KV cache: [layer][n_head_kv][position][head_dim], so that a
+     * head's rows follow one another (attn.h reads them in order) */
     const inf_type_t *kvt;
-    size_t kv_row;
+    size_t kv_row; /* bytes of one head's row */
     uint8_t *kc, *vc;
     /* a batch's scratch */
     float *x, *xn, *q, *k, *v, *att, *tmp, *fa, *fb;
     float *logits;
     int n_logits; /* rows of logits the last decode left */
     void *mmq;
-    float *scores; /* [threads][n_ctx + head_dim] */
+    float *scores; /* [threads][inf_attn_scratch()] */
     float *cosv, *sinv; /* [n_batch][n_rot / 2] */
     int *tpos;
     /* experts */
@@ -101,8 +94,8 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         inf_ctx_free(c);
         return fail(err, errlen, "the KV cache type must be F16, F32 or Q8_0 (Q8_0 needs heads of a multiple of 32)");
     }
-    c->kv_row = inf_row_bytes(c->kvt, KV);
-    size_t kvb = (size_t)hp->n_layer * (size_t)N * c->kv_row;
+    c->kv_row = inf_row_bytes(c->kvt, hp->head_dim);
+    size_t kvb = (size_t)hp->n_layer * (size_t)hp->n_head_kv * (size_t)N * c->kv_row;
     int nl = c->p.all_logits ? B : 1;
     int cols = E > HD ? E : HD;
     cols = cols > F ? cols : F;
@@ -119,7 +112,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     c->fb = malloc((size_t)B * F * sizeof(float));
     c->logits = malloc((size_t)nl * hp->n_vocab * sizeof(float));
     c->mmq = malloc(inf_mm_scratch(cols, B));
-    c->scores = malloc((size_t)c->p.n_threads * att_scratch(N, hp->head_dim) * sizeof(float));
+    c->scores = malloc((size_t)c->p.n_threads * inf_attn_scratch(N, hp->head_dim) * sizeof(float));
     c->cosv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->sinv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->tpos = malloc((size_t)B * sizeof(int));
@@ -242,66 +235,34 @@ typedef struct att_job {
     int layer, n;
 } att_job_t;
 
+/* Head hk of layer l's cache (keys or values) at position 0. */
+static uint8_t *kv_head(const inf_ctx_t *c, uint8_t *cache, int l, int hk)
+{
+    return cache + ((size_t)l * (size_t)c->m->hp.n_head_kv + (size_t)hk) * (size_t)c->p.n_ctx * c->kv_row;
+}
+
+/* Items: a key/value head with some of the query heads sharing it (all of
+ * them, unless that leaves threads idle or passes INF_ATTN_NH). */
 static void att_run(void *arg, int ith, int nth)
 {
     att_job_t *j = arg;
     inf_ctx_t *c = j->c;
     const inf_hparams_t *hp = &c->m->hp;
-    const int H = hp->n_head, D = hp->head_dim, G = hp->n_head / hp->n_head_kv, HD = H * D;
-    const float scale = 1.0f / sqrtf((float)D);
-    float *s = c->scores + (size_t)ith * att_scratch(c->p.n_ctx, D), *vrow = s + c->p.n_ctx, *qh = vrow + D;
-    const uint8_t *kbase = c->kc + (size_t)j->layer * (size_t)c->p.n_ctx * c->kv_row;
-    const uint8_t *vbase = c->vc + (size_t)j->layer * (size_t)c->p.n_ctx * c->kv_row;
-    const inf_type_t *kt = c->kvt;
-    const int f16 = kt->id == GGML_F16, f32 = kt->id == GGML_F32;
-    for (int h = ith; h < H; h += nth) {
-        const size_t hoff = inf_row_bytes(kt, (int64_t)(h / G) * D);
-        if (j->n >= ATT_BLOCKED_MIN) {
-            const inf_attn_t a = {.kt = kt, .k = kbase + hoff, .v = vbase + hoff, .kv_row = c->kv_row,
-                                  .q = c->q + (size_t)h * D, .o = c->att + (size_t)h * D, .ld = HD,
-                                  .tpos = c->tpos, .n = j->n, .D = D, .scale = scale};
-            if (inf_attn_blocked(&a, s) == 0)
-                continue;
-        }
-        for (int t = 0; t < j->n; t++) {
-            const int last = c->tpos[t]; /* causal: positions 0 .. its own */
-            const float *q = c->q + (size_t)t * HD + (size_t)h * D;
-            if (f16) {
-                memcpy(qh, q, (size_t)D * sizeof *qh);
-                inf_round_to_f16(qh, D);
-                q = qh;
-            }
-            for (int p = 0; p <= last; p++) {
-                const uint8_t *kr = kbase + (size_t)p * c->kv_row + hoff;
-                float d;
-                if (f16) {
-                    inf_dot_f16_f32(D, &d, kr, q);
-                } else if (f32) {
-                    kt->vec_dot(D, &d, kr, q);
-                } else { /* Q8_0 keys: dequantized, then a float dot */
-                    kt->to_float(kr, vrow, D);
-                    inf_type_f32.vec_dot(D, &d, vrow, q);
-                }
-                s[p] = d * scale;
-            }
-            inf_attn_softmax(s, last + 1, f16);
-            float *o = c->att + (size_t)t * HD + (size_t)h * D;
-            memset(o, 0, (size_t)D * sizeof(float));
-            for (int p = 0; p <= last; p++) {
-                const uint8_t *vr = vbase + (size_t)p * c->kv_row + hoff;
-                if (f16) {
-                    inf_f16_axpy(D, s[p], vr, o);
-                    continue;
-                }
-                const float *vf = (const float *)(const void *)vr;
-                if (!f32) {
-                    kt->to_float(vr, vrow, D);
-                    vf = vrow;
-                }
-                for (int d = 0; d < D; d++)
-                    o[d] += s[p] * vf[d];
-            }
-        }
+    const int H = hp->n_head, Hk = hp->n_head_kv, D = hp->head_dim, G = H / Hk;
+    float *s = c->scores + (size_t)ith * inf_attn_scratch(c->p.n_ctx, D);
+    int parts = (nth + Hk - 1) / Hk;
+    parts = parts > G ? G : parts;
+    int per = (G + parts - 1) / parts;
+    per = per > INF_ATTN_NH ? INF_ATTN_NH : per;
+    parts = (G + per - 1) / per;
+    for (int it = ith; it < Hk * parts; it += nth) {
+        const int hk = it / parts, g0 = (it % parts) * per, h = hk * G + g0;
+        const inf_attn_t a = {.kt = c->kvt, .k = kv_head(c, c->kc, j->layer, hk), .v = kv_head(c, c->vc, j->layer, hk),
+                              .kv_row = c->kv_row, .q = c->q + (size_t)h * D, .o = c->att + (size_t)h * D,
+                              .nh = G - g0 < per ? G - g0 : per, .ld = H * D, .tpos = c->tpos, .n = j->n, .D = D,
+                              .scale = 1.0f / sqrtf((float)D)};
+        if (j->n < ATT_BLOCKED_MIN || inf_attn_blocked(&a, s) != 0)
+            inf_attn_dots(&a, s);
     }
 }
 
@@ -421,9 +382,11 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
             rope(c, q, t, H);
             rope(c, k, t, Hk);
             /* into the cache */
-            size_t at = ((size_t)l * (size_t)c->p.n_ctx + (size_t)c->tpos[t]) * c->kv_row;
-            c->kvt->from_float(k, c->kc + at, KV);
-            c->kvt->from_float(c->v + (size_t)t * KV, c->vc + at, KV);
+            const size_t at = (size_t)c->tpos[t] * c->kv_row;
+            for (int hk = 0; hk < Hk; hk++) {
+                c->kvt->from_float(k + hk * D, kv_head(c, c->kc, l, hk) + at, D);
+                c->kvt->from_float(c->v + (size_t)t * KV + hk * D, kv_head(c, c->vc, l, hk) + at, D);
+            }
         }
         att_job_t aj = {c, l, n};
         inf_pool_run(c->pool, att_run, &aj);

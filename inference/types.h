@@ -106,6 +106,19 @@ void inf_dot_f16_f32(int n, float *s, const void *x, const float *y);
 /* y += a x for F16 x (the attention's values); x rounded to F16 in place. */
 void inf_f16_axpy(int n, float a, const void *x, float *y);
 void inf_round_to_f16(float *x, int n);
+/* A generated token's attention against one key/value head of an F16 cache
+ * (types/f16_attn.c): its np rows (position p's D halves at k + p * D)
+ * against the nq query heads sharing it (D floats apart in q, already
+ * rounded to F16). scores: s[g * lds + p] = scale * (key p . query g).
+ * mix: o[g * ldo + d] = sum over p of s[g * lds + p] * value p [d]. */
+typedef struct inf_f16_attn {
+    const char *simd;
+    void (*scores)(int np, int D, const uint16_t *k, const float *q, int nq, float scale, float *s, int lds);
+    void (*mix)(int np, int D, const uint16_t *v, const float *s, int lds, int nq, float *o, int ldo);
+} inf_f16_attn_t;
+extern inf_f16_attn_t inf_f16_attn;            /* the best this CPU has (set with the types) */
+extern const inf_f16_attn_t inf_f16_attn_scalar; /* the portable one, for the tests */
+void inf_f16_attn_select(unsigned have);
 /* Forces the scalar kernels everywhere (tests, INF_SIMD=scalar). */
 void inf_types_force_scalar(int on);
 

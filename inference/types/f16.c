@@ -231,7 +231,7 @@ static const inf_kernel_t kernels[] = {
 /* The conversions and the attention's kernels, beside the dot product. */
 static void f16_select(inf_type_t *t, unsigned have)
 {
-    (void)have;
+    inf_f16_attn_select(have);
 #ifdef INF_HAVE_BLAS
     /* prompts: SGEMM on widened rows beats the dot products (bench) */
     t->gemm = &inf_gemm_sgemm_f16;

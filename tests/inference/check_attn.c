@@ -1,10 +1,17 @@
 /*
- * check_attn.c — a prompt's attention by blocks (attn.h) against attention
- * written plainly in double: for an F16, F32 and Q8_0 cache, 1 to 70 tokens
- * (whole and partial blocks) at the start of the cache and after earlier
- * positions (over a chunk boundary too), each token seeing positions up to
- * its own and no further. The plain one rounds as the dot products do: the
- * queries and the probabilities to F16 against an F16 cache.
+ * check_attn.c — attention (attn.h) both ways against attention written
+ * plainly in double, for an F16, F32 and Q8_0 cache laid out as the engine
+ * lays it (each key/value head's rows one after another), with several
+ * query heads sharing a key/value head (GQA):
+ * - in blocks: 1 to 70 tokens (whole and partial blocks);
+ * - by dot products: 1 to 3 tokens, through the best kernels this CPU has
+ *   and through the scalar ones, for 1 to 5 query heads a call (the SIMD
+ *   kernels' groups of heads, whole and partial), heads 64 wide and 40 wide
+ *   (not a whole number of AVX-512 registers: the scalar kernels take those);
+ * at the start of the cache and after earlier positions (over a chunk
+ * boundary too), each token seeing positions up to its own and no further.
+ * The plain one rounds as the engine does: the queries and the
+ * probabilities to F16 against an F16 cache.
  */
 #include <check.h>
 #include <math.h>
@@ -14,7 +21,7 @@
 #include "inference/attn.h"
 #include "tests/check_run.h"
 
-enum { D = 64, H = 3, CTX = 400, MAXN = 70 };
+enum { DMAX = 64, NHMAX = 5, CTX = 400, MAXN = 70 };
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
@@ -24,30 +31,66 @@ static float randu(void)
     return (float)((rng >> 40) & 0xffffff) / 16777216.0f * 4.0f - 2.0f;
 }
 
-static const uint32_t cache_types[] = {GGML_F16, GGML_F32, GGML_Q8_0};
-
-/* token t's output of head h, plainly */
 static float round16(double x)
 {
     return inf_f16_to_f32(inf_f32_to_f16((float)x));
 }
 
-/* token t's output of head h, plainly, and in slack what a probability
- * next to a rounding boundary of F16 (where the blocks' other order of sums
- * may take the other side) can move it by */
-static void plain(const inf_type_t *kt, const uint8_t *k, const uint8_t *v, size_t kv_row, const float *q, int last,
-                  double *out, double *slack)
+/* One head's cache (keys and values of CTX positions) and the queries of
+ * MAXN tokens for NHMAX heads, random. */
+typedef struct {
+    const inf_type_t *kt;
+    int D;
+    size_t row;
+    uint8_t *k, *v;
+    float *q, *o;
+} fixture_t;
+
+static fixture_t make(uint32_t type, int D)
 {
-    const int f16 = kt->id == GGML_F16;
-    float qr[D], row[D];
+    fixture_t f = {.kt = inf_type(type), .D = D};
+    f.row = inf_row_bytes(f.kt, D);
+    f.k = malloc(f.row * CTX);
+    f.v = malloc(f.row * CTX);
+    f.q = malloc(sizeof(float) * MAXN * NHMAX * DMAX);
+    f.o = malloc(sizeof(float) * MAXN * NHMAX * DMAX);
+    float row[DMAX];
+    for (int p = 0; p < CTX; p++) {
+        for (int i = 0; i < D; i++)
+            row[i] = randu();
+        f.kt->from_float(row, f.k + (size_t)p * f.row, D);
+        for (int i = 0; i < D; i++)
+            row[i] = randu();
+        f.kt->from_float(row, f.v + (size_t)p * f.row, D);
+    }
+    for (int i = 0; i < MAXN * NHMAX * DMAX; i++)
+        f.q[i] = 3 * randu();
+    return f;
+}
+
+static void unmake(fixture_t *f)
+{
+    free(f->k);
+    free(f->v);
+    free(f->q);
+    free(f->o);
+}
+
+/* a query's output, plainly, and in slack what a probability next to a
+ * rounding boundary of F16 (where another order of sums may take the other
+ * side) can move it by */
+static void plain(const fixture_t *f, const float *q, int last, double *out, double *slack)
+{
+    const int D = f->D, f16 = f->kt->id == GGML_F16;
+    float qr[DMAX], row[DMAX];
     static double s[CTX];
-    memcpy(qr, q, sizeof qr);
+    memcpy(qr, q, sizeof(float) * (size_t)D);
     if (f16)
         for (int d = 0; d < D; d++)
-            qr[d] = inf_f16_to_f32(inf_f32_to_f16(qr[d]));
+            qr[d] = round16(qr[d]);
     double max = -INFINITY, sum = 0;
     for (int p = 0; p <= last; p++) {
-        kt->to_float(k + (size_t)p * kv_row, row, D);
+        f->kt->to_float(f->k + (size_t)p * f->row, row, D);
         double dot = 0;
         for (int d = 0; d < D; d++)
             dot += (double)qr[d] * row[d];
@@ -64,7 +107,7 @@ static void plain(const inf_type_t *kt, const uint8_t *k, const uint8_t *v, size
             flip = fabs(round16(w * (1 + 1e-5)) - round16(w * (1 - 1e-5)));
             w = round16(w);
         }
-        kt->to_float(v + (size_t)p * kv_row, row, D);
+        f->kt->to_float(f->v + (size_t)p * f->row, row, D);
         for (int d = 0; d < D; d++) {
             out[d] += w * row[d];
             slack[d] += flip * fabs(row[d]);
@@ -72,66 +115,94 @@ static void plain(const inf_type_t *kt, const uint8_t *k, const uint8_t *v, size
     }
 }
 
+/* Attention of n tokens from position start for nh heads, blocked or by
+ * dot products, against the plain one. Returns 0, or -1 when the build
+ * has no BLAS for the blocks. */
+static int check_run(fixture_t *f, int blocked, int start, int n, int nh, const char *kernels)
+{
+    const int D = f->D, ld = NHMAX * DMAX;
+    int tpos[MAXN];
+    for (int t = 0; t < n; t++)
+        tpos[t] = start + t;
+    for (int i = 0; i < MAXN * NHMAX * DMAX; i++)
+        f->o[i] = NAN;
+    float *scratch = malloc(sizeof(float) * inf_attn_scratch(CTX, D));
+    const inf_attn_t a = {.kt = f->kt, .k = f->k, .v = f->v, .kv_row = f->row, .q = f->q, .o = f->o, .nh = nh,
+                          .ld = ld, .tpos = tpos, .n = n, .D = D, .scale = 1.0f / sqrtf((float)D)};
+    if (blocked) {
+        if (inf_attn_blocked(&a, scratch) != 0) {
+            free(scratch);
+            return -1;
+        }
+    } else {
+        inf_attn_dots(&a, scratch);
+    }
+    free(scratch);
+    for (int t = 0; t < n; t++)
+        for (int h = 0; h < nh; h++) {
+            double want[DMAX], slack[DMAX];
+            plain(f, f->q + (size_t)t * ld + h * D, tpos[t], want, slack);
+            for (int d = 0; d < D; d++) {
+                const float got = f->o[(size_t)t * ld + h * D + d];
+                ck_assert_msg(fabs(got - want[d]) <= 1e-5 * (fabs(want[d]) + 1) + slack[d],
+                              "%s cache, %s, D %d, start %d, %d tokens, head %d of %d, token %d, [%d]: %.9g, "
+                              "plain %.9g",
+                              f->kt->name, kernels, D, start, n, h, nh, t, d, got, want[d]);
+            }
+            /* nothing written past the heads asked for */
+            if (h == nh - 1 && nh < NHMAX)
+                ck_assert_msg(isnan(f->o[(size_t)t * ld + nh * D]), "%s: head %d written", kernels, nh);
+        }
+    return 0;
+}
+
+static const uint32_t cache_types[] = {GGML_F16, GGML_F32, GGML_Q8_0};
+static const int starts[] = {0, 37, 250};
+
 START_TEST(blocks_equal_plain_attention)
 {
-    const inf_type_t *kt = inf_type(cache_types[_i]);
-    const size_t kv_row = inf_row_bytes(kt, (int64_t)H * D);
-    uint8_t *k = malloc(kv_row * CTX), *v = malloc(kv_row * CTX);
-    float *q = malloc(sizeof(float) * MAXN * H * D), *o = malloc(sizeof(float) * MAXN * H * D), row[H * D];
-    float *scratch = malloc(sizeof(float) * inf_attn_scratch(CTX, D));
-    for (int p = 0; p < CTX; p++) {
-        for (int i = 0; i < H * D; i++)
-            row[i] = randu();
-        kt->from_float(row, k + (size_t)p * kv_row, H * D);
-        for (int i = 0; i < H * D; i++)
-            row[i] = randu();
-        kt->from_float(row, v + (size_t)p * kv_row, H * D);
-    }
-    for (int i = 0; i < MAXN * H * D; i++)
-        q[i] = 3 * randu();
-    static const int starts[] = {0, 37, 250};
-    int tpos[MAXN];
+    fixture_t f = make(cache_types[_i], DMAX);
     for (int si = 0; si < 3; si++)
-        for (int n = 1; n <= MAXN; n += n < 5 ? 1 : 13) {
-            for (int t = 0; t < n; t++)
-                tpos[t] = starts[si] + t;
-            for (int i = 0; i < MAXN * H * D; i++)
-                o[i] = NAN;
-            for (int h = 0; h < H; h++) {
-                const size_t hoff = inf_row_bytes(kt, (int64_t)h * D);
-                const inf_attn_t a = {.kt = kt, .k = k + hoff, .v = v + hoff, .kv_row = kv_row, .q = q + h * D,
-                                      .o = o + h * D, .ld = H * D, .tpos = tpos, .n = n, .D = D,
-                                      .scale = 1.0f / sqrtf((float)D)};
-                if (inf_attn_blocked(&a, scratch) != 0) {
+        for (int n = 1; n <= MAXN; n += n < 5 ? 1 : 13)
+            for (int nh = 1; nh <= 2; nh++)
+                if (check_run(&f, 1, starts[si], n, nh, "blocks") != 0) {
                     ck_assert_msg(_i == 0 && si == 0 && n == 1, "no BLAS: blocks unavailable");
+                    unmake(&f);
                     return; /* built without a BLAS: the engine takes the dot products */
                 }
-                for (int t = 0; t < n; t++) {
-                    double want[D], slack[D];
-                    plain(kt, k + hoff, v + hoff, kv_row, q + (size_t)t * H * D + h * D, tpos[t], want, slack);
-                    for (int d = 0; d < D; d++) {
-                        const float got = o[(size_t)t * H * D + h * D + d];
-                        ck_assert_msg(fabs(got - want[d]) <= 1e-5 * (fabs(want[d]) + 1) + slack[d],
-                                      "%s cache, start %d, %d tokens, head %d, token %d, [%d]: %.9g, plain %.9g",
-                                      kt->name, starts[si], n, h, t, d, got, want[d]);
-                    }
-                }
-            }
+    unmake(&f);
+}
+END_TEST
+
+START_TEST(dot_products_equal_plain_attention)
+{
+    inf_type(GGML_F16); /* the registry picks the kernels on first use */
+    const inf_f16_attn_t best = inf_f16_attn;
+    for (int wide = 0; wide < 2; wide++) {
+        const int D = wide ? DMAX : 40; /* Q8_0 needs whole blocks of 32 */
+        if (!wide && cache_types[_i] == GGML_Q8_0)
+            continue;
+        fixture_t f = make(cache_types[_i], D);
+        for (int kern = 0; kern < 2; kern++) {
+            inf_f16_attn = kern ? inf_f16_attn_scalar : best;
+            for (int si = 0; si < 3; si++)
+                for (int n = 1; n <= 3; n++)
+                    for (int nh = 1; nh <= NHMAX; nh++)
+                        check_run(&f, 0, starts[si], n, nh, inf_f16_attn.simd);
         }
-    free(k);
-    free(v);
-    free(q);
-    free(o);
-    free(scratch);
+        inf_f16_attn = best;
+        unmake(&f);
+    }
 }
 END_TEST
 
 int main(void)
 {
     Suite *s = suite_create("inference attention");
-    TCase *tc = tcase_create("blocks");
+    TCase *tc = tcase_create("attention");
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, blocks_equal_plain_attention, 0, 3);
+    tcase_add_loop_test(tc, dot_products_equal_plain_attention, 0, 3);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

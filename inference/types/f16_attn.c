@@ -1,0 +1,153 @@
+/*
+ * f16_attn.c — a generated token's attention against an F16 cache: the
+ * scores of the query heads that share a key head against that head's key
+ * rows, and the probability-weighted sum of its value rows (types.h,
+ * inf_f16_attn_t).
+ *
+ * One key row, widened once, serves every query head of the group (GQA),
+ * and the value sums stay in registers across all the positions instead
+ * of being loaded and stored for each, as a dot product and an axpy a
+ * position would. The products are the dot products' (F32 multiply-adds
+ * of the widened halves); only the order of the sums differs. Scalar,
+ * AVX2+F16C and AVX-512 (heads whose width is not a multiple of a
+ * register's floats take the scalar kernels).
+ */
+#include "inference/types.h"
+#include "inference/types/x86.h"
+
+static void scores_scalar(int np, int D, const uint16_t *k, const float *q, int nq, float scale, float *s, int lds)
+{
+    for (int p = 0; p < np; p++) {
+        const uint16_t *kr = k + (size_t)p * (size_t)D;
+        for (int g = 0; g < nq; g++) {
+            const float *qg = q + (size_t)g * (size_t)D;
+            float acc[8] = {0}, sum = 0;
+            int d = 0;
+            for (; d + 8 <= D; d += 8)
+                for (int i = 0; i < 8; i++)
+                    acc[i] += inf_f16_to_f32(kr[d + i]) * qg[d + i];
+            for (; d < D; d++)
+                sum += inf_f16_to_f32(kr[d]) * qg[d];
+            for (int i = 0; i < 8; i++)
+                sum += acc[i];
+            s[(size_t)g * (size_t)lds + (size_t)p] = scale * sum;
+        }
+    }
+}
+
+static void mix_scalar(int np, int D, const uint16_t *v, const float *s, int lds, int nq, float *o, int ldo)
+{
+    for (int g = 0; g < nq; g++) {
+        float *og = o + (size_t)g * (size_t)ldo;
+        const float *sg = s + (size_t)g * (size_t)lds;
+        for (int d = 0; d < D; d++)
+            og[d] = 0;
+        for (int p = 0; p < np; p++) {
+            const uint16_t *vr = v + (size_t)p * (size_t)D;
+            for (int d = 0; d < D; d++)
+                og[d] += sg[p] * inf_f16_to_f32(vr[d]);
+        }
+    }
+}
+
+const inf_f16_attn_t inf_f16_attn_scalar = {"scalar", scores_scalar, mix_scalar};
+
+#if defined(__x86_64__)
+/* A vector ISA's kernels from one pattern: VW floats a register, query
+ * heads GB at a time (the heads' accumulators and a widened row held in
+ * registers), value sums DB floats of a head at a time. */
+#define F16_ATTN_KERNELS(ISA, TARGET, VEC, VW, LOADH, ZERO, FMA, SET1, LOADF, STOREF, HSUM, SGB, MGB, DB)          \
+    TARGET static inline __attribute__((always_inline)) void scores_##ISA##_blk(                                   \
+        int np, int D, const uint16_t *k, const float *q, float scale, float *s, int lds, const int gb)           \
+    {                                                                                                             \
+        for (int p = 0; p < np; p++) {                                                                            \
+            const uint16_t *kr = k + (size_t)p * (size_t)D;                                                       \
+            VEC acc[SGB];                                                                                         \
+            for (int g = 0; g < gb; g++)                                                                          \
+                acc[g] = ZERO();                                                                                  \
+            for (int d = 0; d < D; d += VW) {                                                                     \
+                const VEC kv = LOADH(kr + d);                                                                     \
+                for (int g = 0; g < gb; g++)                                                                      \
+                    acc[g] = FMA(kv, LOADF(q + (size_t)g * (size_t)D + (size_t)d), acc[g]);                       \
+            }                                                                                                     \
+            for (int g = 0; g < gb; g++)                                                                          \
+                s[(size_t)g * (size_t)lds + (size_t)p] = scale * HSUM(acc[g]);                                    \
+        }                                                                                                         \
+    }                                                                                                             \
+    TARGET static void scores_##ISA(int np, int D, const uint16_t *k, const float *q, int nq, float scale,       \
+                                    float *s, int lds)                                                           \
+    {                                                                                                             \
+        if (D % VW) {                                                                                             \
+            scores_scalar(np, D, k, q, nq, scale, s, lds);                                                        \
+            return;                                                                                               \
+        }                                                                                                         \
+        int g = 0;                                                                                                \
+        for (; g + SGB <= nq; g += SGB)                                                                           \
+            scores_##ISA##_blk(np, D, k, q + (size_t)g * (size_t)D, scale, s + (size_t)g * (size_t)lds, lds, SGB); \
+        for (; g < nq; g++)                                                                                       \
+            scores_##ISA##_blk(np, D, k, q + (size_t)g * (size_t)D, scale, s + (size_t)g * (size_t)lds, lds, 1);  \
+    }                                                                                                             \
+    TARGET static inline __attribute__((always_inline)) void mix_##ISA##_blk(                                      \
+        int np, int D, const uint16_t *v, const float *s, int lds, float *o, int ldo, const int gb)               \
+    {                                                                                                             \
+        for (int d0 = 0; d0 < D; d0 += DB) {                                                                      \
+            const int nv = (D - d0 < DB ? D - d0 : DB) / VW;                                                      \
+            VEC acc[MGB][DB / VW];                                                                                \
+            _Pragma("GCC unroll 16") for (int j = 0; j < DB / VW; j++) for (int g = 0; g < gb; g++) acc[g][j] =  \
+                ZERO();                                                                                           \
+            for (int p = 0; p < np; p++) {                                                                        \
+                const uint16_t *vr = v + (size_t)p * (size_t)D + (size_t)d0;                                      \
+                VEC w[MGB];                                                                                       \
+                for (int g = 0; g < gb; g++)                                                                      \
+                    w[g] = SET1(s[(size_t)g * (size_t)lds + (size_t)p]);                                          \
+                _Pragma("GCC unroll 16") for (int j = 0; j < DB / VW; j++) if (j < nv)                            \
+                {                                                                                                 \
+                    const VEC x = LOADH(vr + j * VW);                                                             \
+                    for (int g = 0; g < gb; g++)                                                                  \
+                        acc[g][j] = FMA(w[g], x, acc[g][j]);                                                      \
+                }                                                                                                 \
+            }                                                                                                     \
+            for (int g = 0; g < gb; g++)                                                                          \
+                for (int j = 0; j < nv; j++)                                                                      \
+                    STOREF(o + (size_t)g * (size_t)ldo + (size_t)(d0 + j * VW), acc[g][j]);                       \
+        }                                                                                                         \
+    }                                                                                                             \
+    TARGET static void mix_##ISA(int np, int D, const uint16_t *v, const float *s, int lds, int nq, float *o,    \
+                                 int ldo)                                                                         \
+    {                                                                                                             \
+        if (D % VW) {                                                                                             \
+            mix_scalar(np, D, v, s, lds, nq, o, ldo);                                                             \
+            return;                                                                                               \
+        }                                                                                                         \
+        int g = 0;                                                                                                \
+        for (; g + MGB <= nq; g += MGB)                                                                           \
+            mix_##ISA##_blk(np, D, v, s + (size_t)g * (size_t)lds, lds, o + (size_t)g * (size_t)ldo, ldo, MGB);   \
+        for (; g < nq; g++)                                                                                       \
+            mix_##ISA##_blk(np, D, v, s + (size_t)g * (size_t)lds, lds, o + (size_t)g * (size_t)ldo, ldo, 1);     \
+    }
+
+#define AVX2_LOADH(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+F16_ATTN_KERNELS(avx2, __attribute__((target("avx2,fma,f16c"))), __m256, 8, AVX2_LOADH, _mm256_setzero_ps,
+                 _mm256_fmadd_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, inf_hsum8, 2, 2, 32)
+
+#define AVX512_LOADH(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
+F16_ATTN_KERNELS(avx512, __attribute__((target("avx2,fma,f16c,avx512f"))), __m512, 16, AVX512_LOADH,
+                 _mm512_setzero_ps, _mm512_fmadd_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_storeu_ps,
+                 _mm512_reduce_add_ps, 4, 2, 128)
+
+static const inf_f16_attn_t attn_avx2 = {"avx2", scores_avx2, mix_avx2};
+static const inf_f16_attn_t attn_avx512 = {"avx512", scores_avx512, mix_avx512};
+#endif
+
+inf_f16_attn_t inf_f16_attn = {"scalar", scores_scalar, mix_scalar};
+
+void inf_f16_attn_select(unsigned have)
+{
+    (void)have;
+#if defined(__x86_64__)
+    if (have & INF_CPU_AVX512)
+        inf_f16_attn = attn_avx512;
+    else if (have & INF_CPU_AVX2)
+        inf_f16_attn = attn_avx2;
+#endif
+}

@@ -306,6 +306,8 @@ static void *nb_out(struct face_req *q, MPI_Datatype dt, struct face_type *t, vo
         q->user_buf = buf;
         q->dt = dt;
         q->coll_count = count;
+        face_type_hold(dt); /* MPI_Type_free before the wait must not take it */
+        q->dt_held = 1;
     }
     return q->tmp;
 }

@@ -154,6 +154,18 @@ void face_type_remove(MPI_Datatype dt)
     face_types[dt] = NULL;
 }
 
+void face_type_hold(MPI_Datatype dt)
+{
+    face_types[dt]->refs++;
+}
+
+void face_type_unhold(MPI_Datatype dt)
+{
+    struct face_type *t = face_types[dt];
+    if (--t->refs == 0 && !t->live)
+        face_type_remove(dt); /* its handle was freed while held: now it goes */
+}
+
 void face_type_set_contig(struct face_type *t)
 {
     MPI_Aint ext = face_type_extent(t);
@@ -336,8 +348,13 @@ int PMPI_Type_free(MPI_Datatype *dt)
     if (t->predefined)
         return face_error(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE,
                           "%s is predefined and cannot be freed", t->name);
-    /* Types built from this one hold their own flattened copy: freeing is safe. */
-    face_type_remove(*dt);
+    /* Types built from this one hold their own flattened copy: they need not
+     * keep it. Pending operations do: while one holds it, only the handle goes
+     * (its slot stays taken, so no new type is put where they look). */
+    if (t->refs > 0)
+        t->live = 0;
+    else
+        face_type_remove(*dt);
     *dt = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }

@@ -106,6 +106,7 @@ struct face_type {
     MPI_Datatype basic;       /* the one predefined type every block is made of, or NULL */
     int combiner;
     char name[MPI_MAX_OBJECT_NAME];
+    int refs;                 /* pending operations holding it (face_type_hold) */
 };
 
 extern struct face_type **face_types;
@@ -115,6 +116,18 @@ static inline struct face_type *face_type_get(MPI_Datatype dt)
     struct face_type *t = dt > 0 && dt < face_ntypes ? face_types[dt] : NULL;
     return t && t->live ? t : NULL;
 }
+/* A type as a pending operation holding it sees it, even once MPI_Type_free
+ * has retired its handle. */
+static inline struct face_type *face_type_held(MPI_Datatype dt)
+{
+    return dt > 0 && dt < face_ntypes ? face_types[dt] : NULL;
+}
+/* An operation that will use a type after its call returns (a persistent
+ * request at every start, a receive or collective unpacking at completion)
+ * holds it: MPI_Type_free then only retires the handle, and the last
+ * face_type_unhold destroys the type, as MPI 3.1 (4.1.9) defers the free. */
+void face_type_hold(MPI_Datatype dt);
+void face_type_unhold(MPI_Datatype dt);
 /* Checks a datatype handle: MPI_ERR_TYPE for NULL, freed or uncommitted types. */
 int face_type_check(MPI_Comm comm, MPI_Datatype dt, const char *fn, struct face_type **out);
 static inline MPI_Aint face_type_extent(const struct face_type *t) { return t->ub - t->lb; }
@@ -134,6 +147,7 @@ struct face_req {
     int kind;
     bolt_request_t native;
     MPI_Comm comm;
+    int dt_held;              /* holds dt (face_type_hold): released with the request */
     /* Non-contiguous receives land in tmp and are unpacked at completion;
      * non-contiguous sends are packed into tmp first. */
     void *tmp;

@@ -182,6 +182,10 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
         face_req_release(h);
         return rc;
     }
+    if (q->tmp) { /* unpacked at completion: MPI_Type_free before then must not take it */
+        face_type_hold(q->dt);
+        q->dt_held = 1;
+    }
     *request = h;
     return MPI_SUCCESS;
 }

@@ -68,7 +68,7 @@ static int check_p2p(MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
 int face_p2p_start(struct face_req *q, const char *fn)
 {
     struct face_comm *c = face_comm_get(q->comm);
-    struct face_type *t = face_type_get(q->dt);
+    struct face_type *t = face_type_held(q->dt); /* a persistent request's may be freed */
     size_t bytes = (size_t)q->count * t->size;
     int rc;
     q->native = BOLT_REQUEST_NULL;
@@ -142,12 +142,13 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
         face_status_proc_null(st);
         return MPI_SUCCESS;
     }
+    /* The request holds its type: its handle may be freed by now. */
     if (q->kind == FACE_REQ_RECV && q->tmp) {
-        struct face_type *t = face_type_get(q->dt);
+        struct face_type *t = face_type_held(q->dt);
         if (t && ns->bytes)
             face_unpack_partial(t, q->tmp, ns->bytes, q->user_buf);
     } else if (q->kind == FACE_REQ_COLL && q->tmp && q->user_buf && !native_rc) {
-        struct face_type *t = face_type_get(q->dt);
+        struct face_type *t = face_type_held(q->dt);
         if (t)
             face_unpack(t, q->tmp, q->coll_count, q->user_buf);
     }
@@ -306,6 +307,12 @@ static int make_req(int pmode, int persistent, void *buf, int count, MPI_Datatyp
     q->tag = tag;
     q->persistent = persistent;
     q->kind = pmode == PM_RECV ? FACE_REQ_RECV : FACE_REQ_SEND;
+    if (!fast) {
+        /* It may unpack at completion, or start again: keep the type. (A
+         * contiguous one taken by the fast path is not looked at again.) */
+        face_type_hold(dt);
+        q->dt_held = 1;
+    }
     if (persistent)
         return MPI_SUCCESS; /* inactive until MPI_Start */
     q->active = 1;

@@ -58,6 +58,8 @@ void face_req_release(MPI_Request r)
         free(q->coll_in);
         face_op_unbind(q->coll_op);
     }
+    if (q->dt_held)
+        face_type_unhold(q->dt);
     q->live = 0;
     q->user_buf = (void *)(intptr_t)r;
     q->next_free = free_list;

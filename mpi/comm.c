@@ -136,6 +136,7 @@ static void comm_destroy(MPI_Comm h)
 {
     struct face_comm *c = face_comms[h];
     attrs_delete(h, c);
+    face_comm_set_errh(c, MPI_ERRORS_ARE_FATAL); /* lets its handler go */
     if (h > MPI_COMM_SELF)
         bolt_comm_free(&c->native);
     if (c->cart) {
@@ -229,7 +230,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return face_error(comm, "MPI_Comm_dup", rc, "out of memory");
     }
     struct face_comm *d = face_comms[*newcomm];
-    d->errh = c->errh;
+    face_comm_set_errh(d, c->errh);
     if (c->cart) {
         int nd = c->cart->ndims;
         d->cart = calloc(1, sizeof *d->cart);
@@ -269,7 +270,7 @@ int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const 
         bolt_comm_free(&n);
         return face_error(comm, fn, rc, "out of memory");
     }
-    face_comms[*newcomm]->errh = c->errh;
+    face_comm_set_errh(face_comms[*newcomm], c->errh);
     return MPI_SUCCESS;
 }
 

@@ -88,6 +88,6 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         bolt_comm_free(&n);
         return face_error(comm, fn, rc, "out of memory");
     }
-    face_comm_get(*newcomm)->errh = c->errh;
+    face_comm_set_errh(face_comm_get(*newcomm), c->errh);
     return MPI_SUCCESS;
 }

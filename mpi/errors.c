@@ -68,10 +68,41 @@ static const char *const class_text[MPI_ERR_LASTCODE] = {
     [MPI_ERR_RMA_FLAVOR] = "MPI_ERR_RMA_FLAVOR: wrong window flavor",
 };
 
-/* User error handlers created with MPI_Comm_create_errhandler. */
-#define MAX_ERRH 64
-static MPI_Comm_errhandler_function *user_errh[MAX_ERRH];
-static int n_errh = 3; /* 0 NULL, 1 fatal, 2 return */
+/* User error handlers created with MPI_Comm_create_errhandler. A handler
+ * is an object with references (MPI 3.1, 8.3): its handle holds one until
+ * MPI_Errhandler_free, every communicator using it one, and each
+ * MPI_Comm_get_errhandler gives one more. The last release frees the slot
+ * for the next handler. */
+struct user_errh {
+    MPI_Comm_errhandler_function *fn; /* NULL: a free slot */
+    int refs;
+};
+static struct user_errh *user_errh;
+static int n_errh = 3, cap_errh; /* 0 NULL, 1 fatal, 2 return: predefined, not counted */
+
+static int is_user_errh(MPI_Errhandler h)
+{
+    return h > MPI_ERRORS_RETURN && h < n_errh && user_errh[h].fn;
+}
+
+static void errh_hold(MPI_Errhandler h)
+{
+    if (is_user_errh(h))
+        user_errh[h].refs++;
+}
+
+static void errh_release(MPI_Errhandler h)
+{
+    if (is_user_errh(h) && --user_errh[h].refs == 0)
+        user_errh[h].fn = NULL;
+}
+
+void face_comm_set_errh(struct face_comm *c, MPI_Errhandler h)
+{
+    errh_hold(h); /* first: h may be the one it replaces */
+    errh_release(c->errh);
+    c->errh = h;
+}
 
 static _Thread_local char last_message[1024];
 
@@ -100,10 +131,10 @@ static int raise(MPI_Comm comm, const char *fn, int cls, const char *msg)
     int h = comm_errhandler(comm);
     if (h == MPI_ERRORS_RETURN)
         return cls;
-    if (h > MPI_ERRORS_RETURN && h < n_errh && user_errh[h]) {
+    if (is_user_errh(h)) {
         MPI_Comm c = comm;
         int code = cls;
-        user_errh[h](&c, &code, fn);
+        user_errh[h].fn(&c, &code, fn);
         return cls;
     }
     fprintf(stderr, "%s\n%s: MPI_ERRORS_ARE_FATAL is set on the communicator: ending the job\n",
@@ -171,10 +202,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errh)
     int rc = face_comm_check(comm, "MPI_Comm_set_errhandler", &c);
     if (rc)
         return rc;
-    if (errh <= MPI_ERRHANDLER_NULL || errh >= n_errh)
+    if (errh != MPI_ERRORS_ARE_FATAL && errh != MPI_ERRORS_RETURN && !is_user_errh(errh))
         return face_error(comm, "MPI_Comm_set_errhandler", MPI_ERR_ARG,
                           "error handler %d is not a valid handler", errh);
-    c->errh = errh;
+    face_comm_set_errh(c, errh);
     return MPI_SUCCESS;
 }
 
@@ -186,6 +217,8 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errh)
         return rc;
     if (!errh)
         return face_error(comm, "MPI_Comm_get_errhandler", MPI_ERR_ARG, "errhandler pointer is NULL");
+    /* A new reference, as the standard says: the caller frees it. */
+    errh_hold(c->errh);
     *errh = c->errh;
     return MPI_SUCCESS;
 }
@@ -195,11 +228,24 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     if (!fn || !errh)
         return face_error(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_ARG,
                           "function or handle pointer is NULL");
-    if (n_errh >= MAX_ERRH)
-        return face_error(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_NO_MEM,
-                          "at most %d error handlers can be created", MAX_ERRH - 3);
-    user_errh[n_errh] = fn;
-    *errh = n_errh++;
+    int slot = -1;
+    for (int i = MPI_ERRORS_RETURN + 1; i < n_errh && slot < 0; i++)
+        if (!user_errh[i].fn)
+            slot = i;
+    if (slot < 0) {
+        if (n_errh >= cap_errh) { /* the first time, the predefined three get slots too */
+            int n = cap_errh ? cap_errh * 2 : 16;
+            struct user_errh *t = realloc(user_errh, (size_t)n * sizeof *t);
+            if (!t)
+                return face_error(MPI_COMM_NULL, "MPI_Comm_create_errhandler", MPI_ERR_NO_MEM,
+                                  "out of memory for %d error handlers", n_errh);
+            user_errh = t;
+            cap_errh = n;
+        }
+        slot = n_errh++;
+    }
+    user_errh[slot] = (struct user_errh){fn, 1}; /* the handle's reference */
+    *errh = slot;
     return MPI_SUCCESS;
 }
 
@@ -216,7 +262,12 @@ int PMPI_Errhandler_free(MPI_Errhandler *errh)
 {
     if (!errh)
         return face_error(MPI_COMM_NULL, "MPI_Errhandler_free", MPI_ERR_ARG, "handle pointer is NULL");
-    /* Handlers stay valid while communicators use them; freeing only drops the handle. */
+    /* Predefined handlers (as MPI_Comm_get_errhandler may give) are never
+     * released; a user one goes when no communicator uses it any more. */
+    if (*errh != MPI_ERRORS_ARE_FATAL && *errh != MPI_ERRORS_RETURN && !is_user_errh(*errh))
+        return face_error(MPI_COMM_NULL, "MPI_Errhandler_free", MPI_ERR_ARG,
+                          "error handler %d is not a live handler (freed already?)", *errh);
+    errh_release(*errh);
     *errh = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

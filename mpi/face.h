@@ -71,6 +71,9 @@ void face_comms_finalize(void);
 /* Checks a rank of `c` as a peer: MPI_PROC_NULL and (if any_ok) MPI_ANY_SOURCE allowed. */
 int face_check_rank(MPI_Comm comm, struct face_comm *c, int rank, int any_ok, const char *fn);
 int face_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn);
+/* Gives c the error handler h, holding a reference on it and dropping the
+ * one on the handler it had (errors.c). */
+void face_comm_set_errh(struct face_comm *c, MPI_Errhandler h);
 /* Comm_split's body; the new communicator inherits comm's error handler. */
 int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn);
 

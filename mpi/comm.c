@@ -119,23 +119,31 @@ int face_comms_init(void)
     return MPI_SUCCESS;
 }
 
-static void attrs_delete(MPI_Comm h, struct face_comm *c)
+/* Deletes c's attributes through their delete callbacks. The first callback
+ * that fails stops it (that attribute and the ones after it stay) and its
+ * code is returned, as MPI makes the call that caused it fail; with `force`
+ * (finalize, a dup that could not be made) every attribute goes regardless. */
+static int attrs_delete(MPI_Comm h, struct face_comm *c, int force)
 {
-    struct face_attr *a = c->attrs;
-    c->attrs = NULL;
-    while (a) {
-        struct face_attr *next = a->next;
-        if (a->keyval < nkeyvals && keyvals[a->keyval].delete_fn)
-            keyvals[a->keyval].delete_fn(h, a->keyval, a->value, keyvals[a->keyval].extra);
+    int first = MPI_SUCCESS;
+    while (c->attrs) {
+        struct face_attr *a = c->attrs;
+        struct keyval *k = a->keyval < nkeyvals ? &keyvals[a->keyval] : NULL;
+        int rc = k && k->delete_fn ? k->delete_fn(h, a->keyval, a->value, k->extra) : MPI_SUCCESS;
+        if (rc && !first)
+            first = rc;
+        if (rc && !force)
+            break;
+        c->attrs = a->next;
         free(a);
-        a = next;
     }
+    return first;
 }
 
 static void comm_destroy(MPI_Comm h)
 {
     struct face_comm *c = face_comms[h];
-    attrs_delete(h, c);
+    attrs_delete(h, c, 1);
     face_comm_set_errh(c, MPI_ERRORS_ARE_FATAL); /* lets its handler go */
     if (h > MPI_COMM_SELF)
         bolt_comm_free(&c->native);
@@ -154,7 +162,7 @@ void face_comms_finalize(void)
     /* MPI deletes MPI_COMM_SELF's attributes first, so codes can hook finalize. */
     for (int i = MPI_COMM_SELF; i >= 1; i--)
         if (face_comms[i])
-            attrs_delete(i, face_comms[i]);
+            attrs_delete(i, face_comms[i], 1);
     for (int i = face_ncomms - 1; i >= 1; i--)
         if (face_comms[i])
             comm_destroy(i);
@@ -244,8 +252,15 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
             }
         }
     }
-    if ((rc = attrs_copy(comm, c, *newcomm, d)))
-        return face_error(comm, "MPI_Comm_dup", rc, "an attribute copy function failed (%d)", rc);
+    if ((rc = attrs_copy(comm, c, *newcomm, d))) {
+        /* No communicator, then: what was copied into it is deleted with it. */
+        comm_destroy(*newcomm);
+        *newcomm = MPI_COMM_NULL;
+        return face_error(comm, "MPI_Comm_dup", rc,
+                          rc == MPI_ERR_NO_MEM ? "out of memory copying the attributes"
+                                               : "an attribute copy callback failed (it returned %d)",
+                          rc);
+    }
     return MPI_SUCCESS;
 }
 
@@ -325,6 +340,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return face_error(*comm, "MPI_Comm_free", MPI_ERR_COMM,
                           "%s is predefined and cannot be freed", c->name);
+    /* A failing delete callback fails the free: the communicator stays. */
+    if ((rc = attrs_delete(*comm, c, 0)))
+        return face_error(*comm, "MPI_Comm_free", rc,
+                          "an attribute delete callback failed (it returned %d)", rc);
     comm_destroy(*comm);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
@@ -444,8 +463,12 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
         return rc;
     for (struct face_attr *a = c->attrs; a; a = a->next)
         if (a->keyval == keyval) {
-            if (keyvals[keyval].delete_fn)
-                keyvals[keyval].delete_fn(comm, keyval, a->value, keyvals[keyval].extra);
+            /* The old value goes first; if its delete callback fails, it stays. */
+            if (keyvals[keyval].delete_fn &&
+                (rc = keyvals[keyval].delete_fn(comm, keyval, a->value, keyvals[keyval].extra)))
+                return face_error(comm, "MPI_Comm_set_attr", rc,
+                                  "the delete callback of the value replaced failed (it returned "
+                                  "%d)", rc);
             a->value = value;
             return MPI_SUCCESS;
         }
@@ -503,7 +526,8 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
             struct face_attr *a = *p;
             if (keyvals[keyval].delete_fn &&
                 (rc = keyvals[keyval].delete_fn(comm, keyval, a->value, keyvals[keyval].extra)))
-                return face_error(comm, "MPI_Comm_delete_attr", rc, "the delete function failed");
+                return face_error(comm, "MPI_Comm_delete_attr", rc,
+                                  "the delete callback failed (it returned %d)", rc);
             *p = a->next;
             free(a);
             return MPI_SUCCESS;

@@ -40,6 +40,17 @@ static int red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, 
         face_op_set_call_type(dt, r->t->lb);
         return MPI_SUCCESS;
     }
+    bolt_op_t xop;
+    size_t xsize = 0;
+    if ((rc = face_op_extra(op, r->t->basic, &xop, &xsize)))
+        return face_native_error(comm, fn, rc);
+    if (xop) { /* done by the face: opaque elements of the basic type's size */
+        r->nop = xop;
+        r->ndt = bolt_type_bytes(xsize);
+        r->per = r->t->size / xsize;
+        r->packed = !r->t->contig;
+        return MPI_SUCCESS;
+    }
     bolt_datatype_t b = face_native_basic(r->t->basic);
     size_t bsize = b ? bolt_type_size(b) : 0;
     if (r->t->basic >= MPI_FLOAT_INT && r->t->basic <= MPI_LONG_DOUBLE_INT && b) {
@@ -55,6 +66,9 @@ static int red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, 
         r->per = k;
         return MPI_SUCCESS;
     }
+    if (r->t->basic && !b)
+        return face_error(comm, fn, MPI_ERR_OP, "operation %d is not defined on %s", op,
+                          face_types[r->t->basic]->name);
     if (!b || bsize == 0 || r->t->size % bsize)
         return face_error(comm, fn, MPI_ERR_OP,
                           "predefined operations need a datatype made of one predefined type "

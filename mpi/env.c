@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mpi/face.h"
+#include "mpi/coll.h"
 
 int face_initialized, face_finalized;
 static int thread_level;
@@ -94,6 +94,7 @@ int PMPI_Finalize(void)
     face_groups_finalize();
     face_infos_finalize();
     face_messages_finalize();
+    face_op_extra_finalize();
     face_finalized = 1;
     rc = bolt_finalize();
     if (rc) {

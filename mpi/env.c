@@ -24,23 +24,37 @@ int face_check_init_slow(const char *fn)
     return MPI_ERR_OTHER;
 }
 
+/* MPI_Init failed. No communicator exists yet to carry another handler, so
+ * MPI_ERRORS_ARE_FATAL, the default, applies: the job ends here with the
+ * cause, as in Open MPI and MPICH, instead of the program carrying on
+ * without MPI (and dying later of something unrelated). */
+static int init_failed(const char *fn, int cls, const char *why)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s: %s", fn, why);
+    fprintf(stderr, "%s\n%s: MPI_ERRORS_ARE_FATAL (the default) applies: ending the job\n", msg,
+            fn);
+    fflush(stderr);
+    bolt_abort(cls, msg);
+    return cls; /* not reached */
+}
+
 static int do_init(int *argc, char ***argv, const char *fn)
 {
     if (face_initialized || face_finalized) {
-        fprintf(stderr, "%s: MPI is already %s: it can be initialized once per process\n", fn,
-                face_finalized ? "finalized" : "initialized");
-        return MPI_ERR_OTHER;
+        /* Before MPI_Finalize, the world's handler decides. */
+        if (face_initialized && !face_finalized)
+            return face_error(MPI_COMM_NULL, fn, MPI_ERR_OTHER,
+                              "MPI is already initialized: it can be initialized once per process");
+        return init_failed(fn, MPI_ERR_OTHER,
+                           "MPI is already finalized: it can be initialized once per process");
     }
     int rc = bolt_init(argc, argv);
-    if (rc) {
-        fprintf(stderr, "%s: %s\n", fn, bolt_error_message());
-        return face_class_of_native(rc);
-    }
+    if (rc)
+        return init_failed(fn, face_class_of_native(rc), bolt_error_message());
     main_thread = pthread_self();
-    if ((rc = face_types_init()) || (rc = face_comms_init())) {
-        fprintf(stderr, "%s: out of memory setting up MPI's predefined objects\n", fn);
-        return MPI_ERR_NO_MEM;
-    }
+    if ((rc = face_types_init()) || (rc = face_comms_init()))
+        return init_failed(fn, MPI_ERR_NO_MEM, "out of memory setting up MPI's predefined objects");
     face_initialized = 1;
     return MPI_SUCCESS;
 }
@@ -54,7 +68,7 @@ int PMPI_Init(int *argc, char ***argv)
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (!provided)
-        return MPI_ERR_ARG;
+        return init_failed("MPI_Init_thread", MPI_ERR_ARG, "provided is NULL");
     /* The runtime is single-threaded: calls may come from any thread as long
      * as they never overlap. Say so instead of promising MULTIPLE. */
     thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;

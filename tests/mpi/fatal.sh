@@ -5,9 +5,9 @@
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 P="$TOP_BUILDDIR/tests/mpi/mpi_fatal"
 
-expect_fatal() { # NP MODE PATTERN
+expect_fatal() { # NP MODE PATTERN [BOLT_TRANSPORTS]
     start=$(date +%s)
-    out=$("$BOLTRUN" --timeout 60 -np "$1" "$P" "$2" 2>&1)
+    out=$(env ${4:+BOLT_TRANSPORTS=$4} "$BOLTRUN" --timeout 60 -np "$1" "$P" "$2" 2>&1)
     rc=$?
     took=$(( $(date +%s) - start ))
     if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "$3" || printf '%s\n' "$out" | grep -q survived \
@@ -23,6 +23,11 @@ expect_fatal 3 rank "rank 2 on .*MPI_Send: rank 6 is out of range.*MPI_ERR_RANK"
 expect_fatal 2 comm "rank 1 on .*MPI_Send: the communicator is MPI_COMM_NULL"
 expect_fatal 2 type "rank 1 on .*MPI_Send: datatype handle 12345 is not a live datatype"
 expect_fatal 2 unsupported "rank 1 on .*MPI_Win_create: one-sided communication is not supported by Bolt (see README: MPI support)"
+# An MPI_Init that fails ends the job with its cause, as in other MPIs; the
+# program must not carry on without MPI. Here no transport can reach the
+# peers: BOLT_TRANSPORTS names only a transport with nothing behind it.
+expect_fatal 2 init "MPI_Init: rank . on .*BOLT_TRANSPORTS='nonesuch'" nonesuch
+expect_fatal 2 init-thread "MPI_Init_thread: rank . on .*BOLT_TRANSPORTS='nonesuch'" nonesuch
 
 out=$("$P" before-init 2>&1)
 if [ $? -eq 0 ] && printf '%s\n' "$out" | grep -q "MPI_Send: called before MPI_Init"; then

@@ -1,6 +1,8 @@
 /* mpi_fatal.c MODE — makes one invalid call under the default handler
  * (MPI_ERRORS_ARE_FATAL): the job must end with a message naming the call,
- * the rank and the cause. MODE: rank | comm | type | unsupported | before-init. */
+ * the rank and the cause. MODE: rank | comm | type | unsupported | before-init
+ * | init | init-thread (the last two are run where MPI_Init cannot succeed,
+ * and must not return: the program does not check, as many do not). */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +16,16 @@ int main(int argc, char **argv)
         printf("mpi_fatal: before-init returned %d\n", rc);
         return rc == MPI_SUCCESS ? 1 : 0;
     }
-    MPI_Init(&argc, &argv);
+    if (!strcmp(mode, "init-thread")) {
+        int provided;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    } else {
+        MPI_Init(&argc, &argv);
+    }
+    if (!strncmp(mode, "init", 4)) {
+        printf("mpi_fatal: survived a failed %s\n", mode[4] ? "MPI_Init_thread" : "MPI_Init");
+        return 0;
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (rank == size - 1) {

@@ -31,6 +31,10 @@ static int red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, 
         return face_error(comm, fn, MPI_ERR_COUNT, "count %d is negative", count);
     if ((rc = face_op_native(comm, op, fn, &r->nop, &r->user)))
         return rc;
+    /* Fortran's LOGICAL travels as an int: only the logical ops are its. */
+    if (!r->user && r->t->basic == MPI_LOGICAL && op != MPI_LAND && op != MPI_LOR && op != MPI_LXOR)
+        return face_error(comm, fn, MPI_ERR_OP, "operation %d is not defined on MPI_LOGICAL "
+                          "(only MPI_LAND, MPI_LOR and MPI_LXOR are)", op);
     if (r->user) {
         MPI_Aint ext = face_type_extent(r->t);
         if (ext <= 0)
@@ -53,7 +57,7 @@ static int red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, 
     }
     bolt_datatype_t b = face_native_basic(r->t->basic);
     size_t bsize = b ? bolt_type_size(b) : 0;
-    if (r->t->basic >= MPI_FLOAT_INT && r->t->basic <= MPI_LONG_DOUBLE_INT && b) {
+    if (b >= BOLT_FLOAT_INT && b <= BOLT_LONG_DOUBLE_INT) {
         /* Value-index pairs keep their C layout (padding included) on the
          * native side: the type must be an array of them. */
         struct face_type *p = face_type_get(r->t->basic);

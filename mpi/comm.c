@@ -200,10 +200,7 @@ static int attrs_copy(MPI_Comm from, struct face_comm *src, MPI_Comm to, struct 
         struct keyval *k = &keyvals[a->keyval];
         void *out = NULL;
         int flag = 0;
-        if (k->copy_fn == MPI_COMM_DUP_FN) {
-            out = a->value;
-            flag = 1;
-        } else if (k->copy_fn) {
+        if (k->copy_fn) { /* none: MPI_COMM_NULL_COPY_FN, not copied */
             int rc = k->copy_fn(from, a->keyval, k->extra, a->value, &out, &flag);
             if (rc)
                 return rc;

@@ -23,6 +23,10 @@ typedef PAIR(long) pair_long_int;
 typedef PAIR(int) pair_2int;
 typedef PAIR(short) pair_short_int;
 typedef PAIR(long double) pair_long_double_int;
+/* Fortran's pairs: the index is stored as a value of the type. */
+typedef struct { float v, i; } pair_2real;
+typedef struct { double v, i; } pair_2double;
+typedef struct { int v, i; } pair_2integer;
 
 struct predef {
     const char *name;
@@ -69,6 +73,28 @@ static const struct predef predefs[BOLT_MPI_N_PREDEFINED_TYPES] = {
     [MPI_2INT] = {"MPI_2INT", P(pair_2int)},
     [MPI_SHORT_INT] = {"MPI_SHORT_INT", P(pair_short_int)},
     [MPI_LONG_DOUBLE_INT] = {"MPI_LONG_DOUBLE_INT", P(pair_long_double_int)},
+    [MPI_CHARACTER] = {"MPI_CHARACTER", P(char)},
+    [MPI_LOGICAL] = {"MPI_LOGICAL", P(int)},
+    [MPI_INTEGER] = {"MPI_INTEGER", P(int)},
+    [MPI_REAL] = {"MPI_REAL", P(float)},
+    [MPI_DOUBLE_PRECISION] = {"MPI_DOUBLE_PRECISION", P(double)},
+    [MPI_COMPLEX] = {"MPI_COMPLEX", P(float _Complex)},
+    [MPI_DOUBLE_COMPLEX] = {"MPI_DOUBLE_COMPLEX", P(double _Complex)},
+    [MPI_2REAL] = {"MPI_2REAL", P(pair_2real)},
+    [MPI_2DOUBLE_PRECISION] = {"MPI_2DOUBLE_PRECISION", P(pair_2double)},
+    [MPI_2INTEGER] = {"MPI_2INTEGER", P(pair_2integer)},
+    [MPI_INTEGER1] = {"MPI_INTEGER1", P(int8_t)},
+    [MPI_INTEGER2] = {"MPI_INTEGER2", P(int16_t)},
+    [MPI_INTEGER4] = {"MPI_INTEGER4", P(int32_t)},
+    [MPI_INTEGER8] = {"MPI_INTEGER8", P(int64_t)},
+    [MPI_REAL4] = {"MPI_REAL4", P(float)},
+    [MPI_REAL8] = {"MPI_REAL8", P(double)},
+    [MPI_COMPLEX8] = {"MPI_COMPLEX8", P(float _Complex)},
+    [MPI_COMPLEX16] = {"MPI_COMPLEX16", P(double _Complex)},
+    [MPI_CXX_BOOL] = {"MPI_CXX_BOOL", P(_Bool)},
+    [MPI_CXX_FLOAT_COMPLEX] = {"MPI_CXX_FLOAT_COMPLEX", P(float _Complex)},
+    [MPI_CXX_DOUBLE_COMPLEX] = {"MPI_CXX_DOUBLE_COMPLEX", P(double _Complex)},
+    [MPI_CXX_LONG_DOUBLE_COMPLEX] = {"MPI_CXX_LONG_DOUBLE_COMPLEX", P(long double _Complex)},
 };
 
 /* Bytes of a pair type that hold data (value and index, not the padding). */

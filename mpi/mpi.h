@@ -107,7 +107,42 @@ typedef struct MPI_Status {
 #define MPI_2INT ((MPI_Datatype)36)
 #define MPI_SHORT_INT ((MPI_Datatype)37)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)38)
-#define BOLT_MPI_N_PREDEFINED_TYPES 39
+/* Fortran's types, usable from C (with gfortran's default kinds: INTEGER and
+ * LOGICAL are C ints, REAL a float, DOUBLE PRECISION a double). MPI_2REAL,
+ * MPI_2DOUBLE_PRECISION and MPI_2INTEGER are Fortran's MAXLOC/MINLOC pairs:
+ * two values of the type, the index stored as one of them. */
+#define MPI_CHARACTER ((MPI_Datatype)39)
+#define MPI_LOGICAL ((MPI_Datatype)40)
+#define MPI_INTEGER ((MPI_Datatype)41)
+#define MPI_REAL ((MPI_Datatype)42)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)43)
+#define MPI_COMPLEX ((MPI_Datatype)44)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)45)
+#define MPI_2REAL ((MPI_Datatype)46)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)47)
+#define MPI_2INTEGER ((MPI_Datatype)48)
+/* Optional sized Fortran types; those whose kind has no C equivalent on
+ * every platform Bolt runs on (2-byte reals, 16-byte reals and integers)
+ * are MPI_DATATYPE_NULL, as MPI allows for optional types. */
+#define MPI_INTEGER1 ((MPI_Datatype)49)
+#define MPI_INTEGER2 ((MPI_Datatype)50)
+#define MPI_INTEGER4 ((MPI_Datatype)51)
+#define MPI_INTEGER8 ((MPI_Datatype)52)
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL4 ((MPI_Datatype)53)
+#define MPI_REAL8 ((MPI_Datatype)54)
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_COMPLEX8 ((MPI_Datatype)55)
+#define MPI_COMPLEX16 ((MPI_Datatype)56)
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+/* C++'s types: bool and std::complex<T> (laid out as C's T _Complex). */
+#define MPI_CXX_BOOL ((MPI_Datatype)57)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)58)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)59)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)60)
+#define BOLT_MPI_N_PREDEFINED_TYPES 61
 
 /* ---- reduction operations --------------------------------------------------- */
 #define MPI_OP_NULL ((MPI_Op)0)
@@ -202,9 +237,40 @@ typedef struct MPI_Status {
 #define MPI_APPNUM 6
 #define MPI_LASTUSEDCODE 7
 
+/* Predefined attribute keys of windows (one-sided communication is not
+ * supported: no window exists to carry them). */
+#define MPI_WIN_BASE 8
+#define MPI_WIN_SIZE 9
+#define MPI_WIN_DISP_UNIT 10
+#define MPI_WIN_CREATE_FLAVOR 11
+#define MPI_WIN_MODEL 12
+/* Values of MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL. */
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+
 /* Subarray orders. */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
+
+/* Distributed arrays (MPI_Type_create_darray). */
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+/* Type classes (MPI_Type_match_size). */
+#define MPI_TYPECLASS_INTEGER 1
+#define MPI_TYPECLASS_REAL 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+/* Weights of distributed-graph topologies: distinct from NULL and from each
+ * other, as MPI 3.1 asks. */
+#define MPI_UNWEIGHTED ((int *)2)
+#define MPI_WEIGHTS_EMPTY ((int *)3)
 
 /* Datatype combiners (MPI_Type_get_envelope). */
 #define MPI_COMBINER_NAMED 1
@@ -289,9 +355,38 @@ typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extr
                                         int *flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attribute_val,
                                           void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out,
+                                       int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+/* MPI-1's names (deprecated, still used). */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                void *extra_state);
+
+/* The predefined callbacks: the null ones are null pointers (nothing to
+ * call: not copied, nothing to delete), the dup ones are functions that
+ * copy the attribute's value (they may be called directly, as the standard
+ * declares them). */
 #define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
-#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)1)
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+MPI_Comm_copy_attr_function MPI_COMM_DUP_FN;
+MPI_Type_copy_attr_function MPI_TYPE_DUP_FN;
+MPI_Win_copy_attr_function MPI_WIN_DUP_FN;
+MPI_Copy_function MPI_DUP_FN;
 
 /* ---- functions ---------------------------------------------------------------------- */
 #define BOLT_MPI_FN(name, params, args) int MPI_##name params; int PMPI_##name params;

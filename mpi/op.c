@@ -55,28 +55,35 @@ bolt_datatype_t face_native_basic(MPI_Datatype dt)
 {
     switch (dt) {
     case MPI_CHAR: return CHAR_MIN < 0 ? BOLT_INT8 : BOLT_UINT8;
-    case MPI_SIGNED_CHAR: case MPI_INT8_T: return BOLT_INT8;
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: case MPI_INTEGER1: return BOLT_INT8;
     case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: return BOLT_UINT8;
-    case MPI_SHORT: case MPI_INT16_T: return BOLT_INT16;
+    case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: return BOLT_INT16;
     case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: return BOLT_UINT16;
-    case MPI_INT: case MPI_INT32_T: return BOLT_INT32;
+    /* Fortran's LOGICAL is a C int whose logical ops give 0 or 1, as
+     * gfortran's .FALSE. and .TRUE.; red_setup refuses other ops on it. */
+    case MPI_INT: case MPI_INT32_T: case MPI_INTEGER: case MPI_INTEGER4: case MPI_LOGICAL:
+        return BOLT_INT32;
     case MPI_UNSIGNED: case MPI_UINT32_T: return BOLT_UINT32;
     case MPI_LONG: return sizeof(long) == 8 ? BOLT_INT64 : BOLT_INT32;
     case MPI_UNSIGNED_LONG: return sizeof(long) == 8 ? BOLT_UINT64 : BOLT_UINT32;
     case MPI_LONG_LONG_INT: case MPI_INT64_T: case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+    case MPI_INTEGER8:
         return BOLT_INT64;
     case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: return BOLT_UINT64;
-    case MPI_FLOAT: return BOLT_FLOAT32;
-    case MPI_DOUBLE: return BOLT_FLOAT64;
+    case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: return BOLT_FLOAT32;
+    case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: return BOLT_FLOAT64;
     case MPI_LONG_DOUBLE: return BOLT_LONG_DOUBLE;
     case MPI_WCHAR: return WCHAR_MIN < 0 ? BOLT_INT32 : BOLT_UINT32;
-    case MPI_C_BOOL: return BOLT_BOOL;
-    case MPI_C_FLOAT_COMPLEX: return BOLT_C_FLOAT_COMPLEX;
-    case MPI_C_DOUBLE_COMPLEX: return BOLT_C_DOUBLE_COMPLEX;
+    case MPI_C_BOOL: case MPI_CXX_BOOL: return BOLT_BOOL;
+    case MPI_C_FLOAT_COMPLEX: case MPI_COMPLEX: case MPI_COMPLEX8: case MPI_CXX_FLOAT_COMPLEX:
+        return BOLT_C_FLOAT_COMPLEX;
+    case MPI_C_DOUBLE_COMPLEX: case MPI_DOUBLE_COMPLEX: case MPI_COMPLEX16:
+    case MPI_CXX_DOUBLE_COMPLEX:
+        return BOLT_C_DOUBLE_COMPLEX;
     case MPI_FLOAT_INT: return BOLT_FLOAT_INT;
     case MPI_DOUBLE_INT: return BOLT_DOUBLE_INT;
     case MPI_LONG_INT: return BOLT_LONG_INT;
-    case MPI_2INT: return BOLT_2INT;
+    case MPI_2INT: case MPI_2INTEGER: return BOLT_2INT; /* the same two ints */
     case MPI_SHORT_INT: return BOLT_SHORT_INT;
     case MPI_LONG_DOUBLE_INT: return BOLT_LONG_DOUBLE_INT;
     default: return BOLT_DATATYPE_NULL;

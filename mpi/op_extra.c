@@ -1,7 +1,9 @@
 /* op_extra.c — predefined operations on predefined types that Bolt's
  * collectives have no kernel for: MPI_SUM and MPI_PROD on long double
- * complex. Each runs as a native user operation over opaque elements of the
- * type's size; it is made at its first use and freed at MPI_Finalize. */
+ * complex (C's and C++'s), MPI_MAXLOC and MPI_MINLOC on Fortran's pairs of
+ * reals (MPI_2REAL, MPI_2DOUBLE_PRECISION: the index is a real too). Each
+ * runs as a native user operation over opaque elements of the type's size;
+ * it is made at its first use and freed at MPI_Finalize. */
 #include <complex.h>
 
 #include "mpi/coll.h"
@@ -32,6 +34,29 @@ static void prod_ldc(const void *in, void *inout, size_t n, bolt_datatype_t dt, 
     }
 }
 
+/* MAXLOC / MINLOC as MPI defines them: the better value wins; on a tie,
+ * the lower index. */
+#define LOC(NAME, T, BETTER)                                                                    \
+    static void NAME(const void *in, void *inout, size_t n, bolt_datatype_t dt, void *user)     \
+    {                                                                                           \
+        const T *a = in;                                                                        \
+        T *b = inout;                                                                           \
+        (void)dt;                                                                               \
+        (void)user;                                                                             \
+        for (size_t k = 0; k < 2 * n; k += 2) {                                                 \
+            if (a[k] BETTER b[k]) {                                                             \
+                b[k] = a[k];                                                                    \
+                b[k + 1] = a[k + 1];                                                            \
+            } else if (a[k] == b[k] && a[k + 1] < b[k + 1]) {                                   \
+                b[k + 1] = a[k + 1];                                                            \
+            }                                                                                   \
+        }                                                                                       \
+    }
+LOC(maxloc_2real, float, >)
+LOC(minloc_2real, float, <)
+LOC(maxloc_2double, double, >)
+LOC(minloc_2double, double, <)
+
 static struct extra {
     MPI_Op op;
     MPI_Datatype type;
@@ -41,6 +66,12 @@ static struct extra {
 } extras[] = {
     {MPI_SUM, MPI_C_LONG_DOUBLE_COMPLEX, sizeof(long double complex), sum_ldc, BOLT_OP_NULL},
     {MPI_PROD, MPI_C_LONG_DOUBLE_COMPLEX, sizeof(long double complex), prod_ldc, BOLT_OP_NULL},
+    {MPI_SUM, MPI_CXX_LONG_DOUBLE_COMPLEX, sizeof(long double complex), sum_ldc, BOLT_OP_NULL},
+    {MPI_PROD, MPI_CXX_LONG_DOUBLE_COMPLEX, sizeof(long double complex), prod_ldc, BOLT_OP_NULL},
+    {MPI_MAXLOC, MPI_2REAL, 2 * sizeof(float), maxloc_2real, BOLT_OP_NULL},
+    {MPI_MINLOC, MPI_2REAL, 2 * sizeof(float), minloc_2real, BOLT_OP_NULL},
+    {MPI_MAXLOC, MPI_2DOUBLE_PRECISION, 2 * sizeof(double), maxloc_2double, BOLT_OP_NULL},
+    {MPI_MINLOC, MPI_2DOUBLE_PRECISION, 2 * sizeof(double), minloc_2double, BOLT_OP_NULL},
 };
 #define NEXTRAS (sizeof extras / sizeof extras[0])
 

@@ -63,3 +63,12 @@ check_PROGRAMS += tests/mpi/mpi_fatal
 tests_mpi_mpi_fatal_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_fatal_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/pmpi_tool.c
+
+# The names libmpi exports against MPI 3.1's list of C functions. Expected to
+# fail until issue 27 ("The MPI face, complete") exports every one of them;
+# it prints the missing names and the count meanwhile. The closing change of
+# that issue removes it from XFAIL_TESTS.
+TESTS += tests/mpi/exports.sh
+XFAIL_TESTS = tests/mpi/exports.sh
+dist_check_SCRIPTS += tests/mpi/exports.sh
+EXTRA_DIST += tests/mpi/mpi31_functions.txt

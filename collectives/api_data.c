@@ -1,5 +1,6 @@
 /* api_data.c — public collectives that move data without reducing it:
- * barrier, bcast, gather(v), scatter(v), allgather(v), alltoall(v). */
+ * barrier, bcast, gather(v), scatter(v), allgather(v), alltoall(v), blocking and
+ * nonblocking (the same schedules, launched with a request). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,12 +85,11 @@ int bolt_ibcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_comm
     return rc ? rc : bcast(buf, count, dt, root, comm, req, "bolt_ibcast");
 }
 
-int bolt_gather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
-                bolt_comm_t comm)
+static int gather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                  bolt_comm_t comm, bolt_request_t *req, const char *fn)
 {
-    const char *fn = "bolt_gather";
     size_t bytes;
-    int rc = check(comm, count, dt, NULL, &bytes, fn);
+    int rc = check(comm, count, dt, req, &bytes, fn);
     if (rc || (rc = coll_check_root(comm, root, fn)))
         return rc;
     int at_root = comm->rank == root;
@@ -100,18 +100,32 @@ int bolt_gather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_
     const void *in = sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + (size_t)root * bytes : sendbuf;
     if ((rc = coll_check_buf(in, bytes, fn, "sendbuf")))
         return rc;
-    struct coll_sched *s = coll_sched_new(comm, fn, "binomial", 1);
+    struct coll_sched *s = coll_sched_new(comm, fn, "binomial", req == NULL);
     if (s)
         coll_gather_binomial(s, in, recvbuf, bytes, root);
-    return coll_launch(s, NULL, fn);
+    return coll_launch(s, req, fn);
 }
 
-int bolt_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t *recvcounts,
-                 const size_t *displs, bolt_datatype_t dt, int root, bolt_comm_t comm)
+int bolt_gather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                bolt_comm_t comm)
 {
-    const char *fn = "bolt_gatherv";
+    return gather(sendbuf, recvbuf, count, dt, root, comm, NULL, "bolt_gather");
+}
+
+int bolt_igather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                 bolt_comm_t comm, bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_igather");
+    return rc ? rc : gather(sendbuf, recvbuf, count, dt, root, comm, req, "bolt_igather");
+}
+
+/* The schedule keeps no pointer into b: its steps hold the sizes themselves. */
+static int gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t *recvcounts,
+                   const size_t *displs, bolt_datatype_t dt, int root, bolt_comm_t comm,
+                   bolt_request_t *req, const char *fn)
+{
     size_t bytes, *b = NULL;
-    int rc = check(comm, sendcount, dt, NULL, &bytes, fn);
+    int rc = check(comm, sendcount, dt, req, &bytes, fn);
     if (rc || (rc = coll_check_root(comm, root, fn)))
         return rc;
     int at_root = comm->rank == root, n = comm->size;
@@ -129,21 +143,36 @@ int bolt_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const siz
                           fn, sendcount, recvcounts[root]);
     if (!rc && !(rc = coll_check_buf(in, bytes, fn, "sendbuf")) &&
         !(at_root && (rc = coll_check_buf(recvbuf, 1, fn, "recvbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "linear", 1);
+        struct coll_sched *s = coll_sched_new(comm, fn, "linear", req == NULL);
         if (s)
             coll_gatherv_linear(s, in, bytes, recvbuf, b, b ? b + n : NULL, root);
-        rc = coll_launch(s, NULL, fn);
+        rc = coll_launch(s, req, fn);
     }
     free(b);
     return rc;
 }
 
-int bolt_scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
-                 bolt_comm_t comm)
+int bolt_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t *recvcounts,
+                 const size_t *displs, bolt_datatype_t dt, int root, bolt_comm_t comm)
 {
-    const char *fn = "bolt_scatter";
+    return gatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, dt, root, comm, NULL,
+                   "bolt_gatherv");
+}
+
+int bolt_igatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t *recvcounts,
+                  const size_t *displs, bolt_datatype_t dt, int root, bolt_comm_t comm,
+                  bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_igatherv");
+    return rc ? rc : gatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, dt, root, comm, req,
+                             "bolt_igatherv");
+}
+
+static int scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                   bolt_comm_t comm, bolt_request_t *req, const char *fn)
+{
     size_t bytes;
-    int rc = check(comm, count, dt, NULL, &bytes, fn);
+    int rc = check(comm, count, dt, req, &bytes, fn);
     if (rc || (rc = coll_check_root(comm, root, fn)))
         return rc;
     int at_root = comm->rank == root;
@@ -154,18 +183,31 @@ int bolt_scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype
     void *out = recvbuf == BOLT_IN_PLACE ? (char *)sendbuf + (size_t)root * bytes : recvbuf;
     if ((rc = coll_check_buf(out, bytes, fn, "recvbuf")))
         return rc;
-    struct coll_sched *s = coll_sched_new(comm, fn, "binomial", 1);
+    struct coll_sched *s = coll_sched_new(comm, fn, "binomial", req == NULL);
     if (s)
         coll_scatter_binomial(s, sendbuf, out, bytes, root);
-    return coll_launch(s, NULL, fn);
+    return coll_launch(s, req, fn);
 }
 
-int bolt_scatterv(const void *sendbuf, const size_t *sendcounts, const size_t *displs,
-                  void *recvbuf, size_t recvcount, bolt_datatype_t dt, int root, bolt_comm_t comm)
+int bolt_scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                 bolt_comm_t comm)
 {
-    const char *fn = "bolt_scatterv";
+    return scatter(sendbuf, recvbuf, count, dt, root, comm, NULL, "bolt_scatter");
+}
+
+int bolt_iscatter(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                  bolt_comm_t comm, bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_iscatter");
+    return rc ? rc : scatter(sendbuf, recvbuf, count, dt, root, comm, req, "bolt_iscatter");
+}
+
+static int scatterv(const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+                    void *recvbuf, size_t recvcount, bolt_datatype_t dt, int root, bolt_comm_t comm,
+                    bolt_request_t *req, const char *fn)
+{
     size_t bytes, *b = NULL;
-    int rc = check(comm, recvcount, dt, NULL, &bytes, fn);
+    int rc = check(comm, recvcount, dt, req, &bytes, fn);
     if (rc || (rc = coll_check_root(comm, root, fn)))
         return rc;
     int at_root = comm->rank == root, n = comm->size;
@@ -183,13 +225,29 @@ int bolt_scatterv(const void *sendbuf, const size_t *sendcounts, const size_t *d
                           fn, recvcount, sendcounts[root]);
     if (!rc && !(rc = coll_check_buf(out, bytes, fn, "recvbuf")) &&
         !(at_root && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "linear", 1);
+        struct coll_sched *s = coll_sched_new(comm, fn, "linear", req == NULL);
         if (s)
             coll_scatterv_linear(s, sendbuf, b, b ? b + n : NULL, out, bytes, root);
-        rc = coll_launch(s, NULL, fn);
+        rc = coll_launch(s, req, fn);
     }
     free(b);
     return rc;
+}
+
+int bolt_scatterv(const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+                  void *recvbuf, size_t recvcount, bolt_datatype_t dt, int root, bolt_comm_t comm)
+{
+    return scatterv(sendbuf, sendcounts, displs, recvbuf, recvcount, dt, root, comm, NULL,
+                    "bolt_scatterv");
+}
+
+int bolt_iscatterv(const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+                   void *recvbuf, size_t recvcount, bolt_datatype_t dt, int root,
+                   bolt_comm_t comm, bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_iscatterv");
+    return rc ? rc : scatterv(sendbuf, sendcounts, displs, recvbuf, recvcount, dt, root, comm, req,
+                              "bolt_iscatterv");
 }
 
 static int allgather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
@@ -228,13 +286,12 @@ int bolt_iallgather(const void *sendbuf, void *recvbuf, size_t count, bolt_datat
     return rc ? rc : allgather(sendbuf, recvbuf, count, dt, comm, req, "bolt_iallgather");
 }
 
-int bolt_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
-                    const size_t *recvcounts, const size_t *displs, bolt_datatype_t dt,
-                    bolt_comm_t comm)
+static int allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                      const size_t *recvcounts, const size_t *displs, bolt_datatype_t dt,
+                      bolt_comm_t comm, bolt_request_t *req, const char *fn)
 {
-    const char *fn = "bolt_allgatherv";
     size_t bytes, *b = NULL;
-    int rc = check(comm, sendcount, dt, NULL, &bytes, fn);
+    int rc = check(comm, sendcount, dt, req, &bytes, fn);
     if (rc || (rc = coll_v_bytes(recvcounts, displs, comm->size, bolt_type_size(dt), &b, fn)))
         return rc;
     int r = comm->rank, n = comm->size;
@@ -246,16 +303,33 @@ int bolt_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
         total |= b[i];
     if (!rc && !(rc = coll_check_buf(recvbuf, total, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, bytes, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "ring", COLL_EXCHANGE | COLL_BLOCKING);
+        struct coll_sched *s = coll_sched_new(comm, fn, "ring", COLL_EXCHANGE | (req == NULL));
         if (s && sendbuf != BOLT_IN_PLACE)
             coll_sched_copy(s, (char *)recvbuf + b[n + r], sendbuf, b[r]);
         if (s)
             coll_allgatherv_ring(s, sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + b[n + r] : sendbuf,
                                  recvbuf, b, b + n);
-        rc = coll_launch(s, NULL, fn);
+        rc = coll_launch(s, req, fn);
     }
     free(b);
     return rc;
+}
+
+int bolt_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                    const size_t *recvcounts, const size_t *displs, bolt_datatype_t dt,
+                    bolt_comm_t comm)
+{
+    return allgatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, dt, comm, NULL,
+                      "bolt_allgatherv");
+}
+
+int bolt_iallgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                     const size_t *recvcounts, const size_t *displs, bolt_datatype_t dt,
+                     bolt_comm_t comm, bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_iallgatherv");
+    return rc ? rc : allgatherv(sendbuf, sendcount, recvbuf, recvcounts, displs, dt, comm, req,
+                                "bolt_iallgatherv");
 }
 
 /* In place, the send data is the receive buffer: copy it to scratch first. */
@@ -338,4 +412,13 @@ int bolt_alltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *
 {
     return alltoallv(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt, comm, NULL,
                      "bolt_alltoallv");
+}
+
+int bolt_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
+                    void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
+                    bolt_datatype_t dt, bolt_comm_t comm, bolt_request_t *req)
+{
+    int rc = need_req(req, "bolt_ialltoallv");
+    return rc ? rc : alltoallv(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt,
+                               comm, req, "bolt_ialltoallv");
 }

@@ -84,11 +84,13 @@ int bolt_ireduce(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype
     return reduce(sendbuf, recvbuf, count, dt, op, root, comm, req, "bolt_ireduce");
 }
 
+/* The schedule keeps no pointer into cd: its steps hold the sizes themselves. */
 static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, size_t block,
-                          bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm, const char *fn)
+                          bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm, bolt_request_t *req,
+                          const char *fn)
 {
     size_t esize, total = 0, bytes;
-    int rc = check(comm, 0, dt, op, NULL, &bytes, fn);
+    int rc = check(comm, 0, dt, op, req, &bytes, fn);
     if (rc)
         return rc;
     int n = comm->size;
@@ -108,10 +110,10 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
     if (!rc && !(rc = coll_check_buf(in, total * esize, fn, "sendbuf")) &&
         !(rc = coll_check_buf(rbuf, cd[comm->rank] * esize, fn, "recvbuf"))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "direct", COLL_EXCHANGE | COLL_BLOCKING);
+        struct coll_sched *s = coll_sched_new(comm, fn, "direct", COLL_EXCHANGE | (req == NULL));
         if (s)
             coll_reduce_scatter_direct(s, in, rbuf, cd, cd + n, dt, op);
-        rc = coll_launch(s, NULL, fn);
+        rc = coll_launch(s, req, fn);
     }
     free(cd);
     return rc;
@@ -120,8 +122,17 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
 int bolt_reduce_scatter(const void *sendbuf, void *recvbuf, const size_t *recvcounts,
                         bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm)
 {
-    return reduce_scatter(sendbuf, recvbuf, recvcounts, SIZE_MAX, dt, op, comm,
+    return reduce_scatter(sendbuf, recvbuf, recvcounts, SIZE_MAX, dt, op, comm, NULL,
                           "bolt_reduce_scatter");
+}
+
+int bolt_ireduce_scatter(const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+                         bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm, bolt_request_t *req)
+{
+    if (!req)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_ireduce_scatter: request pointer is NULL");
+    return reduce_scatter(sendbuf, recvbuf, recvcounts, SIZE_MAX, dt, op, comm, req,
+                          "bolt_ireduce_scatter");
 }
 
 int bolt_reduce_scatter_block(const void *sendbuf, void *recvbuf, size_t recvcount,
@@ -129,20 +140,32 @@ int bolt_reduce_scatter_block(const void *sendbuf, void *recvbuf, size_t recvcou
 {
     if (recvcount == SIZE_MAX)
         return bolt_err_set(BOLT_ERR_ARG, "bolt_reduce_scatter_block: count too large");
-    return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, dt, op, comm,
+    return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, dt, op, comm, NULL,
                           "bolt_reduce_scatter_block");
 }
 
+int bolt_ireduce_scatter_block(const void *sendbuf, void *recvbuf, size_t recvcount,
+                               bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm,
+                               bolt_request_t *req)
+{
+    if (!req)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_ireduce_scatter_block: request pointer is NULL");
+    if (recvcount == SIZE_MAX)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_ireduce_scatter_block: count too large");
+    return reduce_scatter(sendbuf, recvbuf, NULL, recvcount, dt, op, comm, req,
+                          "bolt_ireduce_scatter_block");
+}
+
 static int scan(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
-                bolt_comm_t comm, int exclusive, const char *fn)
+                bolt_comm_t comm, int exclusive, bolt_request_t *req, const char *fn)
 {
     size_t bytes;
-    int rc = check(comm, count, dt, op, NULL, &bytes, fn);
+    int rc = check(comm, count, dt, op, req, &bytes, fn);
     if (rc || (rc = coll_check_buf(rbuf, bytes, fn, "recvbuf")) ||
         (sbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sbuf, bytes, fn, "sendbuf"))))
         return rc;
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
-    struct coll_sched *s = coll_sched_new(comm, fn, "rd", COLL_EXCHANGE | COLL_BLOCKING);
+    struct coll_sched *s = coll_sched_new(comm, fn, "rd", COLL_EXCHANGE | (req == NULL));
     if (s && exclusive) {
         void *partial = coll_sched_tmp(s, bytes);
         coll_sched_copy(s, partial, in, bytes);
@@ -151,17 +174,33 @@ static int scan(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, 
         coll_sched_copy(s, rbuf, in, bytes);
         coll_scan_rd(s, rbuf, count, dt, op, 0, rbuf);
     }
-    return coll_launch(s, NULL, fn);
+    return coll_launch(s, req, fn);
 }
 
 int bolt_scan(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
               bolt_comm_t comm)
 {
-    return scan(sendbuf, recvbuf, count, dt, op, comm, 0, "bolt_scan");
+    return scan(sendbuf, recvbuf, count, dt, op, comm, 0, NULL, "bolt_scan");
+}
+
+int bolt_iscan(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+               bolt_comm_t comm, bolt_request_t *req)
+{
+    if (!req)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_iscan: request pointer is NULL");
+    return scan(sendbuf, recvbuf, count, dt, op, comm, 0, req, "bolt_iscan");
 }
 
 int bolt_exscan(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
                 bolt_op_t op, bolt_comm_t comm)
 {
-    return scan(sendbuf, recvbuf, count, dt, op, comm, 1, "bolt_exscan");
+    return scan(sendbuf, recvbuf, count, dt, op, comm, 1, NULL, "bolt_exscan");
+}
+
+int bolt_iexscan(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                 bolt_op_t op, bolt_comm_t comm, bolt_request_t *req)
+{
+    if (!req)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_iexscan: request pointer is NULL");
+    return scan(sendbuf, recvbuf, count, dt, op, comm, 1, req, "bolt_iexscan");
 }

@@ -134,6 +134,33 @@ int bolt_iallgather(const void *sendbuf, void *recvbuf, size_t count, bolt_datat
                     bolt_comm_t comm, bolt_request_t *req);
 int bolt_ialltoall(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
                    bolt_comm_t comm, bolt_request_t *req);
+/* The nonblocking twins of the calls above, with the same arguments: the
+ * count and displacement arrays may be freed once the call returns. */
+int bolt_igather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                 bolt_comm_t comm, bolt_request_t *req);
+int bolt_igatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t *recvcounts,
+                  const size_t *displs, bolt_datatype_t dt, int root, bolt_comm_t comm,
+                  bolt_request_t *req);
+int bolt_iscatter(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, int root,
+                  bolt_comm_t comm, bolt_request_t *req);
+int bolt_iscatterv(const void *sendbuf, const size_t *sendcounts, const size_t *displs,
+                   void *recvbuf, size_t recvcount, bolt_datatype_t dt, int root,
+                   bolt_comm_t comm, bolt_request_t *req);
+int bolt_iallgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                     const size_t *recvcounts, const size_t *displs, bolt_datatype_t dt,
+                     bolt_comm_t comm, bolt_request_t *req);
+int bolt_ialltoallv(const void *sendbuf, const size_t *sendcounts, const size_t *sdispls,
+                    void *recvbuf, const size_t *recvcounts, const size_t *rdispls,
+                    bolt_datatype_t dt, bolt_comm_t comm, bolt_request_t *req);
+int bolt_ireduce_scatter(const void *sendbuf, void *recvbuf, const size_t *recvcounts,
+                         bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm, bolt_request_t *req);
+int bolt_ireduce_scatter_block(const void *sendbuf, void *recvbuf, size_t recvcount,
+                               bolt_datatype_t dt, bolt_op_t op, bolt_comm_t comm,
+                               bolt_request_t *req);
+int bolt_iscan(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+               bolt_comm_t comm, bolt_request_t *req);
+int bolt_iexscan(const void *sendbuf, void *recvbuf, size_t count, bolt_datatype_t dt,
+                 bolt_op_t op, bolt_comm_t comm, bolt_request_t *req);
 
 /* The algorithm automatic selection would use for `op` ("allreduce", "bcast",
  * "allgather", "barrier", "reduce", ...) on `bytes` bytes per rank over comm

@@ -16,8 +16,8 @@ struct view {
     void *tmp;   /* packed copy, when the type is not contiguous */
 };
 
-static int comm_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *fn,
-                     struct face_comm **c, struct face_type **t)
+int face_coll_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *fn,
+                   struct face_comm **c, struct face_type **t)
 {
     int rc = face_comm_check(comm, fn, c);
     if (rc)
@@ -27,7 +27,7 @@ static int comm_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *fn,
     return face_type_check(comm, dt, fn, t);
 }
 
-static int check_root(MPI_Comm comm, struct face_comm *c, int root, const char *fn)
+int face_check_root(MPI_Comm comm, struct face_comm *c, int root, const char *fn)
 {
     if (root >= 0 && root < c->size)
         return MPI_SUCCESS;
@@ -92,8 +92,8 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
     struct face_comm *c = NULL;
     struct face_type *t = NULL;
     struct view v;
-    int rc = comm_type(comm, dt, count, fn, &c, &t);
-    if (rc || (rc = check_root(comm, c, root, fn)))
+    int rc = face_coll_type(comm, dt, count, fn, &c, &t);
+    if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
     size_t n = (size_t)count;
     rc = c->rank == root ? view_in(comm, buf, n, t, fn, &v) : view_out(comm, buf, n, t, fn, &v);
@@ -109,7 +109,7 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 }
 
 /* The bytes one rank contributes must equal the bytes each receives. */
-static int check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes)
+int face_check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes)
 {
     if (sbytes == rbytes)
         return MPI_SUCCESS;
@@ -126,15 +126,15 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
     struct face_type *st = NULL, *rt = NULL;
     struct view sv = {0}, rv = {0};
     int rc = face_comm_check(comm, fn, &c), in_place = sbuf == MPI_IN_PLACE;
-    if (rc || (rc = check_root(comm, c, root, fn)))
+    if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
     int is_root = c->rank == root;
-    if (is_root && (rc = comm_type(comm, rdt, rcount, fn, &c, &rt)))
+    if (is_root && (rc = face_coll_type(comm, rdt, rcount, fn, &c, &rt)))
         return rc;
-    if (!(is_root && in_place) && (rc = comm_type(comm, sdt, scount, fn, &c, &st)))
+    if (!(is_root && in_place) && (rc = face_coll_type(comm, sdt, scount, fn, &c, &st)))
         return rc;
     size_t each = is_root ? (size_t)rcount * rt->size : (size_t)scount * st->size;
-    if (is_root && !in_place && (rc = check_match(comm, fn, (size_t)scount * st->size, each)))
+    if (is_root && !in_place && (rc = face_check_match(comm, fn, (size_t)scount * st->size, each)))
         return rc;
     if (!(is_root && in_place) && (rc = view_in(comm, sbuf, (size_t)scount, st, fn, &sv)))
         return rc;
@@ -164,15 +164,15 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
     struct face_type *st = NULL, *rt = NULL;
     struct view sv = {0}, rv = {0};
     int rc = face_comm_check(comm, fn, &c), in_place = rbuf == MPI_IN_PLACE;
-    if (rc || (rc = check_root(comm, c, root, fn)))
+    if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
     int is_root = c->rank == root;
-    if (is_root && (rc = comm_type(comm, sdt, scount, fn, &c, &st)))
+    if (is_root && (rc = face_coll_type(comm, sdt, scount, fn, &c, &st)))
         return rc;
-    if (!(is_root && in_place) && (rc = comm_type(comm, rdt, rcount, fn, &c, &rt)))
+    if (!(is_root && in_place) && (rc = face_coll_type(comm, rdt, rcount, fn, &c, &rt)))
         return rc;
     size_t each = is_root ? (size_t)scount * st->size : (size_t)rcount * rt->size;
-    if (is_root && !in_place && (rc = check_match(comm, fn, each, (size_t)rcount * rt->size)))
+    if (is_root && !in_place && (rc = face_check_match(comm, fn, each, (size_t)rcount * rt->size)))
         return rc;
     if (is_root && (rc = view_in(comm, sbuf, (size_t)scount * (size_t)c->size, st, fn, &sv)))
         return rc;
@@ -196,11 +196,11 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
     struct face_type *st = NULL, *rt = NULL;
     struct view sv = {0}, rv = {0};
     int in_place = sbuf == MPI_IN_PLACE;
-    int rc = comm_type(comm, rdt, rcount, fn, &c, &rt);
-    if (rc || (!in_place && (rc = comm_type(comm, sdt, scount, fn, &c, &st))))
+    int rc = face_coll_type(comm, rdt, rcount, fn, &c, &rt);
+    if (rc || (!in_place && (rc = face_coll_type(comm, sdt, scount, fn, &c, &st))))
         return rc;
     size_t each = (size_t)rcount * rt->size, all = (size_t)rcount * (size_t)c->size;
-    if (!in_place && ((rc = check_match(comm, fn, (size_t)scount * st->size, each)) ||
+    if (!in_place && ((rc = face_check_match(comm, fn, (size_t)scount * st->size, each)) ||
                       (rc = view_in(comm, sbuf, (size_t)scount, st, fn, &sv))))
         return rc;
     if ((rc = view_out(comm, rbuf, all, rt, fn, &rv))) {
@@ -224,11 +224,11 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     struct face_type *st = NULL, *rt = NULL;
     struct view sv = {0}, rv = {0};
     int in_place = sbuf == MPI_IN_PLACE;
-    int rc = comm_type(comm, rdt, rcount, fn, &c, &rt);
-    if (rc || (!in_place && (rc = comm_type(comm, sdt, scount, fn, &c, &st))))
+    int rc = face_coll_type(comm, rdt, rcount, fn, &c, &rt);
+    if (rc || (!in_place && (rc = face_coll_type(comm, sdt, scount, fn, &c, &st))))
         return rc;
     size_t each = (size_t)rcount * rt->size, all = (size_t)rcount * (size_t)c->size;
-    if (!in_place && ((rc = check_match(comm, fn, (size_t)scount * st->size, each)) ||
+    if (!in_place && ((rc = face_check_match(comm, fn, (size_t)scount * st->size, each)) ||
                       (rc = view_in(comm, sbuf, (size_t)scount * (size_t)c->size, st, fn, &sv))))
         return rc;
     if ((rc = view_out(comm, rbuf, all, rt, fn, &rv))) {
@@ -273,13 +273,7 @@ static int v_layout(MPI_Comm comm, const char *fn, int n, const int *counts, con
     return MPI_SUCCESS;
 }
 
-struct vbuf {
-    size_t *bc, *bd;
-    char *p;
-    void *tmp;
-};
-
-static void vbuf_free(struct vbuf *v)
+void face_vbuf_free(struct face_vbuf *v)
 {
     free(v->bc);
     free(v->tmp);
@@ -287,8 +281,8 @@ static void vbuf_free(struct vbuf *v)
     v->tmp = NULL;
 }
 
-static int vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, const int *counts,
-                     const int *displs, struct face_type *t, int pack_in, struct vbuf *v)
+int face_vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, const int *counts,
+                   const int *displs, struct face_type *t, int pack_in, struct face_vbuf *v)
 {
     size_t total = 0;
     int rc;
@@ -297,7 +291,7 @@ static int vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, cons
         return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
     v->bd = v->bc + n;
     if ((rc = v_layout(comm, fn, n, counts, displs, t, v->bc, v->bd, &total))) {
-        vbuf_free(v);
+        face_vbuf_free(v);
         return rc;
     }
     if (t->contig) {
@@ -305,7 +299,7 @@ static int vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, cons
         return MPI_SUCCESS;
     }
     if (!(v->tmp = calloc(1, total ? total : 1))) {
-        vbuf_free(v);
+        face_vbuf_free(v);
         return face_error(comm, fn, MPI_ERR_NO_MEM, "cannot allocate %zu bytes", total);
     }
     v->p = v->tmp;
@@ -317,7 +311,7 @@ static int vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, cons
     return MPI_SUCCESS;
 }
 
-static void vbuf_unpack(struct vbuf *v, int n, void *buf, const int *counts, const int *displs,
+static void vbuf_unpack(struct face_vbuf *v, int n, void *buf, const int *counts, const int *displs,
                         struct face_type *t)
 {
     if (!v->tmp)
@@ -334,26 +328,26 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, con
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct view sv = {0};
-    struct vbuf rv = {0};
+    struct face_vbuf rv = {0};
     int rc = face_comm_check(comm, fn, &c), in_place = sbuf == MPI_IN_PLACE;
-    if (rc || (rc = check_root(comm, c, root, fn)))
+    if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
     int is_root = c->rank == root;
-    if (is_root && ((rc = comm_type(comm, rdt, 0, fn, &c, &rt)) ||
-                    (rc = vbuf_make(comm, fn, c->size, rbuf, rcounts, displs, rt, in_place, &rv))))
+    if (is_root && ((rc = face_coll_type(comm, rdt, 0, fn, &c, &rt)) ||
+                    (rc = face_vbuf_make(comm, fn, c->size, rbuf, rcounts, displs, rt, in_place, &rv))))
         return rc;
     size_t sbytes = 0;
     if (!(is_root && in_place)) {
-        if ((rc = comm_type(comm, sdt, scount, fn, &c, &st)) ||
+        if ((rc = face_coll_type(comm, sdt, scount, fn, &c, &st)) ||
             (rc = view_in(comm, sbuf, (size_t)scount, st, fn, &sv))) {
-            vbuf_free(&rv);
+            face_vbuf_free(&rv);
             return rc;
         }
         sbytes = (size_t)scount * st->size;
     }
-    if (is_root && !in_place && (rc = check_match(comm, fn, sbytes, rv.bc[root]))) {
+    if (is_root && !in_place && (rc = face_check_match(comm, fn, sbytes, rv.bc[root]))) {
         free(sv.tmp);
-        vbuf_free(&rv);
+        face_vbuf_free(&rv);
         return rc;
     }
     int nrc = bolt_gatherv(is_root && in_place ? BOLT_IN_PLACE : sv.p, sbytes, rv.p, rv.bc, rv.bd,
@@ -361,7 +355,7 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, con
     free(sv.tmp);
     if (is_root && nrc == 0)
         vbuf_unpack(&rv, c->size, rbuf, rcounts, displs, rt);
-    vbuf_free(&rv);
+    face_vbuf_free(&rv);
     return native_rc(comm, fn, nrc);
 }
 
@@ -372,31 +366,31 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct view rv = {0};
-    struct vbuf sv = {0};
+    struct face_vbuf sv = {0};
     int rc = face_comm_check(comm, fn, &c), in_place = rbuf == MPI_IN_PLACE;
-    if (rc || (rc = check_root(comm, c, root, fn)))
+    if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
     int is_root = c->rank == root;
-    if (is_root && ((rc = comm_type(comm, sdt, 0, fn, &c, &st)) ||
-                    (rc = vbuf_make(comm, fn, c->size, sbuf, scounts, displs, st, 1, &sv))))
+    if (is_root && ((rc = face_coll_type(comm, sdt, 0, fn, &c, &st)) ||
+                    (rc = face_vbuf_make(comm, fn, c->size, sbuf, scounts, displs, st, 1, &sv))))
         return rc;
     size_t rbytes = 0;
     if (!(is_root && in_place)) {
-        if ((rc = comm_type(comm, rdt, rcount, fn, &c, &rt)) ||
+        if ((rc = face_coll_type(comm, rdt, rcount, fn, &c, &rt)) ||
             (rc = view_out(comm, rbuf, (size_t)rcount, rt, fn, &rv))) {
-            vbuf_free(&sv);
+            face_vbuf_free(&sv);
             return rc;
         }
         rbytes = (size_t)rcount * rt->size;
     }
-    if (is_root && !in_place && (rc = check_match(comm, fn, sv.bc[root], rbytes))) {
+    if (is_root && !in_place && (rc = face_check_match(comm, fn, sv.bc[root], rbytes))) {
         free(rv.tmp);
-        vbuf_free(&sv);
+        face_vbuf_free(&sv);
         return rc;
     }
     int nrc = bolt_scatterv(sv.p, sv.bc, sv.bd, is_root && in_place ? BOLT_IN_PLACE : rv.p, rbytes,
                             BOLT_BYTE, root, c->native);
-    vbuf_free(&sv);
+    face_vbuf_free(&sv);
     if (!(is_root && in_place))
         view_out_done(&rv, rbuf, (size_t)rcount, rt, nrc == 0);
     return native_rc(comm, fn, nrc);
@@ -409,16 +403,16 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct view sv = {0};
-    struct vbuf rv = {0};
+    struct face_vbuf rv = {0};
     int in_place = sbuf == MPI_IN_PLACE;
-    int rc = comm_type(comm, rdt, 0, fn, &c, &rt);
-    if (rc || (rc = vbuf_make(comm, fn, c->size, rbuf, rcounts, displs, rt, in_place, &rv)))
+    int rc = face_coll_type(comm, rdt, 0, fn, &c, &rt);
+    if (rc || (rc = face_vbuf_make(comm, fn, c->size, rbuf, rcounts, displs, rt, in_place, &rv)))
         return rc;
     size_t sbytes = rv.bc[c->rank];
-    if (!in_place && ((rc = comm_type(comm, sdt, scount, fn, &c, &st)) ||
-                      (rc = check_match(comm, fn, (size_t)scount * st->size, rv.bc[c->rank])) ||
+    if (!in_place && ((rc = face_coll_type(comm, sdt, scount, fn, &c, &st)) ||
+                      (rc = face_check_match(comm, fn, (size_t)scount * st->size, rv.bc[c->rank])) ||
                       (rc = view_in(comm, sbuf, (size_t)scount, st, fn, &sv)))) {
-        vbuf_free(&rv);
+        face_vbuf_free(&rv);
         return rc;
     }
     int nrc = bolt_allgatherv(in_place ? BOLT_IN_PLACE : sv.p, sbytes, rv.p, rv.bc, rv.bd,
@@ -426,7 +420,7 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     free(sv.tmp);
     if (nrc == 0)
         vbuf_unpack(&rv, c->size, rbuf, rcounts, displs, rt);
-    vbuf_free(&rv);
+    face_vbuf_free(&rv);
     return native_rc(comm, fn, nrc);
 }
 
@@ -437,21 +431,21 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
     const char *fn = "MPI_Alltoallv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
-    struct vbuf sv = {0}, rv = {0};
+    struct face_vbuf sv = {0}, rv = {0};
     int in_place = sbuf == MPI_IN_PLACE;
-    int rc = comm_type(comm, rdt, 0, fn, &c, &rt);
-    if (rc || (rc = vbuf_make(comm, fn, c->size, rbuf, rcounts, rdispls, rt, in_place, &rv)))
+    int rc = face_coll_type(comm, rdt, 0, fn, &c, &rt);
+    if (rc || (rc = face_vbuf_make(comm, fn, c->size, rbuf, rcounts, rdispls, rt, in_place, &rv)))
         return rc;
-    if (!in_place && ((rc = comm_type(comm, sdt, 0, fn, &c, &st)) ||
-                      (rc = vbuf_make(comm, fn, c->size, sbuf, scounts, sdispls, st, 1, &sv)))) {
-        vbuf_free(&rv);
+    if (!in_place && ((rc = face_coll_type(comm, sdt, 0, fn, &c, &st)) ||
+                      (rc = face_vbuf_make(comm, fn, c->size, sbuf, scounts, sdispls, st, 1, &sv)))) {
+        face_vbuf_free(&rv);
         return rc;
     }
     int nrc = bolt_alltoallv(in_place ? BOLT_IN_PLACE : sv.p, in_place ? rv.bc : sv.bc,
                              in_place ? rv.bd : sv.bd, rv.p, rv.bc, rv.bd, BOLT_BYTE, c->native);
-    vbuf_free(&sv);
+    face_vbuf_free(&sv);
     if (nrc == 0)
         vbuf_unpack(&rv, c->size, rbuf, rcounts, rdispls, rt);
-    vbuf_free(&rv);
+    face_vbuf_free(&rv);
     return native_rc(comm, fn, nrc);
 }

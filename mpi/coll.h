@@ -1,8 +1,11 @@
-/* coll.h — what the MPI face's collectives share (op.c, coll.c, coll_reduce.c). */
+/* coll.h — what the MPI face's collectives share (op.c, coll.c, coll_reduce.c,
+ * coll_nbv.c, alltoallw.c). */
 #ifndef BOLT_MPI_COLL_H
 #define BOLT_MPI_COLL_H
 
 #include "mpi/face.h"
+
+#pragma GCC visibility push(hidden)
 
 /* Bolt's datatype for a predefined MPI type, or BOLT_DATATYPE_NULL. */
 bolt_datatype_t face_native_basic(MPI_Datatype dt);
@@ -17,5 +20,54 @@ void face_op_set_call_type(MPI_Datatype dt, MPI_Aint shift);
  * when the op cannot be made. */
 int face_op_extra(MPI_Op op, MPI_Datatype basic, bolt_op_t *nop, size_t *esize);
 void face_op_extra_finalize(void);
+
+/* ---- coll.c: argument checks and buffers of the data-moving collectives ---- */
+/* Checks comm, a count (MPI_ERR_COUNT when negative) and a datatype. */
+int face_coll_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *fn,
+                   struct face_comm **c, struct face_type **t);
+int face_check_root(MPI_Comm comm, struct face_comm *c, int root, const char *fn);
+/* MPI_ERR_TRUNCATE unless what one rank sends is what its peer receives. */
+int face_check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes);
+/* A v-variant's buffer as the native call sees it: byte counts bc and
+ * displacements bd for n ranks; p is the user's buffer when the type is
+ * contiguous, else tmp, where the blocks lie packed end to end (packed from
+ * buf at once when pack_in). */
+struct face_vbuf {
+    size_t *bc, *bd;
+    char *p;
+    void *tmp;
+};
+int face_vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, const int *counts,
+                   const int *displs, struct face_type *t, int pack_in, struct face_vbuf *v);
+void face_vbuf_free(struct face_vbuf *v);
+
+/* ---- coll_reduce.c: reductions and the nonblocking collectives' requests ---- */
+struct face_red {
+    struct face_type *t;
+    bolt_datatype_t ndt;
+    bolt_op_t nop;
+    size_t per;      /* native elements per MPI element */
+    int user;        /* user op: opaque extent-sized elements, no packing */
+    int packed;      /* predefined op on a type with holes: pack around the call */
+};
+/* Checks comm, datatype, count and op, and says how the native call sees them. */
+int face_red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MPI_Op op,
+                   struct face_comm **c, struct face_red *r);
+/* Where the native call reads or writes the elements of buf. */
+char *face_red_base(const struct face_red *r, const void *buf);
+/* A new active collective request in *req (errors raised on comm). */
+int face_nb_request(MPI_Comm comm, const char *fn, MPI_Request *req, struct face_req **q);
+/* The native call's code: on failure the request goes and the error is raised. */
+int face_nb_started(MPI_Comm comm, const char *fn, MPI_Request *req, int rc);
+/* The request goes and MPI_ERR_NO_MEM is raised. */
+int face_nb_nomem(MPI_Comm comm, const char *fn, MPI_Request *req);
+/* count elements of buf packed into the request's send copy (NULL: no memory). */
+void *face_nb_pack_in(struct face_req *q, struct face_type *t, const void *buf, size_t count);
+/* The request's receive copy of count elements of dt, packed from buf first
+ * when copy, unpacked into buf at completion when unpack (NULL: no memory). */
+void *face_nb_out(struct face_req *q, MPI_Datatype dt, struct face_type *t, void *buf,
+                  size_t count, int copy, int unpack);
+
+#pragma GCC visibility pop
 
 #endif

@@ -11,17 +11,8 @@
 
 #include "mpi/coll.h"
 
-struct red {
-    struct face_type *t;
-    bolt_datatype_t ndt;
-    bolt_op_t nop;
-    size_t per;      /* native elements per MPI element */
-    int user;        /* user op: opaque extent-sized elements, no packing */
-    int packed;      /* predefined op on a type with holes: pack around the call */
-};
-
-static int red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MPI_Op op,
-                     struct face_comm **c, struct red *r)
+int face_red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MPI_Op op,
+                   struct face_comm **c, struct face_red *r)
 {
     int rc = face_comm_check(comm, fn, c);
     memset(r, 0, sizeof *r);
@@ -84,13 +75,13 @@ static int red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, 
 }
 
 /* Where the native call reads or writes count elements of buf. */
-static char *red_base(const struct red *r, const void *buf)
+char *face_red_base(const struct face_red *r, const void *buf)
 {
     return (char *)buf + (r->user ? r->t->lb : r->t->true_lb);
 }
 
 /* A packed copy of count elements (or NULL on failure). */
-static void *red_pack(const struct red *r, const void *buf, size_t count)
+static void *red_pack(const struct face_red *r, const void *buf, size_t count)
 {
     size_t bytes = count * r->t->size;
     void *p = malloc(bytes ? bytes : 1);
@@ -112,13 +103,13 @@ static int red_all(const char *fn, red_fn f, const void *sbuf, void *rbuf, int c
                    MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     struct face_comm *c = NULL;
-    struct red r;
-    int rc = red_setup(comm, fn, dt, count, op, &c, &r), in_place = sbuf == MPI_IN_PLACE;
+    struct face_red r;
+    int rc = face_red_setup(comm, fn, dt, count, op, &c, &r), in_place = sbuf == MPI_IN_PLACE;
     if (rc)
         return rc;
     size_t n = (size_t)count;
     if (!r.packed) {
-        rc = f(in_place ? BOLT_IN_PLACE : red_base(&r, sbuf), red_base(&r, rbuf), n * r.per, r.ndt,
+        rc = f(in_place ? BOLT_IN_PLACE : face_red_base(&r, sbuf), face_red_base(&r, rbuf), n * r.per, r.ndt,
                r.nop, c->native);
         return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
     }
@@ -156,8 +147,8 @@ int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
 {
     const char *fn = "MPI_Reduce";
     struct face_comm *c = NULL;
-    struct red r;
-    int rc = red_setup(comm, fn, dt, count, op, &c, &r);
+    struct face_red r;
+    int rc = face_red_setup(comm, fn, dt, count, op, &c, &r);
     if (rc)
         return rc;
     if (root < 0 || root >= c->size)
@@ -166,8 +157,8 @@ int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
     int is_root = c->rank == root, in_place = is_root && sbuf == MPI_IN_PLACE;
     size_t n = (size_t)count;
     if (!r.packed) {
-        rc = bolt_reduce(in_place ? BOLT_IN_PLACE : red_base(&r, sbuf),
-                         is_root ? red_base(&r, rbuf) : NULL, n * r.per, r.ndt, r.nop, root,
+        rc = bolt_reduce(in_place ? BOLT_IN_PLACE : face_red_base(&r, sbuf),
+                         is_root ? face_red_base(&r, rbuf) : NULL, n * r.per, r.ndt, r.nop, root,
                          c->native);
         return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
     }
@@ -189,13 +180,13 @@ int PMPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, M
 {
     const char *fn = "MPI_Reduce_local";
     struct face_comm *c = NULL;
-    struct red r;
-    int rc = red_setup(MPI_COMM_SELF, fn, dt, count, op, &c, &r);
+    struct face_red r;
+    int rc = face_red_setup(MPI_COMM_SELF, fn, dt, count, op, &c, &r);
     if (rc)
         return rc;
     size_t n = (size_t)count;
     if (!r.packed) {
-        rc = bolt_reduce_local(red_base(&r, in), red_base(&r, inout), n * r.per, r.ndt, r.nop);
+        rc = bolt_reduce_local(face_red_base(&r, in), face_red_base(&r, inout), n * r.per, r.ndt, r.nop);
         return rc ? face_native_error(MPI_COMM_SELF, fn, rc) : MPI_SUCCESS;
     }
     void *a = red_pack(&r, in, n), *b = red_pack(&r, inout, n);
@@ -217,8 +208,8 @@ static int red_scatter(const char *fn, const void *sbuf, void *rbuf, const int *
                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     struct face_comm *c = NULL;
-    struct red r;
-    int rc = red_setup(comm, fn, dt, block >= 0 ? block : 0, op, &c, &r);
+    struct face_red r;
+    int rc = face_red_setup(comm, fn, dt, block >= 0 ? block : 0, op, &c, &r);
     if (rc)
         return rc;
     if (block < 0 && !rcounts)
@@ -238,7 +229,7 @@ static int red_scatter(const char *fn, const void *sbuf, void *rbuf, const int *
     size_t mine = block >= 0 ? (size_t)block : (size_t)rcounts[c->rank];
     int in_place = sbuf == MPI_IN_PLACE;
     if (!r.packed) {
-        rc = bolt_reduce_scatter(in_place ? BOLT_IN_PLACE : red_base(&r, sbuf), red_base(&r, rbuf),
+        rc = bolt_reduce_scatter(in_place ? BOLT_IN_PLACE : face_red_base(&r, sbuf), face_red_base(&r, rbuf),
                                  nc, r.ndt, r.nop, c->native);
     } else {
         /* In place, the whole input vector is in rbuf. */
@@ -272,7 +263,7 @@ int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
 /* They run on the user's buffers when the datatype is contiguous; a datatype
  * with holes goes through packed copies kept in the request (coll_in for
  * what is sent; tmp for what is received, unpacked at completion). */
-static int nb_request(MPI_Comm comm, const char *fn, MPI_Request *req, struct face_req **q)
+int face_nb_request(MPI_Comm comm, const char *fn, MPI_Request *req, struct face_req **q)
 {
     if (!req)
         return face_error(comm, fn, MPI_ERR_REQUEST, "request pointer is NULL");
@@ -291,7 +282,7 @@ static void nb_drop(MPI_Request *req)
     *req = MPI_REQUEST_NULL;
 }
 
-static int nb_started(MPI_Comm comm, const char *fn, MPI_Request *req, int rc)
+int face_nb_started(MPI_Comm comm, const char *fn, MPI_Request *req, int rc)
 {
     if (!rc)
         return MPI_SUCCESS;
@@ -300,7 +291,7 @@ static int nb_started(MPI_Comm comm, const char *fn, MPI_Request *req, int rc)
 }
 
 /* count elements of buf, packed into the request's send copy. */
-static void *nb_pack_in(struct face_req *q, struct face_type *t, const void *buf, size_t count)
+void *face_nb_pack_in(struct face_req *q, struct face_type *t, const void *buf, size_t count)
 {
     size_t bytes = count * t->size;
     if (!(q->coll_in = malloc(bytes ? bytes : 1)))
@@ -312,8 +303,8 @@ static void *nb_pack_in(struct face_req *q, struct face_type *t, const void *buf
 /* The request's receive copy of count elements of dt: starts as a packed
  * copy of buf when `copy` (in place, or a broadcast root), and is unpacked
  * into buf at completion when `unpack`. */
-static void *nb_out(struct face_req *q, MPI_Datatype dt, struct face_type *t, void *buf,
-                    size_t count, int copy, int unpack)
+void *face_nb_out(struct face_req *q, MPI_Datatype dt, struct face_type *t, void *buf,
+                  size_t count, int copy, int unpack)
 {
     size_t bytes = count * t->size;
     if (!(q->tmp = malloc(bytes ? bytes : 1)))
@@ -330,7 +321,7 @@ static void *nb_out(struct face_req *q, MPI_Datatype dt, struct face_type *t, vo
     return q->tmp;
 }
 
-static int nb_nomem(MPI_Comm comm, const char *fn, MPI_Request *req)
+int face_nb_nomem(MPI_Comm comm, const char *fn, MPI_Request *req)
 {
     nb_drop(req);
     return nomem(comm, fn);
@@ -341,9 +332,9 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
     struct face_comm *c = NULL;
     struct face_req *q = NULL;
     int rc = face_comm_check(comm, "MPI_Ibarrier", &c);
-    if (rc || (rc = nb_request(comm, "MPI_Ibarrier", req, &q)))
+    if (rc || (rc = face_nb_request(comm, "MPI_Ibarrier", req, &q)))
         return rc;
-    return nb_started(comm, "MPI_Ibarrier", req, bolt_ibarrier(c->native, &q->native));
+    return face_nb_started(comm, "MPI_Ibarrier", req, bolt_ibarrier(c->native, &q->native));
 }
 
 int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req)
@@ -359,54 +350,72 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, 
         return face_error(comm, fn, count < 0 ? MPI_ERR_COUNT : MPI_ERR_ROOT,
                           "count %d / root %d is invalid (the communicator has %d ranks)", count,
                           root, c->size);
-    if ((rc = nb_request(comm, fn, req, &q)))
+    if ((rc = face_nb_request(comm, fn, req, &q)))
         return rc;
     char *p = (char *)buf + t->true_lb;
-    if (!t->contig && !(p = nb_out(q, dt, t, buf, (size_t)count, c->rank == root, c->rank != root)))
-        return nb_nomem(comm, fn, req);
-    return nb_started(comm, fn, req,
+    if (!t->contig && !(p = face_nb_out(q, dt, t, buf, (size_t)count, c->rank == root, c->rank != root)))
+        return face_nb_nomem(comm, fn, req);
+    return face_nb_started(comm, fn, req,
                       bolt_ibcast(p, (size_t)count * t->size, BOLT_BYTE, root, c->native, &q->native));
 }
 
-static int nb_red(const char *fn, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
+typedef int (*nb_red_fn)(const void *s, void *r, size_t n, bolt_datatype_t dt, bolt_op_t op,
+                         bolt_comm_t comm, bolt_request_t *req);
+
+/* Reduce (root >= 0), or f (all-reduce, scan, exscan) when root < 0. */
+static int nb_red(const char *fn, nb_red_fn f, const void *sbuf, void *rbuf, int count,
+                  MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
 {
     struct face_comm *c = NULL;
     struct face_req *q = NULL;
-    struct red r;
-    int rc = red_setup(comm, fn, dt, count, op, &c, &r);
+    struct face_red r;
+    int rc = face_red_setup(comm, fn, dt, count, op, &c, &r);
     if (rc)
         return rc;
     if (root >= c->size)
         return face_error(comm, fn, MPI_ERR_ROOT, "root %d is out of range", root);
-    if ((rc = nb_request(comm, fn, req, &q)))
+    if ((rc = face_nb_request(comm, fn, req, &q)))
         return rc;
     int in_place = sbuf == MPI_IN_PLACE, gets = root < 0 || c->rank == root;
-    const void *s = in_place ? BOLT_IN_PLACE : red_base(&r, sbuf);
-    void *o = gets ? red_base(&r, rbuf) : NULL;
+    const void *s = in_place ? BOLT_IN_PLACE : face_red_base(&r, sbuf);
+    void *o = gets ? face_red_base(&r, rbuf) : NULL;
     if (r.packed) {
-        if (!in_place && !(s = nb_pack_in(q, r.t, sbuf, (size_t)count)))
-            return nb_nomem(comm, fn, req);
-        if (gets && !(o = nb_out(q, dt, r.t, rbuf, (size_t)count, in_place, 1)))
-            return nb_nomem(comm, fn, req);
+        if (!in_place && !(s = face_nb_pack_in(q, r.t, sbuf, (size_t)count)))
+            return face_nb_nomem(comm, fn, req);
+        /* Exscan leaves rank 0's buffer as it was: its copy starts as it. */
+        int copy = in_place || f == bolt_iexscan;
+        if (gets && !(o = face_nb_out(q, dt, r.t, rbuf, (size_t)count, copy, 1)))
+            return face_nb_nomem(comm, fn, req);
     }
     if (r.user) {
         if ((rc = face_op_bind(op, dt, r.t->lb, &q->coll_op)))
-            return nb_started(comm, fn, req, rc);
+            return face_nb_started(comm, fn, req, rc);
         r.nop = face_op_bound(q->coll_op);
     }
     size_t n = (size_t)count * r.per;
     if (root < 0)
-        rc = bolt_iallreduce(s, o, n, r.ndt, r.nop, c->native, &q->native);
+        rc = f(s, o, n, r.ndt, r.nop, c->native, &q->native);
     else
         rc = bolt_ireduce(s, o, n, r.ndt, r.nop, root, c->native, &q->native);
-    return nb_started(comm, fn, req, rc);
+    return face_nb_started(comm, fn, req, rc);
 }
 
 int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     MPI_Comm comm, MPI_Request *req)
 {
-    return nb_red("MPI_Iallreduce", sbuf, rbuf, count, dt, op, -1, comm, req);
+    return nb_red("MPI_Iallreduce", bolt_iallreduce, sbuf, rbuf, count, dt, op, -1, comm, req);
+}
+
+int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+               MPI_Request *req)
+{
+    return nb_red("MPI_Iscan", bolt_iscan, sbuf, rbuf, count, dt, op, -1, comm, req);
+}
+
+int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    return nb_red("MPI_Iexscan", bolt_iexscan, sbuf, rbuf, count, dt, op, -1, comm, req);
 }
 
 int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
@@ -414,7 +423,7 @@ int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
 {
     if (root < 0)
         return face_error(comm, "MPI_Ireduce", MPI_ERR_ROOT, "root %d is negative", root);
-    return nb_red("MPI_Ireduce", sbuf, rbuf, count, dt, op, root, comm, req);
+    return nb_red("MPI_Ireduce", NULL, sbuf, rbuf, count, dt, op, root, comm, req);
 }
 
 typedef int (*nb_gather_fn)(const void *s, void *r, size_t n, bolt_datatype_t dt, bolt_comm_t c,
@@ -440,18 +449,18 @@ static int nb_all(const char *fn, nb_gather_fn f, int to_each, const void *sbuf,
     if (!in_place && (size_t)scount * st->size != each)
         return face_error(comm, fn, MPI_ERR_TRUNCATE, "send and receive signatures differ (%zu and %zu bytes)",
                           (size_t)scount * st->size, each);
-    if ((rc = nb_request(comm, fn, req, &q)))
+    if ((rc = face_nb_request(comm, fn, req, &q)))
         return rc;
     const void *s = in_place ? BOLT_IN_PLACE : (const char *)sbuf + st->true_lb;
     char *o = (char *)rbuf + rt->true_lb;
     size_t nsend = (size_t)scount * (to_each ? (size_t)c->size : 1);
-    if (!in_place && !st->contig && !(s = nb_pack_in(q, st, sbuf, nsend)))
-        return nb_nomem(comm, fn, req);
+    if (!in_place && !st->contig && !(s = face_nb_pack_in(q, st, sbuf, nsend)))
+        return face_nb_nomem(comm, fn, req);
     /* Every rank's block: the whole receive buffer (in place: with ours in it). */
     if (!rt->contig &&
-        !(o = nb_out(q, rdt, rt, rbuf, (size_t)rcount * (size_t)c->size, in_place, 1)))
-        return nb_nomem(comm, fn, req);
-    return nb_started(comm, fn, req, f(s, o, each, BOLT_BYTE, c->native, &q->native));
+        !(o = face_nb_out(q, rdt, rt, rbuf, (size_t)rcount * (size_t)c->size, in_place, 1)))
+        return face_nb_nomem(comm, fn, req);
+    return face_nb_started(comm, fn, req, f(s, o, each, BOLT_BYTE, c->native, &q->native));
 }
 
 int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,

@@ -172,6 +172,7 @@ struct face_req {
     void *coll_in;
     size_t coll_count;
     struct face_call_op *coll_op; /* a user op bound to this call's datatype */
+    struct face_unpack_plan *coll_plan; /* v- and w-variants: blocks to unpack (coll.h) */
     /* Freed by MPI_Request_free while still active: release at completion. */
     int freed;
     void *bsend_block;        /* Bsend: the attached-buffer block to give back */
@@ -184,6 +185,13 @@ struct face_call_op;
 int face_op_bind(MPI_Op op, MPI_Datatype dt, MPI_Aint shift, struct face_call_op **out);
 bolt_op_t face_op_bound(const struct face_call_op *b);
 void face_op_unbind(struct face_call_op *b);
+/* coll_nbv.c: a nonblocking v- or w-collective's receive blocks, packed in
+ * the request's tmp (block at offset off: count elements of dt for user),
+ * unpacked at a successful completion. The plan holds each type until the
+ * request goes. */
+int face_plan_add(struct face_req *q, MPI_Datatype dt, size_t count, void *user, size_t off);
+void face_plan_unpack(struct face_req *q);
+void face_plan_free(struct face_req *q);
 
 int face_req_new(struct face_req **out, MPI_Request *handle);
 struct face_req *face_req_get(MPI_Request r);

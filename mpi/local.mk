@@ -5,7 +5,8 @@ libmpi_la_SOURCES = \
 	mpi/env.c mpi/errors.c mpi/comm.c mpi/attr_callbacks.c \
 	mpi/dtype.c mpi/dtype_create.c mpi/pack.c \
 	mpi/p2p.c mpi/request.c mpi/bsend.c \
-	mpi/coll.h mpi/op.c mpi/op_extra.c mpi/coll.c mpi/coll_reduce.c \
+	mpi/coll.h mpi/op.c mpi/op_extra.c mpi/coll.c mpi/coll_reduce.c mpi/coll_nbv.c \
+	mpi/alltoallw.c \
 	mpi/group.c mpi/comm_create.c mpi/cart.c mpi/info.c mpi/mprobe.c \
 	mpi/unsupported.c \
 	mpi/profile.c

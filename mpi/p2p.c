@@ -151,8 +151,11 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
         struct face_type *t = face_type_held(q->dt);
         if (t)
             face_unpack(t, q->tmp, q->coll_count, q->user_buf);
+    } else if (q->coll_plan && !native_rc) {
+        face_plan_unpack(q);
     }
     if (q->tmp || q->coll_in || q->coll_op) { /* point-to-point has none of them, mostly */
+        face_plan_free(q);
         free(q->tmp);
         q->tmp = NULL;
         free(q->coll_in);

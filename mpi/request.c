@@ -54,6 +54,7 @@ void face_req_release(MPI_Request r)
 {
     struct face_req *q = reqs[r];
     if (q->tmp || q->coll_in || q->coll_op) {
+        face_plan_free(q);
         free(q->tmp);
         free(q->coll_in);
         face_op_unbind(q->coll_op);

@@ -7,7 +7,7 @@ M="$TOP_BUILDDIR/tests/mpi"
 ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi_mprobe
      mpi_halo mpi_master_worker mpi_panel_bcast mpi_cg mpi_type_free
      mpi_comm_create mpi_errhandler mpi_attr_err
-     mpi_complex mpi_consts"
+     mpi_complex mpi_consts mpi_nbc"
 # Bolt-only: what they expect (e.g. unsupported calls failing) need not hold elsewhere.
 BOLT_ONLY="mpi_unsupported"
 PROGS=${BOLT_MPI_TESTS:-$ALL}

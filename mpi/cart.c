@@ -2,7 +2,7 @@
  * a Cartesian communicator. Ranks are laid out in row-major order (the last
  * dimension varies fastest), as the standard says; reorder is ignored, so a
  * Cartesian rank is the rank in the parent. The topology lives in the
- * communicator (struct face_cart) and is copied by MPI_Comm_dup. */
+ * communicator (struct face_cart) and is copied by MPI_Comm_dup (graph.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,7 +91,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 
 /* ---- the topology of a communicator -------------------------------------------------- */
 
-static struct face_cart *cart_new(int ndims, const int *dims, const int *periods)
+struct face_cart *face_cart_new(int ndims, const int *dims, const int *periods)
 {
     struct face_cart *t = calloc(1, sizeof *t);
     if (!t)
@@ -168,11 +168,13 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     *comm_cart = h;
     if (h == MPI_COMM_NULL)
         return MPI_SUCCESS;
-    if (!(face_comm_get(h)->cart = cart_new(ndims, dims, periods))) {
+    if (!(face_comm_get(h)->cart = face_cart_new(ndims, dims, periods))) {
         PMPI_Comm_free(comm_cart);
         return face_error(comm_old, fn, MPI_ERR_NO_MEM, "out of memory");
     }
-    return MPI_SUCCESS;
+    if ((rc = face_topo_attach(h, fn)))
+        PMPI_Comm_free(comm_cart);
+    return rc;
 }
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
@@ -195,7 +197,7 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
         return rc;
     if (!status)
         return face_error(comm, "MPI_Topo_test", MPI_ERR_ARG, "status pointer is NULL");
-    *status = c->cart ? MPI_CART : MPI_UNDEFINED;
+    *status = c->cart ? MPI_CART : c->graph ? c->graph->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
 
@@ -237,6 +239,24 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
                           "is NULL)", maxdims, c->cart->ndims);
     coords_of(c->cart, rank, coords);
     return MPI_SUCCESS;
+}
+
+void face_cart_neighbors(const struct face_cart *t, int rank, int *nbrs)
+{
+    /* Row-major: a step in dimension i moves the rank by the product of the
+     * extents after it. */
+    long stride = 1;
+    for (int i = t->ndims - 1; i >= 0; i--) {
+        int d = t->dims[i], x = (int)(rank / stride % d);
+        for (int k = 0; k < 2; k++) {
+            int y = x + (k ? 1 : -1);
+            if (!t->periods[i] && (y < 0 || y >= d))
+                nbrs[2 * i + k] = MPI_PROC_NULL;
+            else
+                nbrs[2 * i + k] = (int)(rank + ((y + d) % d - x) * stride);
+        }
+        stride *= d;
+    }
 }
 
 /* Rank of coords; periodic dimensions wrap, others must be in range. */
@@ -339,14 +359,45 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     }
     MPI_Comm h = MPI_COMM_NULL;
     rc = face_comm_split(comm, color, key, &h, fn);
-    if (!rc && !(face_comm_get(h)->cart = cart_new(nd, dims, periods))) {
+    if (!rc && !(face_comm_get(h)->cart = face_cart_new(nd, dims, periods))) {
         PMPI_Comm_free(&h);
         rc = face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
     }
+    if (!rc && (rc = face_topo_attach(h, fn)))
+        PMPI_Comm_free(&h);
     free(co);
     free(dims);
     free(periods);
     if (!rc)
         *newcomm = h;
     return rc;
+}
+
+/* The rank this process would have in the grid: reorder is never done, so
+ * its own rank when the grid has room for it. */
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    const char *fn = "MPI_Cart_map";
+    struct face_comm *c;
+    int rc = face_comm_check(comm, fn, &c);
+    (void)periods; /* a periodic dimension needs no other placement */
+    if (rc)
+        return rc;
+    if (!newrank)
+        return face_error(comm, fn, MPI_ERR_ARG, "newrank pointer is NULL");
+    if (ndims < 0 || (ndims > 0 && !dims))
+        return face_error(comm, fn, MPI_ERR_DIMS,
+                          ndims < 0 ? "ndims = %d is negative" : "dims is NULL (ndims = %d)", ndims);
+    long n = 1;
+    for (int i = 0; i < ndims && n <= c->size; i++) {
+        if (dims[i] <= 0)
+            return face_error(comm, fn, MPI_ERR_DIMS, "dims[%d] = %d: every extent must be positive",
+                              i, dims[i]);
+        n *= dims[i];
+    }
+    if (n > c->size)
+        return face_error(comm, fn, MPI_ERR_DIMS,
+                          "the grid needs more ranks than the communicator's %d", c->size);
+    *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
 }

@@ -147,11 +147,7 @@ static void comm_destroy(MPI_Comm h)
     face_comm_set_errh(c, MPI_ERRORS_ARE_FATAL); /* lets its handler go */
     if (h > MPI_COMM_SELF)
         bolt_comm_free(&c->native);
-    if (c->cart) {
-        free(c->cart->dims);
-        free(c->cart->periods);
-        free(c->cart);
-    }
+    face_topo_free(c);
     free(c->world_ranks);
     free(c);
     face_comms[h] = NULL;
@@ -236,18 +232,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     }
     struct face_comm *d = face_comms[*newcomm];
     face_comm_set_errh(d, c->errh);
-    if (c->cart) {
-        int nd = c->cart->ndims;
-        d->cart = calloc(1, sizeof *d->cart);
-        if (d->cart) {
-            d->cart->ndims = nd;
-            d->cart->dims = malloc((size_t)(nd ? nd : 1) * sizeof(int));
-            d->cart->periods = malloc((size_t)(nd ? nd : 1) * sizeof(int));
-            if (d->cart->dims && d->cart->periods) {
-                memcpy(d->cart->dims, c->cart->dims, (size_t)nd * sizeof(int));
-                memcpy(d->cart->periods, c->cart->periods, (size_t)nd * sizeof(int));
-            }
-        }
+    if ((rc = face_topo_copy(c, d))) {
+        comm_destroy(*newcomm);
+        *newcomm = MPI_COMM_NULL;
+        return face_error(comm, "MPI_Comm_dup", rc, "cannot copy the topology: %s",
+                          rc == MPI_ERR_NO_MEM ? "out of memory" : bolt_error_message());
     }
     if ((rc = attrs_copy(comm, c, *newcomm, d))) {
         /* No communicator, then: what was copied into it is deleted with it. */

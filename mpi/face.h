@@ -47,6 +47,16 @@ struct face_cart {
     int *dims, *periods;
 };
 
+/* A graph (MPI_GRAPH: the whole graph, every rank's neighbours both in and out)
+ * or distributed graph (MPI_DIST_GRAPH: only this rank's edges) topology. */
+struct face_graph {
+    int kind;
+    int nnodes, *index, *edges;   /* MPI_GRAPH: the arrays of MPI_Graph_create */
+    int indegree, outdegree;      /* MPI_DIST_GRAPH: this rank's edges, in order */
+    int *sources, *destinations;
+    int weighted, *sourceweights, *destweights;
+};
+
 struct face_comm {
     bolt_comm_t native;
     int rank, size;
@@ -54,6 +64,10 @@ struct face_comm {
     char name[MPI_MAX_OBJECT_NAME];
     struct face_attr *attrs;
     struct face_cart *cart;
+    struct face_graph *graph;
+    /* A topology's neighbourhood collectives run point-to-point on this
+     * duplicate, so their messages never meet the program's own. */
+    bolt_comm_t nbr;
     int *world_ranks; /* rank i of this comm is world rank world_ranks[i] */
 };
 
@@ -76,6 +90,25 @@ int face_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn);
 void face_comm_set_errh(struct face_comm *c, MPI_Errhandler h);
 /* Comm_split's body; the new communicator inherits comm's error handler. */
 int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn);
+
+/* ---- topologies (cart.c, graph.c) ------------------------------------------------- */
+struct face_cart *face_cart_new(int ndims, const int *dims, const int *periods);
+/* rank's neighbours, for each dimension the -1 then the +1 one (MPI_PROC_NULL
+ * off the edge of a non-periodic dimension): 2 * ndims entries. */
+void face_cart_neighbors(const struct face_cart *t, int rank, int *nbrs);
+/* Gives a communicator just made with topology its neighbourhood context. */
+int face_topo_attach(MPI_Comm comm, const char *fn);
+/* Copies from's topology (and a new neighbourhood context) to a duplicate. */
+int face_topo_copy(const struct face_comm *from, struct face_comm *to);
+void face_topo_free(struct face_comm *c);
+/* This rank's in- and out-neighbours in the standard's order (MPI_PROC_NULL
+ * where a Cartesian one is missing), in arrays to free; MPI_ERR_TOPOLOGY
+ * when comm has no topology. */
+struct face_nbrs {
+    int nin, nout;
+    int *in, *out;
+};
+int face_topo_neighbors(MPI_Comm comm, struct face_comm *c, const char *fn, struct face_nbrs *n);
 
 /* ---- groups ------------------------------------------------------------------------ */
 struct face_group {
@@ -178,6 +211,7 @@ struct face_req {
     void *bsend_block;        /* Bsend: the attached-buffer block to give back */
     struct face_req *next_free;
 };
+
 
 /* op.c: a user operation bound to one call's datatype, for a nonblocking
  * reduction (its function may run during any later call). */

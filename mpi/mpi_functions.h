@@ -170,6 +170,18 @@ BOLT_MPI_FN(Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_sourc
 BOLT_MPI_FN(Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm), (comm, remain_dims, newcomm))
 BOLT_MPI_FN(Cartdim_get, (MPI_Comm comm, int *ndims), (comm, ndims))
 BOLT_MPI_FN(Topo_test, (MPI_Comm comm, int *status), (comm, status))
+BOLT_MPI_FN(Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank), (comm, ndims, dims, periods, newrank))
+/* graph and distributed-graph topologies */
+BOLT_MPI_FN(Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph), (comm_old, nnodes, index, edges, reorder, comm_graph))
+BOLT_MPI_FN(Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges), (comm, nnodes, nedges))
+BOLT_MPI_FN(Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]), (comm, maxindex, maxedges, index, edges))
+BOLT_MPI_FN(Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors), (comm, rank, nneighbors))
+BOLT_MPI_FN(Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]), (comm, rank, maxneighbors, neighbors))
+BOLT_MPI_FN(Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank), (comm, nnodes, index, edges, newrank))
+BOLT_MPI_FN(Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph), (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph))
+BOLT_MPI_FN(Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph), (comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph))
+BOLT_MPI_FN(Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted), (comm, indegree, outdegree, weighted))
+BOLT_MPI_FN(Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]), (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights))
 /* info objects */
 BOLT_MPI_FN(Info_create, (MPI_Info *info), (info))
 BOLT_MPI_FN(Info_set, (MPI_Info info, const char *key, const char *value), (info, key, value))

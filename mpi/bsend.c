@@ -45,8 +45,8 @@ void face_bsend_progress(void)
         int flag = 0;
         MPI_Request r = orphans[i];
         struct face_req *q = face_req_get(r);
-        if (q && q->native)
-            bolt_request_get_status(q->native, &flag, NULL);
+        if (q && (q->native || q->multi))
+            flag = face_req_done(q);
         if (!q || flag) {
             if (q)
                 PMPI_Wait(&r, MPI_STATUS_IGNORE);

@@ -209,9 +209,19 @@ struct face_req {
     /* Freed by MPI_Request_free while still active: release at completion. */
     int freed;
     void *bsend_block;        /* Bsend: the attached-buffer block to give back */
+    /* A neighbourhood collective: many native requests, no q->native. */
+    struct face_multi *multi;
     struct face_req *next_free;
 };
 
+/* neighbor.c: the native sends and receives of one neighbourhood collective,
+ * done when all of them are. done: have they all completed (no progress
+ * made)? wait: until they have; BOLT_OK or the first one's error. finish:
+ * unpacks what came (when ok) and frees it all. */
+struct face_multi;
+int face_multi_done(struct face_multi *m);
+int face_multi_wait(struct face_multi *m);
+void face_multi_finish(struct face_multi *m, int ok);
 
 /* op.c: a user operation bound to one call's datatype, for a nonblocking
  * reduction (its function may run during any later call). */

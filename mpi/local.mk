@@ -7,7 +7,7 @@ libmpi_la_SOURCES = \
 	mpi/p2p.c mpi/request.c mpi/bsend.c \
 	mpi/coll.h mpi/op.c mpi/op_extra.c mpi/coll.c mpi/coll_reduce.c mpi/coll_nbv.c \
 	mpi/alltoallw.c \
-	mpi/group.c mpi/comm_create.c mpi/cart.c mpi/graph.c mpi/dist_graph.c \
+	mpi/group.c mpi/comm_create.c mpi/cart.c mpi/graph.c mpi/dist_graph.c mpi/neighbor.c \
 	mpi/info.c mpi/mprobe.c \
 	mpi/unsupported.c \
 	mpi/profile.c

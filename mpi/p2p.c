@@ -154,6 +154,10 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
     } else if (q->coll_plan && !native_rc) {
         face_plan_unpack(q);
     }
+    if (q->multi) { /* a neighbourhood collective: its parts are done */
+        face_multi_finish(q->multi, !native_rc);
+        q->multi = NULL;
+    }
     if (q->tmp || q->coll_in || q->coll_op) { /* point-to-point has none of them, mostly */
         face_plan_free(q);
         free(q->tmp);

@@ -61,6 +61,10 @@ void face_req_release(MPI_Request r)
     }
     if (q->dt_held)
         face_type_unhold(q->dt);
+    if (q->multi) { /* a neighbourhood collective that never ran to completion */
+        face_multi_finish(q->multi, 0);
+        q->multi = NULL;
+    }
     q->live = 0;
     q->user_buf = (void *)(intptr_t)r;
     q->next_free = free_list;
@@ -77,6 +81,16 @@ static int bad_request(MPI_Request r, const char *fn)
 static int trivially_done(struct face_req *q)
 {
     return q->proc_null || !q->active;
+}
+
+int face_req_done(struct face_req *q)
+{
+    int done = 1;
+    if (q->multi)
+        done = face_multi_done(q->multi);
+    else if (!trivially_done(q))
+        bolt_request_get_status(q->native, &done, NULL);
+    return done;
 }
 
 /* Completes request *r whose native part is finished (status in ns). */
@@ -144,7 +158,9 @@ int PMPI_Wait(MPI_Request *r, MPI_Status *st)
     if (wait_simple(r, q, st, &ns, &nrc))
         return MPI_SUCCESS;
     if (nrc == -1) /* not waited on yet */
-        nrc = trivially_done(q) ? BOLT_OK : bolt_wait(&q->native, &ns);
+        nrc = q->multi          ? face_multi_wait(q->multi)
+              : trivially_done(q) ? BOLT_OK
+                                  : bolt_wait(&q->native, &ns);
     return finish(r, q, &ns, nrc, st, "MPI_Wait");
 }
 
@@ -166,7 +182,14 @@ int PMPI_Test(MPI_Request *r, int *flag, MPI_Status *st)
     bolt_status_t ns = {0};
     int nrc = BOLT_OK;
     *flag = 1;
-    if (!trivially_done(q)) {
+    if (q->multi) {
+        bolt_progress();
+        if (!(*flag = face_multi_done(q->multi))) {
+            face_bsend_progress();
+            return MPI_SUCCESS;
+        }
+        nrc = face_multi_wait(q->multi); /* all done: collects their outcome */
+    } else if (!trivially_done(q)) {
         nrc = bolt_test(&q->native, flag, &ns);
         if (!*flag) {
             face_bsend_progress();
@@ -250,10 +273,7 @@ int PMPI_Testall(int count, MPI_Request rs[], int *flag, MPI_Status sts[])
     bolt_progress();
     for (int i = 0; i < count; i++) {
         struct face_req *q = face_req_get(rs[i]);
-        int done = 1;
-        if (q && !trivially_done(q))
-            bolt_request_get_status(q->native, &done, NULL);
-        if (!done) {
+        if (q && !face_req_done(q)) {
             *flag = 0;
             face_bsend_progress();
             return MPI_SUCCESS;
@@ -273,10 +293,7 @@ static int find_done(int count, MPI_Request rs[], int *live)
         if (!q || (q->persistent && !q->active))
             continue;
         (*live)++;
-        int done = 1;
-        if (!trivially_done(q))
-            bolt_request_get_status(q->native, &done, NULL);
-        if (done)
+        if (face_req_done(q))
             return i;
     }
     return -1;
@@ -289,7 +306,17 @@ int PMPI_Waitany(int count, MPI_Request rs[], int *index, MPI_Status *st)
         return rc;
     if (!index)
         return face_error(MPI_COMM_NULL, "MPI_Waitany", MPI_ERR_ARG, "index pointer is NULL");
-    int i = find_done(count, rs, &live);
+    int i = find_done(count, rs, &live), multi = 0;
+    for (int k = 0; k < count && !multi; k++) {
+        struct face_req *q = face_req_get(rs[k]);
+        multi = q && q->multi;
+    }
+    /* A neighbourhood collective is many native requests: no single one
+     * to sleep on, so the set is polled. */
+    while (i < 0 && live && multi) {
+        bolt_progress();
+        i = find_done(count, rs, &live);
+    }
     if (i < 0 && live) {
         /* Sleep in the native wait on the native requests. */
         bolt_request_t *nat = malloc((size_t)count * sizeof *nat);
@@ -365,12 +392,7 @@ static int some(int count, MPI_Request rs[], int *outcount, int idx[], MPI_Statu
     }
     for (int i = 0; i < count; i++) {
         struct face_req *q = face_req_get(rs[i]);
-        if (!q || (q->persistent && !q->active))
-            continue;
-        int done = 1;
-        if (!trivially_done(q))
-            bolt_request_get_status(q->native, &done, NULL);
-        if (!done)
+        if (!q || (q->persistent && !q->active) || !face_req_done(q))
             continue;
         idx[n] = i;
         if ((rc = PMPI_Wait(&rs[i], slot(sts, n))))
@@ -399,6 +421,13 @@ int PMPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
     if (!flag)
         return face_error(MPI_COMM_NULL, "MPI_Request_get_status", MPI_ERR_ARG, "flag pointer is NULL");
     struct face_req *q = face_req_get(r);
+    if (q && q->multi) {
+        bolt_progress();
+        *flag = face_multi_done(q->multi);
+        if (*flag)
+            face_status_empty(st);
+        return MPI_SUCCESS;
+    }
     if (r == MPI_REQUEST_NULL || !q || trivially_done(q)) {
         if (r != MPI_REQUEST_NULL && !q)
             return bad_request(r, "MPI_Request_get_status");
@@ -426,8 +455,9 @@ int PMPI_Request_free(MPI_Request *r)
     struct face_req *q = face_req_get(*r);
     if (!q)
         return bad_request(*r, "MPI_Request_free");
-    if (q->active && !q->proc_null && q->native) {
-        if (q->tmp || q->coll_in || q->coll_op || q->bsend_block || q->kind == FACE_REQ_RECV) {
+    if (q->active && !q->proc_null && (q->native || q->multi)) {
+        if (q->tmp || q->coll_in || q->coll_op || q->bsend_block || q->kind == FACE_REQ_RECV ||
+            q->multi) {
             /* Its buffers must outlive it: hand it to the bsend list to finish. */
             q->freed = 1;
             q->persistent = 0;

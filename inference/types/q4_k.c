@@ -139,6 +139,7 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
         mins = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * _cvtsh_ss(x[i].dmin)), _mm256_cvtepi32_ps(mp), mins);
         const __m512i s16 = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_loadl_epi64((const __m128i *)sc)));
         __m512i isum = _mm512_setzero_si512();
+#pragma GCC unroll 4 /* the scales' lane indices become constants */
         for (int c = 0; c < 4; c++) {
             const __m256i b = _mm256_loadu_si256((const __m256i *)(x[i].qs + 32 * c));
             const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_and_si256(b, low)),
@@ -148,7 +149,8 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
         }
         acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm512_cvtepi32_ps(isum), acc);
     }
-    *s = _mm512_reduce_add_ps(acc) - inf_hsum8(mins);
+    /* one horizontal sum: the mins in the low half of the lanes */
+    *s = _mm512_reduce_add_ps(_mm512_sub_ps(acc, _mm512_zextps256_ps512(mins)));
 }
 
 /* Batches (AVX-512 VNNI): kq16.h's kernel; a row's nibbles unpacked to

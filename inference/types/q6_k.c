@@ -177,11 +177,13 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
         const __m256i o = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)y[i].bsums));
         const __m512i s16 = _mm512_castsi256_si512(sc16);
         __m512i isum = _mm512_setzero_si512();
+#pragma GCC unroll 2 /* the scales' lane indices become constants */
         for (int h = 0; h < 2; h++) {
             const uint8_t *ql = x[i].ql + 64 * h, *qh = x[i].qh + 32 * h;
             __m256i v[4];
             unpack_half_avx2(_mm256_loadu_si256((const __m256i *)ql), _mm256_loadu_si256((const __m256i *)(ql + 32)),
                              _mm256_loadu_si256((const __m256i *)qh), v);
+#pragma GCC unroll 2
             for (int k = 0; k < 2; k++) {
                 const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(v[2 * k]), v[2 * k + 1], 1);
                 const __m512i p =

@@ -125,8 +125,11 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     struct face_graph *g = graph_new(indegree, outdegree, weighted);
     if (!g) /* a rank short of memory this early fails the job's collective below too */
         return face_error(comm_old, fn, MPI_ERR_NO_MEM, "out of memory");
-    memcpy(g->sources, sources, (size_t)indegree * sizeof(int));
-    memcpy(g->destinations, destinations, (size_t)outdegree * sizeof(int));
+    /* no edges: the arrays may be NULL, which memcpy may not be given */
+    if (indegree > 0)
+        memcpy(g->sources, sources, (size_t)indegree * sizeof(int));
+    if (outdegree > 0)
+        memcpy(g->destinations, destinations, (size_t)outdegree * sizeof(int));
     for (int i = 0; i < indegree; i++)
         g->sourceweights[i] = weighted ? sourceweights[i] : 1;
     for (int i = 0; i < outdegree; i++)

@@ -53,6 +53,10 @@ struct face_red {
 /* Checks comm, datatype, count and op, and says how the native call sees them. */
 int face_red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MPI_Op op,
                    struct face_comm **c, struct face_red *r);
+/* Reduce-scatter's bytes for each rank (rcounts, or block elements each when
+ * block >= 0) in a new *nc, and the elements in all; counts checked. */
+int face_red_scatter_counts(MPI_Comm comm, const char *fn, const struct face_comm *c, const struct face_red *r,
+                            const int *rcounts, int block, size_t **nc, size_t *total);
 /* Where the native call reads or writes the elements of buf. */
 char *face_red_base(const struct face_red *r, const void *buf);
 /* A new active collective request in *req (errors raised on comm). */

@@ -326,21 +326,10 @@ static int nb_red_scatter(const char *fn, const void *sbuf, void *rbuf, const in
     struct face_req *q = NULL;
     struct face_red r;
     int rc = face_red_setup(comm, fn, dt, block >= 0 ? block : 0, op, &c, &r);
-    if (rc)
+    size_t *nc, total;
+    if (rc || (rc = face_red_scatter_counts(comm, fn, c, &r, rcounts, block, &nc, &total)))
         return rc;
-    if (block < 0 && !rcounts)
-        return face_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
-    size_t *nc = malloc((size_t)c->size * sizeof *nc), total = 0;
-    if (!nc)
-        return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
-    for (int i = 0; i < c->size && !rc; i++) {
-        int k = block >= 0 ? block : rcounts[i];
-        if (k < 0)
-            rc = face_error(comm, fn, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, k);
-        nc[i] = (size_t)k * r.per;
-        total += (size_t)k;
-    }
-    if (rc || (rc = face_nb_request(comm, fn, req, &q)))
+    if ((rc = face_nb_request(comm, fn, req, &q)))
         goto out;
     size_t mine = block >= 0 ? (size_t)block : (size_t)rcounts[c->rank];
     int in_place = sbuf == MPI_IN_PLACE;

@@ -203,6 +203,29 @@ int PMPI_Reduce_local(const void *in, void *inout, int count, MPI_Datatype dt, M
     return rc ? face_native_error(MPI_COMM_SELF, fn, rc) : MPI_SUCCESS;
 }
 
+int face_red_scatter_counts(MPI_Comm comm, const char *fn, const struct face_comm *c, const struct face_red *r,
+                            const int *rcounts, int block, size_t **nc, size_t *total)
+{
+    *nc = NULL;
+    *total = 0;
+    if (block < 0 && !rcounts)
+        return face_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
+    size_t *n = malloc((size_t)c->size * sizeof *n);
+    if (!n)
+        return nomem(comm, fn);
+    for (int i = 0; i < c->size; i++) {
+        int k = block >= 0 ? block : rcounts[i];
+        if (k < 0) {
+            free(n);
+            return face_error(comm, fn, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, k);
+        }
+        n[i] = (size_t)k * r->per;
+        *total += (size_t)k;
+    }
+    *nc = n;
+    return MPI_SUCCESS;
+}
+
 /* Reduce_scatter with per-rank counts; block variant passes equal counts. */
 static int red_scatter(const char *fn, const void *sbuf, void *rbuf, const int *rcounts, int block,
                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
@@ -210,22 +233,9 @@ static int red_scatter(const char *fn, const void *sbuf, void *rbuf, const int *
     struct face_comm *c = NULL;
     struct face_red r;
     int rc = face_red_setup(comm, fn, dt, block >= 0 ? block : 0, op, &c, &r);
-    if (rc)
+    size_t *nc, total;
+    if (rc || (rc = face_red_scatter_counts(comm, fn, c, &r, rcounts, block, &nc, &total)))
         return rc;
-    if (block < 0 && !rcounts)
-        return face_error(comm, fn, MPI_ERR_ARG, "recvcounts is NULL");
-    size_t *nc = malloc((size_t)c->size * sizeof *nc), total = 0;
-    if (!nc)
-        return nomem(comm, fn);
-    for (int i = 0; i < c->size; i++) {
-        int k = block >= 0 ? block : rcounts[i];
-        if (k < 0) {
-            free(nc);
-            return face_error(comm, fn, MPI_ERR_COUNT, "recvcounts[%d] = %d is negative", i, k);
-        }
-        nc[i] = (size_t)k * r.per;
-        total += (size_t)k;
-    }
     size_t mine = block >= 0 ? (size_t)block : (size_t)rcounts[c->rank];
     int in_place = sbuf == MPI_IN_PLACE;
     if (!r.packed) {

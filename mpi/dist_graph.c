@@ -63,11 +63,7 @@ static int make(MPI_Comm comm_old, struct face_graph *g, MPI_Comm *out, const ch
     MPI_Comm h;
     int rc = face_comm_split(comm_old, 0, c->rank, &h, fn);
     if (rc) {
-        free(g->sources);
-        free(g->destinations);
-        free(g->sourceweights);
-        free(g->destweights);
-        free(g);
+        face_graph_free(g);
         return rc;
     }
     face_comm_get(h)->graph = g; /* freed with the communicator */
@@ -91,11 +87,7 @@ static struct face_graph *graph_new(int indegree, int outdegree, int weighted)
     g->sourceweights = malloc((size_t)(indegree + 1) * sizeof(int));
     g->destweights = malloc((size_t)(outdegree + 1) * sizeof(int));
     if (!g->sources || !g->destinations || !g->sourceweights || !g->destweights) {
-        free(g->sources);
-        free(g->destinations);
-        free(g->sourceweights);
-        free(g->destweights);
-        free(g);
+        face_graph_free(g);
         return NULL;
     }
     return g;

@@ -56,6 +56,8 @@ struct face_graph {
     int *sources, *destinations;
     int weighted, *sourceweights, *destweights;
 };
+/* Frees g and its arrays (NULL: nothing). */
+void face_graph_free(struct face_graph *g);
 
 struct face_comm {
     bolt_comm_t native;

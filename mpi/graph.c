@@ -21,7 +21,7 @@ static int *ints_dup(const int *a, int n)
     return p;
 }
 
-static void graph_free(struct face_graph *g)
+void face_graph_free(struct face_graph *g)
 {
     if (!g)
         return;
@@ -51,7 +51,7 @@ static struct face_graph *graph_dup(const struct face_graph *g)
     if ((g->index && !d->index) || (g->edges && !d->edges) || (g->sources && !d->sources) ||
         (g->destinations && !d->destinations) || (g->sourceweights && !d->sourceweights) ||
         (g->destweights && !d->destweights)) {
-        graph_free(d);
+        face_graph_free(d);
         return NULL;
     }
     return d;
@@ -88,7 +88,7 @@ void face_topo_free(struct face_comm *c)
         free(c->cart);
         c->cart = NULL;
     }
-    graph_free(c->graph);
+    face_graph_free(c->graph);
     c->graph = NULL;
     if (c->nbr)
         bolt_comm_free(&c->nbr);

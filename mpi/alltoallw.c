@@ -75,6 +75,20 @@ static int wside_make(MPI_Comm comm, const char *fn, int n, const void *buf, con
     return MPI_SUCCESS;
 }
 
+/* Both sides of an all-to-all-w. In place, what is sent is in rbuf, laid
+ * out as what is received: only the receive side is made (packed in). */
+static int wsides_make(MPI_Comm comm, const char *fn, int n, const void *sbuf, const int *scounts,
+                       const int *sdispls, const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                       const int *rdispls, const MPI_Datatype *rtypes, struct wside *sw, struct wside *rw)
+{
+    const int in_place = sbuf == MPI_IN_PLACE;
+    memset(sw, 0, sizeof *sw);
+    int rc = wside_make(comm, fn, n, rbuf, rcounts, rdispls, rtypes, in_place, rw);
+    if (!rc && !in_place)
+        rc = wside_make(comm, fn, n, sbuf, scounts, sdispls, stypes, 1, sw);
+    return rc;
+}
+
 int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
@@ -86,10 +100,8 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
     int rc = face_comm_check(comm, fn, &c);
     if (rc)
         return rc;
-    /* In place, what is sent is in rbuf, laid out as what is received. */
-    if ((rc = wside_make(comm, fn, c->size, rbuf, rcounts, rdispls, rtypes, in_place, &rw)) ||
-        (!in_place &&
-         (rc = wside_make(comm, fn, c->size, sbuf, scounts, sdispls, stypes, 1, &sw))))
+    if ((rc = wsides_make(comm, fn, c->size, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                          &sw, &rw)))
         goto out;
     const struct wside *s = in_place ? &rw : &sw;
     int nrc = bolt_alltoallv(in_place ? BOLT_IN_PLACE : sw.p, s->bc, s->bd, rw.p, rw.bc, rw.bd,
@@ -121,9 +133,8 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
     int rc = face_comm_check(comm, fn, &c);
     if (rc)
         return rc;
-    if ((rc = wside_make(comm, fn, c->size, rbuf, rcounts, rdispls, rtypes, in_place, &rw)) ||
-        (!in_place &&
-         (rc = wside_make(comm, fn, c->size, sbuf, scounts, sdispls, stypes, 1, &sw))) ||
+    if ((rc = wsides_make(comm, fn, c->size, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                          &sw, &rw)) ||
         (rc = face_nb_request(comm, fn, req, &q)))
         goto out;
     /* The packed copies go to the request; received blocks are unpacked at

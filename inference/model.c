@@ -86,7 +86,7 @@ static int bind(ld_t *l, const char *name, int n, const int64_t *dims, int optio
         return fail(l, "tensor '%s' is %s; the hyperparameters make it %s", name, got, want);
     }
     const inf_type_t *ty = inf_type(t->type);
-    if (!ty || ty->id == GGML_Q8_K)
+    if (!ty || ty->activations_only)
         return fail(l, "tensor '%s' has type %s, which the engine cannot compute with (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K)",
                     name, gguf_type_name(t->type));
     w->data = t->data;

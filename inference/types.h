@@ -5,7 +5,8 @@
  *
  * Weights stay in their type. A matrix product quantizes the activations
  * once into the weight type's dot type (Q8_0 for Q8_0 and Q4_0, Q8_K for
- * the K-quants, F32 for the float types) and takes dot products of a
+ * Q5_K and Q6_K, Q8_K in Q4_K's nibble order for Q4_K, F32 for the float
+ * types) and takes dot products of a
  * weight row with an activation row, integer arithmetic inside blocks.
  */
 #ifndef INF_TYPES_H
@@ -77,8 +78,20 @@ typedef struct inf_kernel {
     const inf_gemm_t *gemm; /* or NULL: batches take dot products one by one */
 } inf_kernel_t;
 
+/* Q8_K with its 32-value sub-blocks in the order 0 2 1 3 4 6 5 7 (the
+ * sums of 16 in their own order): Q4_K's 64 bytes of nibbles hold sub-blocks
+ * 0 and 2 in their low halves and 1 and 3 in their high ones, so a kernel
+ * that takes 64 bytes at once finds the activations it needs side by side.
+ * An engine-only number, no ggml type: never a tensor's. */
+enum { INF_Q8_KN = 0x10000 | GGML_Q8_K };
+/* Where sub-block j of 32 sits in a Q8_KN block (in units of 32 bytes). */
+static inline int inf_q8_kn_at(int j)
+{
+    return (j & 4) | ((j & 1) << 1) | ((j >> 1) & 1); /* bits 0 and 1 swapped */
+}
+
 typedef struct inf_type {
-    uint32_t id;           /* ggml's type number */
+    uint32_t id;           /* ggml's type number (INF_Q8_KN: the engine's own) */
     const char *name;
     int block;             /* elements a block */
     size_t bytes;          /* bytes a block */
@@ -92,6 +105,7 @@ typedef struct inf_type {
     const inf_gemm_t *gemm;         /* the chosen kernel's batch products, or NULL */
     /* for what more a type picks by CPU (F16's conversions), or NULL */
     void (*select)(struct inf_type *self, unsigned have);
+    int activations_only; /* Q8_K, Q8_KN: no weights come in it */
 } inf_type_t;
 
 /* The type, or NULL when the engine cannot compute with it. */
@@ -124,7 +138,7 @@ void inf_types_force_scalar(int on);
 
 /* Each type's table (types/<type>.c). */
 extern inf_type_t inf_type_f32, inf_type_f16, inf_type_bf16, inf_type_q8_0, inf_type_q4_0, inf_type_q4_k,
-    inf_type_q5_k, inf_type_q6_k, inf_type_q8_k;
+    inf_type_q5_k, inf_type_q6_k, inf_type_q8_k, inf_type_q8_kn;
 
 /* The K-quants' activation block: 256 values, their scale, and the sums of
  * each 16 (which the mins of Q4_K/Q5_K need). */

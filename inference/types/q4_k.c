@@ -2,8 +2,8 @@
  * q4_k.c — Q4_K: super-blocks of 256 four-bit values in 8 sub-blocks of 32,
  * each with a 6-bit scale and min under the super-block's F16 d and dmin:
  * value = d * scale * q - dmin * min. The 4 groups of 64 hold a sub-block in
- * the low nibbles of 32 bytes and the next in the high ones. Dot type Q8_K
- * (scalar; AVX2; NEON).
+ * the low nibbles of 32 bytes and the next in the high ones. Dot type Q8_KN
+ * (Q8_K in the nibbles' order, types.h; scalar; AVX2; AVX-512; NEON).
  */
 #include <string.h>
 
@@ -62,16 +62,16 @@ static void dot_scalar(int n, float *s, const void *vx, const void *vy)
     float sum = 0;
     for (int i = 0; i < n / 256; i++) {
         const uint8_t *q4 = x[i].qs;
-        const int8_t *q8 = y[i].qs;
         int isum = 0, msum = 0;
-        for (int c = 0; c < 4; c++, q4 += 32, q8 += 64) {
+        for (int c = 0; c < 4; c++, q4 += 32) {
             uint8_t s0, m0, s1, m1;
             kq_scale_min(2 * c, x[i].scales, &s0, &m0);
             kq_scale_min(2 * c + 1, x[i].scales, &s1, &m1);
+            const int8_t *y0 = y[i].qs + 32 * inf_q8_kn_at(2 * c), *y1 = y[i].qs + 32 * inf_q8_kn_at(2 * c + 1);
             int a = 0, b = 0;
             for (int l = 0; l < 32; l++) {
-                a += (q4[l] & 0xf) * q8[l];
-                b += (q4[l] >> 4) * q8[l + 32];
+                a += (q4[l] & 0xf) * y0[l];
+                b += (q4[l] >> 4) * y1[l];
             }
             isum += a * s0 + b * s1;
             msum += m0 * (y[i].bsums[4 * c] + y[i].bsums[4 * c + 1]) + m1 * (y[i].bsums[4 * c + 2] + y[i].bsums[4 * c + 3]);
@@ -97,13 +97,13 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         for (int j = 0; j < 8; j++)
             msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
         const uint8_t *q4 = x[i].qs;
-        const int8_t *q8 = y[i].qs;
         __m256i isum = _mm256_setzero_si256();
-        for (int c = 0; c < 4; c++, q4 += 32, q8 += 64) {
+        for (int c = 0; c < 4; c++, q4 += 32) {
+            const int8_t *y0 = y[i].qs + 32 * inf_q8_kn_at(2 * c), *y1 = y[i].qs + 32 * inf_q8_kn_at(2 * c + 1);
             __m256i b = _mm256_loadu_si256((const __m256i *)q4);
             __m256i lo = _mm256_and_si256(b, low), hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), low);
-            __m256i p0 = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)q8));
-            __m256i p1 = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(q8 + 32)));
+            __m256i p0 = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)y0));
+            __m256i p1 = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)y1));
             p0 = _mm256_madd_epi16(p0, _mm256_set1_epi16(sc[2 * c]));
             p1 = _mm256_madd_epi16(p1, _mm256_set1_epi16(sc[2 * c + 1]));
             isum = _mm256_add_epi32(isum, _mm256_add_epi32(p0, p1));
@@ -114,16 +114,17 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     *s = inf_hsum8(acc) - mins;
 }
 
-/* Generation (AVX-512 VNNI): a sub-block pair's 64 values at once, the low
- * nibbles in one half of a register and the high ones in the other against
- * the activations' 64 bytes, the two scales spread over their halves. */
+/* Generation (AVX-512 VNNI): 128 values from one 64-byte load, sub-blocks
+ * 2c and 2c + 2 in the low nibbles and 2c + 1 and 2c + 3 in the high ones,
+ * against Q8_KN's activations in that order; each register's two scales
+ * spread over its halves. */
 INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
 {
     const block_t *x = vx;
     const inf_block_q8_k *y = vy;
-    const __m256i low = _mm256_set1_epi8(0xf);
-    /* 16-bit lanes 0-15 take sub-block 2c's scale, 16-31 sub-block 2c + 1's */
-    const __m512i half = _mm512_set_epi16(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    const __m512i low = _mm512_set1_epi8(0xf);
+    /* 16-bit lanes 0-15 take sub-block j's scale, 16-31 sub-block j + 2's */
+    const __m512i pair = _mm512_set_epi16(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                           0, 0, 0, 0, 0, 0);
     __m512 acc = _mm512_setzero_ps();
     __m256 mins = _mm256_setzero_ps();
@@ -139,13 +140,16 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
         mins = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * _cvtsh_ss(x[i].dmin)), _mm256_cvtepi32_ps(mp), mins);
         const __m512i s16 = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_loadl_epi64((const __m128i *)sc)));
         __m512i isum = _mm512_setzero_si512();
-#pragma GCC unroll 4 /* the scales' lane indices become constants */
-        for (int c = 0; c < 4; c++) {
-            const __m256i b = _mm256_loadu_si256((const __m256i *)(x[i].qs + 32 * c));
-            const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_and_si256(b, low)),
-                                                 _mm256_and_si256(_mm256_srli_epi16(b, 4), low), 1);
-            const __m512i p = _mm512_maddubs_epi16(q, _mm512_loadu_si512((const void *)(y[i].qs + 64 * c)));
-            isum = _mm512_dpwssd_epi32(isum, p, _mm512_permutexvar_epi16(_mm512_add_epi16(half, _mm512_set1_epi16(2 * c)), s16));
+#pragma GCC unroll 2 /* the scales' lane indices become constants */
+        for (int c = 0; c < 2; c++) {
+            const __m512i b = _mm512_loadu_si512((const void *)(x[i].qs + 64 * c));
+            const __m512i lo = _mm512_and_si512(b, low), hi = _mm512_and_si512(_mm512_srli_epi16(b, 4), low);
+            const __m512i p0 = _mm512_maddubs_epi16(lo, _mm512_loadu_si512((const void *)(y[i].qs + 128 * c)));
+            const __m512i p1 = _mm512_maddubs_epi16(hi, _mm512_loadu_si512((const void *)(y[i].qs + 128 * c + 64)));
+            isum = _mm512_dpwssd_epi32(isum, p0,
+                                       _mm512_permutexvar_epi16(_mm512_add_epi16(pair, _mm512_set1_epi16(4 * c)), s16));
+            isum = _mm512_dpwssd_epi32(
+                isum, p1, _mm512_permutexvar_epi16(_mm512_add_epi16(pair, _mm512_set1_epi16(4 * c + 1)), s16));
         }
         acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm512_cvtepi32_ps(isum), acc);
     }
@@ -186,23 +190,23 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
         for (int j = 0; j < 8; j++)
             msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
         const uint8_t *q4 = x[i].qs;
-        const int8_t *q8 = y[i].qs;
         int isum = 0;
-        for (int c = 0; c < 4; c++, q4 += 32, q8 += 64) {
+        for (int c = 0; c < 4; c++, q4 += 32) {
+            const int8_t *y0 = y[i].qs + 32 * inf_q8_kn_at(2 * c), *y1 = y[i].qs + 32 * inf_q8_kn_at(2 * c + 1);
             int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0);
             for (int h = 0; h < 2; h++) {
                 uint8x16_t q = vld1q_u8(q4 + 16 * h);
                 int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(q, vdupq_n_u8(0xf)));
                 int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(q, 4));
-                int8x16_t y0 = vld1q_s8(q8 + 16 * h), y1 = vld1q_s8(q8 + 32 + 16 * h);
+                int8x16_t v0 = vld1q_s8(y0 + 16 * h), v1 = vld1q_s8(y1 + 16 * h);
 #if defined(__ARM_FEATURE_DOTPROD)
-                a = vdotq_s32(a, lo, y0);
-                b = vdotq_s32(b, hi, y1);
+                a = vdotq_s32(a, lo, v0);
+                b = vdotq_s32(b, hi, v1);
 #else
-                a = vaddq_s32(a, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(lo), vget_low_s8(y0)), vget_high_s8(lo),
-                                                      vget_high_s8(y0))));
-                b = vaddq_s32(b, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(hi), vget_low_s8(y1)), vget_high_s8(hi),
-                                                      vget_high_s8(y1))));
+                a = vaddq_s32(a, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(lo), vget_low_s8(v0)), vget_high_s8(lo),
+                                                      vget_high_s8(v0))));
+                b = vaddq_s32(b, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(hi), vget_low_s8(v1)), vget_high_s8(hi),
+                                                      vget_high_s8(v1))));
 #endif
             }
             isum += vaddvq_s32(a) * sc[2 * c] + vaddvq_s32(b) * sc[2 * c + 1];
@@ -222,6 +226,6 @@ static const inf_kernel_t kernels[] = {
 #endif
     {NULL, 0, NULL, NULL}};
 
-inf_type_t inf_type_q4_k = {.id = GGML_Q4_K, .name = "Q4_K", .block = 256, .bytes = 144, .dot_type = GGML_Q8_K,
+inf_type_t inf_type_q4_k = {.id = GGML_Q4_K, .name = "Q4_K", .block = 256, .bytes = 144, .dot_type = INF_Q8_KN,
                             .to_float = q4_k_to_float, .from_float = q4_k_from_float, .vec_dot = dot_scalar,
                             .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

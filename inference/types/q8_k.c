@@ -126,4 +126,4 @@ INF_T_AVX512VNNI void kq16_pack(const float *x, int ldx, int nt, int cols, void 
 
 inf_type_t inf_type_q8_k = {.id = GGML_Q8_K, .name = "Q8_K", .block = 256, .bytes = sizeof(inf_block_q8_k),
                             .dot_type = GGML_Q8_K, .to_float = q8_k_to_float, .from_float = q8_k_from_float,
-                            .simd = "none"};
+                            .simd = "none", .activations_only = 1};

@@ -109,7 +109,8 @@ unsigned inf_cpu_mask(void)
 }
 
 static inf_type_t *const all[] = {&inf_type_f32, &inf_type_f16,  &inf_type_bf16, &inf_type_q8_0, &inf_type_q4_0,
-                                  &inf_type_q4_k, &inf_type_q5_k, &inf_type_q6_k, &inf_type_q8_k};
+                                  &inf_type_q4_k, &inf_type_q5_k, &inf_type_q6_k, &inf_type_q8_k,
+                                  &inf_type_q8_kn};
 static int scalar_only;
 
 void inf_types_force_scalar(int on)

@@ -5,8 +5,8 @@
  *
  * Weights stay in their type. A matrix product quantizes the activations
  * once into the weight type's dot type (Q8_0 for Q8_0 and Q4_0, Q8_K for
- * Q5_K and Q6_K, Q8_K in Q4_K's nibble order for Q4_K, F32 for the float
- * types) and takes dot products of a
+ * Q5_K and Q6_K, Q8_K in Q4_K's nibble order for Q4_K, Q8_0 in pairs for
+ * Q8_0, F32 for the float types) and takes dot products of a
  * weight row with an activation row, integer arithmetic inside blocks.
  */
 #ifndef INF_TYPES_H
@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "inference/gguf.h"
 
@@ -90,6 +91,30 @@ static inline int inf_q8_kn_at(int j)
     return (j & 4) | ((j & 1) << 1) | ((j >> 1) & 1); /* bits 0 and 1 swapped */
 }
 
+/* Q8_0P, Q8_0's activation type: Q8_0's blocks (the same values and
+ * F16-rounded scales) two at a time, the pair's 64 values stored plus 128
+ * (unsigned bytes: the side of dpbusd that takes them) followed by the two
+ * scales as floats; a row's odd last block alone, its 32 bytes then its
+ * scale. 36 bytes a block, as one register of 64 bytes and one 8-byte load
+ * for the scales of two. An engine-only number. */
+enum { INF_Q8_0P = 0x10000 | GGML_Q8_0 };
+/* Where block b's 32 values (each + 128) and its scale are, in a row of nb
+ * blocks. */
+static inline size_t inf_q8_0p_q_at(int b)
+{
+    return 36 * (size_t)(b & ~1) + 32 * (size_t)(b & 1);
+}
+static inline size_t inf_q8_0p_d_at(int b, int nb)
+{
+    return 36 * (size_t)(b & ~1) + ((b | 1) < nb ? 64 + 4 * (size_t)(b & 1) : 32);
+}
+static inline float inf_q8_0p_d(const void *y, int b, int nb)
+{
+    float d;
+    memcpy(&d, (const uint8_t *)y + inf_q8_0p_d_at(b, nb), sizeof d);
+    return d;
+}
+
 typedef struct inf_type {
     uint32_t id;           /* ggml's type number (INF_Q8_KN: the engine's own) */
     const char *name;
@@ -105,7 +130,7 @@ typedef struct inf_type {
     const inf_gemm_t *gemm;         /* the chosen kernel's batch products, or NULL */
     /* for what more a type picks by CPU (F16's conversions), or NULL */
     void (*select)(struct inf_type *self, unsigned have);
-    int activations_only; /* Q8_K, Q8_KN: no weights come in it */
+    int activations_only; /* Q8_K, Q8_KN, Q8_0P: no weights come in it */
 } inf_type_t;
 
 /* The type, or NULL when the engine cannot compute with it. */
@@ -138,7 +163,7 @@ void inf_types_force_scalar(int on);
 
 /* Each type's table (types/<type>.c). */
 extern inf_type_t inf_type_f32, inf_type_f16, inf_type_bf16, inf_type_q8_0, inf_type_q4_0, inf_type_q4_k,
-    inf_type_q5_k, inf_type_q6_k, inf_type_q8_k, inf_type_q8_kn;
+    inf_type_q5_k, inf_type_q6_k, inf_type_q8_k, inf_type_q8_kn, inf_type_q8_0p;
 
 /* The K-quants' activation block: 256 values, their scale, and the sums of
  * each 16 (which the mins of Q4_K/Q5_K need). */

@@ -1,7 +1,8 @@
 /*
  * q8_0.c — Q8_0: blocks of 32 signed bytes and an F16 scale. Its dot type
- * is itself: both sides in int8, one multiply-add per block in integers
- * (scalar; AVX2; AVX-512 VNNI; NEON with the dot-product instructions).
+ * is Q8_0P (types.h): the same quantization, both sides in 8 bits, one
+ * multiply-add per block in integers (scalar; AVX2; AVX-512 VNNI; NEON with
+ * the dot-product instructions).
  */
 #include <math.h>
 #include <string.h>
@@ -43,13 +44,16 @@ static void q8_0_from_float(const float *x, void *vy, int64_t n)
 
 static void dot_scalar(int n, float *s, const void *vx, const void *vy)
 {
-    const block_t *x = vx, *y = vy;
+    const block_t *x = vx;
+    const uint8_t *y = vy;
+    const int nb = n / 32;
     float sum = 0;
-    for (int i = 0; i < n / 32; i++) {
+    for (int i = 0; i < nb; i++) {
+        const uint8_t *q = y + inf_q8_0p_q_at(i);
         int acc = 0;
         for (int j = 0; j < 32; j++)
-            acc += x[i].qs[j] * y[i].qs[j];
-        sum += (float)acc * inf_f16_to_f32(x[i].d) * inf_f16_to_f32(y[i].d);
+            acc += x[i].qs[j] * (q[j] - 128);
+        sum += (float)acc * inf_f16_to_f32(x[i].d) * inf_q8_0p_d(y, i, nb);
     }
     *s = sum;
 }
@@ -63,56 +67,93 @@ __attribute__((target("avx2"))) static inline __m256i dot32_avx2(__m256i x, __m2
     return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
 }
 
-__attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
+/* The scales of a pair of blocks i, i + 1 (Q8_0P keeps the activations'
+ * two side by side at yd): their products, in lanes 0 and 1. */
+__attribute__((target("avx2,f16c"))) static inline __m128 pair_scales(const block_t *x, const uint8_t *yd)
 {
-    const block_t *x = vx, *y = vy;
-    __m256 acc = _mm256_setzero_ps();
-    for (int i = 0; i < n / 32; i++) {
-        inf_prefetch(x + i, (int)sizeof(block_t));
-        __m256i qx = _mm256_loadu_si256((const __m256i *)x[i].qs), qy = _mm256_loadu_si256((const __m256i *)y[i].qs);
-        __m256 d = _mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d));
-        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(dot32_avx2(qx, qy)), acc);
-    }
-    *s = inf_hsum8(acc);
+    const __m128 dx = _mm_cvtph_ps(_mm_cvtsi32_si128((int)((uint32_t)x[0].d | (uint32_t)x[1].d << 16)));
+    return _mm_mul_ps(dx, _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)yd)));
 }
 
-/* VNNI (AVX-VNNI or AVX-512 VL): dpbusd also wants one unsigned side, so
- * |x| against y carrying x's sign, as above, in one instruction; two blocks
- * an iteration into two accumulators, so loads overlap the arithmetic. */
-#define Q8_0_VNNI_BODY(DPBUSD)                                                                                   \
-    const block_t *x = vx, *y = vy;                                                                              \
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();                                               \
-    const int nb = n / 32;                                                                                       \
-    int i = 0;                                                                                                   \
-    for (; i + 2 <= nb; i += 2) {                                                                                \
-        inf_prefetch(x + i, 2 * (int)sizeof(block_t));                                                          \
-        __m256i x0 = _mm256_loadu_si256((const __m256i *)x[i].qs), y0 = _mm256_loadu_si256((const __m256i *)y[i].qs); \
-        __m256i x1 = _mm256_loadu_si256((const __m256i *)x[i + 1].qs),                                           \
-                y1 = _mm256_loadu_si256((const __m256i *)y[i + 1].qs);                                           \
-        __m256i p0 = DPBUSD(_mm256_setzero_si256(), _mm256_sign_epi8(x0, x0), _mm256_sign_epi8(y0, x0));         \
-        __m256i p1 = DPBUSD(_mm256_setzero_si256(), _mm256_sign_epi8(x1, x1), _mm256_sign_epi8(y1, x1));         \
-        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d)), _mm256_cvtepi32_ps(p0), acc0); \
-        acc1 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[i + 1].d) * _cvtsh_ss(y[i + 1].d)), _mm256_cvtepi32_ps(p1), \
-                               acc1);                                                                            \
-    }                                                                                                            \
-    for (; i < nb; i++) {                                                                                        \
-        __m256i x0 = _mm256_loadu_si256((const __m256i *)x[i].qs), y0 = _mm256_loadu_si256((const __m256i *)y[i].qs); \
-        __m256i p0 = DPBUSD(_mm256_setzero_si256(), _mm256_sign_epi8(x0, x0), _mm256_sign_epi8(y0, x0));         \
-        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[i].d) * _cvtsh_ss(y[i].d)), _mm256_cvtepi32_ps(p0), acc0); \
-    }                                                                                                            \
+/* AVX2 and AVX-VNNI: a pair of blocks an iteration (72 bytes of activations:
+ * 64 values, two scales), into two accumulators; an odd last block alone.
+ * BLOCK(qx, qy) is a block's 8 lanes of sums. */
+#define Q8_0_PAIRS(BLOCK)                                                                                          \
+    const block_t *x = vx;                                                                                         \
+    const uint8_t *y = vy;                                                                                         \
+    const int nb = n / 32;                                                                                         \
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();                                                 \
+    int i = 0;                                                                                                     \
+    for (; i + 2 <= nb; i += 2) {                                                                                  \
+        const uint8_t *yp = y + 36 * (size_t)i;                                                                    \
+        inf_prefetch(x + i, 2 * (int)sizeof(block_t));                                                             \
+        const __m256i p0 = BLOCK(_mm256_loadu_si256((const __m256i *)x[i].qs), _mm256_loadu_si256((const __m256i *)yp)); \
+        const __m256i p1 =                                                                                         \
+            BLOCK(_mm256_loadu_si256((const __m256i *)x[i + 1].qs), _mm256_loadu_si256((const __m256i *)(yp + 32))); \
+        const __m128 d = pair_scales(x + i, yp + 64);                                                              \
+        acc0 = _mm256_fmadd_ps(_mm256_broadcastss_ps(d), _mm256_cvtepi32_ps(p0), acc0);                            \
+        acc1 = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(d)), _mm256_cvtepi32_ps(p1), acc1);           \
+    }                                                                                                              \
+    if (i < nb) {                                                                                                  \
+        const __m256i p0 = BLOCK(_mm256_loadu_si256((const __m256i *)x[i].qs),                                     \
+                                 _mm256_loadu_si256((const __m256i *)(y + inf_q8_0p_q_at(i))));                    \
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[i].d) * inf_q8_0p_d(y, i, nb)), _mm256_cvtepi32_ps(p0), acc0); \
+    }                                                                                                              \
     *s = inf_hsum8(_mm256_add_ps(acc0, acc1));
+
+/* AVX2: the activations back to signed bytes, then dot32_avx2's sign trick */
+#define Q8_0_AVX2_BLOCK(qx, qy) dot32_avx2(qx, _mm256_xor_si256(qy, _mm256_set1_epi8((char)0x80)))
+
+__attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, const void *vx, const void *vy)
+{
+    Q8_0_PAIRS(Q8_0_AVX2_BLOCK)
+}
+
+/* VNNI: dpbusd takes the activations as they are stored (+ 128, unsigned)
+ * against the signed weights, and starts from -128 times the weights' sum
+ * (dpbusd of 128s against them), so it holds the exact product. */
+#define Q8_0_VNNI_BLOCK(DPBUSD, qx, qy)                                                                          \
+    DPBUSD(_mm256_sub_epi32(_mm256_setzero_si256(), DPBUSD(_mm256_setzero_si256(), _mm256_set1_epi8((char)0x80), \
+                                                           qx)),                                                  \
+           qy, qx)
+#define Q8_0_AVXVNNI_BLOCK(qx, qy) Q8_0_VNNI_BLOCK(_mm256_dpbusd_avx_epi32, qx, qy)
 
 __attribute__((target("avx2,fma,f16c,avxvnni"))) static void dot_avxvnni(int n, float *s, const void *vx,
                                                                           const void *vy)
 {
-    Q8_0_VNNI_BODY(_mm256_dpbusd_avx_epi32)
+    Q8_0_PAIRS(Q8_0_AVXVNNI_BLOCK)
 }
 
-__attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512vnni"))) static void dot_avx512vnni(int n, float *s,
-                                                                                                 const void *vx,
-                                                                                                 const void *vy)
+/* AVX-512: a pair of blocks a register, against the pair's 64 activation
+ * bytes in one load; the two blocks' scale products (one multiply of two
+ * floats) spread over their halves of the lanes. */
+INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
 {
-    Q8_0_VNNI_BODY(_mm256_dpbusd_epi32)
+    const block_t *x = vx;
+    const uint8_t *y = vy;
+    const int nb = n / 32;
+    const __m512i k80 = _mm512_set1_epi8((char)0x80);
+    const __m512i spread = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m512 acc = _mm512_setzero_ps();
+    int i = 0;
+    for (; i + 2 <= nb; i += 2) {
+        inf_prefetch(x + i, 2 * (int)sizeof(block_t));
+        const __m512i qx = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)x[i].qs)),
+                                              _mm256_loadu_si256((const __m256i *)x[i + 1].qs), 1);
+        const __m512i qy = _mm512_loadu_si512((const void *)(y + 36 * (size_t)i));
+        const __m512i p = _mm512_dpbusd_epi32(
+            _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), k80, qx)), qy, qx);
+        const __m128 d = pair_scales(x + i, y + 36 * (size_t)i + 64);
+        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(d)), acc);
+    }
+    if (i < nb) { /* an odd last block */
+        const __m256i qx = _mm256_loadu_si256((const __m256i *)x[i].qs);
+        const __m256i qy = _mm256_loadu_si256((const __m256i *)(y + inf_q8_0p_q_at(i)));
+        const __m256i p = Q8_0_VNNI_BLOCK(_mm256_dpbusd_epi32, qx, qy);
+        acc = _mm512_fmadd_ps(_mm512_castps256_ps512(_mm256_cvtepi32_ps(p)),
+                              _mm512_set1_ps(_cvtsh_ss(x[i].d) * inf_q8_0p_d(y, i, nb)), acc);
+    }
+    *s = _mm512_reduce_add_ps(acc);
 }
 
 /* Batches (AVX-512 VNNI). A register holds 16 tokens, one 32-bit lane
@@ -257,11 +298,15 @@ static const inf_gemm_t gemm_avx512vnni = {
 #elif defined(__aarch64__)
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
 {
-    const block_t *x = vx, *y = vy;
+    const block_t *x = vx;
+    const uint8_t *y = vy;
+    const int nb = n / 32;
     float32x4_t acc = vdupq_n_f32(0);
-    for (int i = 0; i < n / 32; i++) {
+    for (int i = 0; i < nb; i++) {
+        const uint8_t *q = y + inf_q8_0p_q_at(i);
         int8x16_t x0 = vld1q_s8(x[i].qs), x1 = vld1q_s8(x[i].qs + 16);
-        int8x16_t y0 = vld1q_s8(y[i].qs), y1 = vld1q_s8(y[i].qs + 16);
+        int8x16_t y0 = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(q), vdupq_n_u8(0x80)));
+        int8x16_t y1 = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(q + 16), vdupq_n_u8(0x80)));
 #if defined(__ARM_FEATURE_DOTPROD)
         int32x4_t p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), x0, y0), x1, y1);
 #else
@@ -271,7 +316,7 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
         b = vmlal_s8(b, vget_high_s8(x1), vget_high_s8(y1));
         int32x4_t p = vaddq_s32(vpaddlq_s16(a), vpaddlq_s16(b));
 #endif
-        acc = vmlaq_n_f32(acc, vcvtq_f32_s32(p), inf_f16_to_f32(x[i].d) * inf_f16_to_f32(y[i].d));
+        acc = vmlaq_n_f32(acc, vcvtq_f32_s32(p), inf_f16_to_f32(x[i].d) * inf_q8_0p_d(y, i, nb));
     }
     *s = vaddvq_f32(acc);
 }
@@ -287,6 +332,6 @@ static const inf_kernel_t kernels[] = {
 #endif
     {NULL, 0, NULL, NULL}};
 
-inf_type_t inf_type_q8_0 = {.id = GGML_Q8_0, .name = "Q8_0", .block = 32, .bytes = 34, .dot_type = GGML_Q8_0,
+inf_type_t inf_type_q8_0 = {.id = GGML_Q8_0, .name = "Q8_0", .block = 32, .bytes = 34, .dot_type = INF_Q8_0P,
                             .to_float = q8_0_to_float, .from_float = q8_0_from_float, .vec_dot = dot_scalar,
                             .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

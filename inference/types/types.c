@@ -90,12 +90,15 @@ const inf_cpu_t *inf_cpu(void)
     cpu.dotprod = 1;
 #endif
 #endif
-    /* INF_SIMD=scalar|avx2|avx512 caps what is used (tests, comparisons) */
+    /* INF_SIMD=scalar|avx2|avx-vnni|avx512 caps what is used (tests,
+     * comparisons); avx-vnni: AVX2 with the 256-bit VNNI, no AVX-512 */
     const char *cap = getenv("INF_SIMD");
     if (cap && !strcmp(cap, "scalar"))
         memset(&cpu, 0, sizeof cpu);
     else if (cap && !strcmp(cap, "avx2"))
         cpu.avx512f = cpu.avx512bw = cpu.avx512vl = cpu.avx512vnni = cpu.avxvnni = 0;
+    else if (cap && !strcmp(cap, "avx-vnni"))
+        cpu.avx512f = cpu.avx512bw = cpu.avx512vl = cpu.avx512vnni = 0;
     cpu_read = 1;
     return &cpu;
 }
@@ -110,7 +113,7 @@ unsigned inf_cpu_mask(void)
 
 static inf_type_t *const all[] = {&inf_type_f32, &inf_type_f16,  &inf_type_bf16, &inf_type_q8_0, &inf_type_q4_0,
                                   &inf_type_q4_k, &inf_type_q5_k, &inf_type_q6_k, &inf_type_q8_k,
-                                  &inf_type_q8_kn};
+                                  &inf_type_q8_kn, &inf_type_q8_0p};
 static int scalar_only;
 
 void inf_types_force_scalar(int on)

@@ -3,7 +3,9 @@
  * llama.cpp: pp (a prompt of P tokens in one batch) and tg (G tokens
  * generated one at a time after it), REPS times each, medians of the
  * tokens per second. Prints one CSV row:
- *   engine,model,threads,pp_tokens,pp_tps,tg_tokens,tg_tps,weight_bytes
+ *   engine,model,threads,pp_tokens,pp_tps,tg_tokens,tg_tps,token_bytes
+ * token_bytes: the weights one generated token reads (model.h), the
+ * roofline's bytes per token.
  *
  *   llm_bench_bolt MODEL THREADS [P G REPS]
  */
@@ -66,7 +68,7 @@ int main(int argc, char **argv)
     const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps);
     const char *name = strrchr(argv[1], '/');
     printf("bolt,%s,%d,%d,%.2f,%d,%.2f,%llu\n", name ? name + 1 : argv[1], th, P, ppm, G, tgm,
-           (unsigned long long)m->weight_bytes);
+           (unsigned long long)m->token_bytes);
     inf_ctx_free(c);
     inf_model_free(m);
     free(tok);

@@ -313,6 +313,17 @@ int inf_model_load(const char *path, inf_model_t **out, char *err, size_t errlen
         inf_model_free(m);
         return -1;
     }
+    m->token_bytes = m->weight_bytes;
+    if (m->output.data != m->tok_embd.data)
+        m->token_bytes -= (uint64_t)m->tok_embd.row_bytes * (uint64_t)(m->tok_embd.ne[1] - 1);
+    for (int i = 0; i < hp->n_layer && hp->n_expert > 0; i++) {
+        const inf_layer_t *ly = &m->layers[i];
+        const inf_w_t *ex[] = {&ly->gate_exps, &ly->up_exps, &ly->down_exps};
+        for (int e = 0; e < 3; e++) {
+            const uint64_t all = (uint64_t)ex[e]->row_bytes * (uint64_t)ex[e]->ne[1] * (uint64_t)ex[e]->ne[2];
+            m->token_bytes -= all - all / (uint64_t)hp->n_expert * (uint64_t)hp->n_expert_used;
+        }
+    }
     uint64_t best = 0;
     m->ftype_name = "F32";
     for (int t = 0; t < GGML_TTYPE_MAX; t++)

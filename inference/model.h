@@ -70,6 +70,10 @@ typedef struct inf_model {
     float *rope_freqs; /* per-dimension divisors (llama 3.1), or NULL */
     inf_layer_t *layers;
     uint64_t weight_bytes; /* every tensor the forward pass reads */
+    /* what generating one token reads of them: every weight, but one row of
+     * an embedding table that is not also the output, and n_expert_used of
+     * n_expert experts (a memory roofline's bytes per token) */
+    uint64_t token_bytes;
     const char *ftype_name; /* the weights' most common type, for reports */
 } inf_model_t;
 

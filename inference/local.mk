@@ -10,7 +10,9 @@ INF_SOURCES = \
 	inference/matmul.h inference/matmul.c inference/attn.h inference/attn.c inference/engine.h inference/forward.c inference/sample.h inference/sample.c
 noinst_LTLIBRARIES += libinference.la
 libinference_la_SOURCES = $(INF_SOURCES)
-libinference_la_CFLAGS = $(AM_CFLAGS)
+# no errno from math functions: lrintf becomes one instruction (the K-quant
+# activations round each value of every token with it); nothing reads errno
+libinference_la_CFLAGS = $(AM_CFLAGS) -fno-math-errno
 libinference_la_LIBADD = -lm -lpthread
 EXTRA_DIST += inference/types/f32_sgemm.c
 if HAVE_BLAS

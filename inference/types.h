@@ -79,8 +79,8 @@ typedef struct inf_kernel {
     const inf_gemm_t *gemm; /* or NULL: batches take dot products one by one */
 } inf_kernel_t;
 
-/* Q8_K with its 32-value sub-blocks in the order 0 2 1 3 4 6 5 7 (the
- * sums of 16 in their own order): Q4_K's 64 bytes of nibbles hold sub-blocks
+/* Q8_K with its 32-value sub-blocks in the order 0 2 1 3 4 6 5 7 and sums
+ * of 32, not 16 (bsums[j]: sub-block j's, natural order): Q4_K's 64 bytes of nibbles hold sub-blocks
  * 0 and 2 in their low halves and 1 and 3 in their high ones, so a kernel
  * that takes 64 bytes at once finds the activations it needs side by side.
  * An engine-only number, no ggml type: never a tensor's. */

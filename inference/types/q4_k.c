@@ -74,7 +74,7 @@ static void dot_scalar(int n, float *s, const void *vx, const void *vy)
                 b += (q4[l] >> 4) * y1[l];
             }
             isum += a * s0 + b * s1;
-            msum += m0 * (y[i].bsums[4 * c] + y[i].bsums[4 * c + 1]) + m1 * (y[i].bsums[4 * c + 2] + y[i].bsums[4 * c + 3]);
+            msum += m0 * y[i].bsums[2 * c] + m1 * y[i].bsums[2 * c + 1];
         }
         sum += y[i].d * (inf_f16_to_f32(x[i].d) * (float)isum - inf_f16_to_f32(x[i].dmin) * (float)msum);
     }
@@ -95,7 +95,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         kq_scales_mins(x[i].scales, sc, mn);
         int msum = 0;
         for (int j = 0; j < 8; j++)
-            msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+            msum += mn[j] * y[i].bsums[j];
         const uint8_t *q4 = x[i].qs;
         __m256i isum = _mm256_setzero_si256();
         for (int c = 0; c < 4; c++, q4 += 32) {
@@ -126,19 +126,25 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     /* 16-bit lanes 0-15 take sub-block j's scale, 16-31 sub-block j + 2's */
     const __m512i pair = _mm512_set_epi16(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                           0, 0, 0, 0, 0, 0);
+    const __m128i c_shift = _mm_set_epi32(4, 0, 0, 0);
+    const __m128i c_keep = _mm_set_epi32(0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f);
+    const __m128i c_top = _mm_set_epi32(0x30303030, 0, 0x30303030, 0);
     __m512 acc = _mm512_setzero_ps();
-    __m256 mins = _mm256_setzero_ps();
+    __m128 mins = _mm_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
         inf_prefetch(x + i, (int)sizeof(block_t));
-        uint8_t sc[8], mn[8];
-        kq_scales_mins(x[i].scales, sc, mn);
-        /* the mins against the 16-value sums, each min twice: 8 products
-         * of pairs in one madd, kept in lanes until the end */
-        const __m128i m8 = _mm_loadl_epi64((const __m128i *)mn);
-        const __m256i mp = _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)y[i].bsums),
-                                             _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(m8, m8)));
-        mins = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * _cvtsh_ss(x[i].dmin)), _mm256_cvtepi32_ps(mp), mins);
-        const __m512i s16 = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(_mm_loadl_epi64((const __m128i *)sc)));
+        /* the 12 bytes of scales and mins as 32-bit words a, b, c (kq_scales_mins):
+         * scales 0-3 = a & 63, 4-7 = (c & 15) | (a >> 6) << 4, and the mins
+         * likewise from b and c >> 4; r: the scales in bytes 0-7, the mins in 8-15 */
+        const __m128i v = _mm_loadu_si128((const __m128i *)x[i].scales);
+        const __m128i t = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0)), c_shift), c_keep);
+        const __m128i r = _mm_ternarylogic_epi32(t, _mm_srli_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0)), 2),
+                                                 c_top, 0xf8); /* t | (top bits & mask) */
+        /* the mins against the 32-value sums */
+        const __m128i mp = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(r, r)),
+                                          _mm_loadu_si128((const __m128i *)y[i].bsums));
+        mins = _mm_fmadd_ps(_mm_set1_ps(y[i].d * _cvtsh_ss(x[i].dmin)), _mm_cvtepi32_ps(mp), mins);
+        const __m512i s16 = _mm512_cvtepu8_epi16(_mm256_zextsi128_si256(r));
         __m512i isum = _mm512_setzero_si512();
 #pragma GCC unroll 2 /* the scales' lane indices become constants */
         for (int c = 0; c < 2; c++) {
@@ -153,8 +159,8 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
         }
         acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm512_cvtepi32_ps(isum), acc);
     }
-    /* one horizontal sum: the mins in the low half of the lanes */
-    *s = _mm512_reduce_add_ps(_mm512_sub_ps(acc, _mm512_zextps256_ps512(mins)));
+    /* one horizontal sum: the mins in the lowest lanes */
+    *s = _mm512_reduce_add_ps(_mm512_sub_ps(acc, _mm512_zextps128_ps512(mins)));
 }
 
 /* Batches (AVX-512 VNNI): kq16.h's kernel; a row's nibbles unpacked to
@@ -188,7 +194,7 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
         kq_scales_mins(x[i].scales, sc, mn);
         int msum = 0;
         for (int j = 0; j < 8; j++)
-            msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+            msum += mn[j] * y[i].bsums[j];
         const uint8_t *q4 = x[i].qs;
         int isum = 0;
         for (int c = 0; c < 4; c++, q4 += 32) {

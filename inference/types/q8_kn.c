@@ -4,8 +4,9 @@
  * a 64-byte load of Q4_K weights (sub-blocks 2c and 2c + 2 in the low
  * nibbles, 2c + 1 and 2c + 3 in the high ones) meets its activations in two
  * 64-byte loads, with no shuffling a row. The order swaps 1 and 2, 5 and 6:
- * sub-block j is at position inf_q8_kn_at(j). The sums of 16 keep Q8_K's
- * order.
+ * sub-block j is at position inf_q8_kn_at(j). Its sums are of 32 (Q4_K's
+ * mins take a sub-block's): bsums[j] for sub-block j, in the natural order,
+ * bsums[8..15] zero.
  */
 #include <string.h>
 
@@ -26,6 +27,9 @@ static void q8_kn_from_float(const float *x, void *vy, int64_t n)
     for (int64_t i = 0; i < n / 256; i++) {
         swap32(y[i].qs + 32, y[i].qs + 64);
         swap32(y[i].qs + 160, y[i].qs + 192);
+        for (int j = 0; j < 8; j++)
+            y[i].bsums[j] = (int16_t)(y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+        memset(y[i].bsums + 8, 0, 8 * sizeof y[i].bsums[0]);
     }
 }
 

@@ -67,7 +67,9 @@ static void orphans_drain(void)
 
 int face_bsend_reserve(size_t bytes, void **block)
 {
-    size_t need = (bytes + MPI_BSEND_OVERHEAD + 15) & ~(size_t)15;
+    /* No rounding: MPI promises that a buffer of the messages' Pack_size plus
+     * MPI_BSEND_OVERHEAD each holds them (the data is copied bytewise). */
+    size_t need = bytes + MPI_BSEND_OVERHEAD;
     if (!attached)
         return MPI_ERR_BUFFER;
     face_bsend_progress(); /* returns blocks of sends that finished */

@@ -78,3 +78,14 @@ TESTS += tests/mpi/exports.sh
 XFAIL_TESTS = tests/mpi/exports.sh
 dist_check_SCRIPTS += tests/mpi/exports.sh
 EXTRA_DIST += tests/mpi/mpi31_functions.txt
+
+# The Fortran bindings (mpi/fortran/): Fortran programs built with boltfort,
+# run here and on Open MPI; skipped when configure found no gfortran.
+if BOLT_FORTRAN
+MPI_TEST_FC = $(FC)
+endif
+TESTS += tests/mpi/fortran.sh
+dist_check_SCRIPTS += tests/mpi/fortran.sh
+EXTRA_DIST += tests/mpi/ftest.f90 tests/mpi/fort_p2p.f90 tests/mpi/fort_coll.f90 tests/mpi/fort_types.f90 \
+	tests/mpi/fort_comm.f90 tests/mpi/fort_legacy.f
+AM_TESTS_ENVIRONMENT += BOLT_TEST_FC='$(MPI_TEST_FC)'; BOLT_TEST_OMPI_MPIFORT='$(OMPI_MPIFORT)'; export BOLT_TEST_FC BOLT_TEST_OMPI_MPIFORT;

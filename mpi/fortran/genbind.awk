@@ -304,7 +304,7 @@ function emit_f90(    i) {
     print "  external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, MPI_COMM_DUP_FN"
     print "  external :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, MPI_TYPE_DUP_FN"
     print "  external :: MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, MPI_WIN_DUP_FN"
-    print "  external :: MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN"
+    print "  external :: MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN, MPI_CONVERSION_FN_NULL"
     print "  interface"
     printf "%s", fsec["always"]
     for (i = 1; i <= nfn; i++)

@@ -145,6 +145,7 @@ static void declarations(void)
         "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_NULL_DELETE_FN", "MPI_TYPE_DUP_FN",
         "MPI_WIN_NULL_COPY_FN",  "MPI_WIN_NULL_DELETE_FN",  "MPI_WIN_DUP_FN",
         "MPI_NULL_COPY_FN",      "MPI_NULL_DELETE_FN",      "MPI_DUP_FN",
+        "MPI_CONVERSION_FN_NULL",
     };
     char buf[80];
     printf("! The predefined attribute callbacks, and MPI's functions.\n");

@@ -283,6 +283,18 @@ MPI_Aint pmpi_aint_diff_(MPI_Aint *a, MPI_Aint *b) { return PMPI_Aint_diff(*a, *
 /* MPI_PCONTROL(LEVEL): no IERROR in Fortran. */
 void mpi_pcontrol_(MPI_Fint *level) { MPI_Pcontrol(*level); }
 void pmpi_pcontrol_(MPI_Fint *level) { PMPI_Pcontrol(*level); }
+/* MPI_SIZEOF(X, SIZE, IERROR), through the mpi module's generic interface:
+ * x is a C descriptor (Fortran 2018's CFI_cdesc_t, whose first members are
+ * the standard's: base_addr, then elem_len, the size of one element). */
+struct f_cdesc {
+    void *base_addr;
+    size_t elem_len;
+};
+void bolt_mpi_sizeof(const struct f_cdesc *x, MPI_Fint *size, MPI_Fint *ierr)
+{
+    *size = (MPI_Fint)x->elem_len;
+    *ierr = MPI_SUCCESS;
+}
 /* MPI_F_SYNC_REG(BUF): makes the compiler assume buf changed; the call
  * itself is that (MPI 3.1 section 17.1.8). */
 void mpi_f_sync_reg_(void *buf) { (void)buf; }

@@ -15,8 +15,9 @@
 # function; "@@once Name": helpers written once); its section is used only
 # when the table has the function. mode=f90 writes the mpi module: its
 # constants (mpif-consts.h) and an explicit interface for every bound routine
-# ("@@f90 Name" replaces the derived one), choice buffers taken as they come
-# through gfortran's NO_ARG_CHECK. mode=missing lists the functions with no
+# ("@@f90 Name" replaces the derived one; "@@f90 always" adds routines outside
+# the table, "@@f90 generic" generic interfaces), choice buffers taken as they
+# come through gfortran's NO_ARG_CHECK. mode=missing lists the functions with no
 # Fortran binding and why (MPI_T_ and the C-only handle conversions aside).
 # POSIX awk only (the build runs it with mawk, gawk or macOS's awk).
 
@@ -310,6 +311,7 @@ function emit_f90(    i) {
     for (i = 1; i <= nfn; i++)
         if (unbound(i) == "") finterface(i)
     print "  end interface"
+    printf "%s", fsec["generic"]
     print "end module mpi"
 }
 

@@ -3,7 +3,7 @@
 ! MPI_ORDER_FORTRAN, indexed and hvector types (INTEGER(KIND=MPI_ADDRESS_KIND)
 ! strides), a struct type over a SEQUENCE derived type from MPI_Get_address,
 ! absolute addresses sent from MPI_BOTTOM, resized types, extents and sizes,
-! Pack/Unpack, Get_elements, names.
+! Pack/Unpack, Get_elements, names, MPI_Sizeof.
 program fort_types
   use ftest
   implicit none
@@ -153,6 +153,16 @@ program fort_types
   call MPI_Unpack(packed, 200, pos, cnt, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
   call MPI_Unpack(packed, 200, pos, y, 1, MPI_DOUBLE_PRECISION, MPI_COMM_WORLD, ierr)
   call check(cnt == left .and. y == 2.5d0 * left, 'Unpack data')
+
+  ! MPI_Sizeof (the module's generic): the bytes of one element.
+  call MPI_Sizeof(cnt, psize, ierr)
+  call check_int(psize, 4, 'MPI_Sizeof of an INTEGER')
+  call MPI_Sizeof(a, psize, ierr)
+  call check_int(psize, 8, 'MPI_Sizeof of a DOUBLE PRECISION array')
+  call MPI_Sizeof(p%pos(2), psize, ierr)
+  call check_int(psize, 8, 'MPI_Sizeof of an array element')
+  call MPI_Sizeof((1.0, 2.0), psize, ierr)
+  call check_int(psize, 8, 'MPI_Sizeof of a COMPLEX')
 
   call ft_finish()
 end program fort_types

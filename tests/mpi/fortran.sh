@@ -9,7 +9,7 @@
 # Skipped (77) when configure found no Fortran compiler.
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 if [ -z "${BOLT_TEST_FC:-}" ]; then
-    echo "SKIP: no Fortran compiler (configure found no gfortran 8 or later): the Fortran bindings are not built"
+    echo "SKIP: no Fortran compiler (configure found no gfortran 9 or later): the Fortran bindings are not built"
     exit 77
 fi
 S="$TOP_SRCDIR/tests/mpi"

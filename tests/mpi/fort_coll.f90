@@ -203,5 +203,6 @@ program fort_coll
 
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   call check_ok(ierr, 'MPI_Barrier')
+  deallocate(gath, cnts, displs, a2a, a2b, scnt, sdis, rcnt, rdis)
   call ft_finish()
 end program fort_coll

@@ -126,6 +126,7 @@ program fort_comm
   call MPI_Group_free(rgrp, ierr)
   call MPI_Group_free(grp, ierr)
   call check_int(grp, MPI_GROUP_NULL, 'Group_free')
+  deallocate(ranks, tr)
 
   ! A grid periodic in its first dimension only.
   dims = 0

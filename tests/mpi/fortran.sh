@@ -57,7 +57,8 @@ names=$(sed -n 's/^#define \(MPI_[A-Z0-9_]*\)[ 	].*/\1/p' "$TOP_SRCDIR/mpi/mpi.h
     for n in $names; do echo "P($n)"; done
     echo 'return 0; }'
 } >"$W/consts.c"
-if "${BOLTCC_CC:-${BOLT_TEST_CC:-cc}}" -std=c11 -w -I"$BOLTCC_INCDIR" -o "$W/consts_c" "$W/consts.c" >"$W/consts_c.log" 2>&1 &&
+# shellcheck disable=SC2086
+if ${BOLTCC_CC:-${BOLT_TEST_CC:-cc}} -std=c11 -w -I"$BOLTCC_INCDIR" -o "$W/consts_c" "$W/consts.c" >"$W/consts_c.log" 2>&1 &&
     "$W/consts_c" >"$W/consts.c.out"; then
     for form in mpif module; do
         {

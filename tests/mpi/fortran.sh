@@ -4,8 +4,10 @@
 # routine for every MPI function libmpi exports (but the C-only ones); the
 # Fortran test programs (fort_*.f90 through `use mpi`, fort_legacy.f through
 # mpif.h in fixed form), built with boltfort, pass at 1 to 4 ranks under
-# boltrun; then, where Open MPI is installed, the same sources built with its
-# mpifort pass under its mpirun (a test is trusted only once they do there).
+# boltrun; a Fortran PMPI tool intercepts calls; an invalid call ends the
+# job with the face's message; then, where Open MPI is installed, the same
+# sources built with its mpifort pass under its mpirun (a test is trusted
+# only once they do there).
 # Skipped (77) when configure found no Fortran compiler.
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 if [ -z "${BOLT_TEST_FC:-}" ]; then
@@ -134,6 +136,37 @@ for p in ${BOLT_FORTRAN_TESTS:-$PROGS}; do
     fi
     for np in 1 2 3 4; do run "$np" "$W/bolt/$p"; done
 done
+
+# Bolt only: a Fortran profiling tool (its MPI_SEND in front of libmpifort's,
+# calling PMPI_SEND) sees the program's sends; an invalid call from Fortran
+# ends the job with the face's message.
+# shellcheck disable=SC2046
+if (cd "$W/bolt" && "$FORT" -o fort_tool "$S/fort_legacy.f" "$S/fort_pmpi_tool.f") >"$W/bolt/fort_tool.log" 2>&1; then
+    out=$("$BOLTRUN" --timeout 120 -np 2 "$W/bolt/fort_tool" 2>&1)
+    if printf '%s\n' "$out" | grep -q "fort_legacy: ok" && printf '%s\n' "$out" | grep -Eq "rank 0 intercepted [1-9][0-9]* MPI_SEND"; then
+        echo "pass: a Fortran PMPI tool intercepted MPI_SEND"; passes=$((passes + 1))
+    else
+        echo "FAIL: Fortran PMPI interposition: $out"; fails=$((fails + 1))
+    fi
+else
+    echo "FAIL: boltfort cannot build fort_legacy with fort_pmpi_tool:"; tail -n 20 "$W/bolt/fort_tool.log"
+    fails=$((fails + 1))
+fi
+if (cd "$W/bolt" && "$FORT" -o fort_fatal "$S/fort_fatal.f90") >"$W/bolt/fort_fatal.log" 2>&1; then
+    out=$("$BOLTRUN" --timeout 60 -np 3 "$W/bolt/fort_fatal" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "rank 2 on .*MPI_Send: rank 6 is out of range.*MPI_ERR_RANK" &&
+        ! printf '%s\n' "$out" | grep -q survived; then
+        echo "pass: an invalid MPI_Send from Fortran ended the job: $(printf '%s\n' "$out" | grep MPI_ERR_RANK | head -n 1)"
+        passes=$((passes + 1))
+    else
+        echo "FAIL: an invalid MPI_Send from Fortran (exit $rc):"; printf '%s\n' "$out" | tail -n 15
+        fails=$((fails + 1))
+    fi
+else
+    echo "FAIL: boltfort cannot build fort_fatal:"; tail -n 20 "$W/bolt/fort_fatal.log"
+    fails=$((fails + 1))
+fi
 
 if [ -z "${BOLT_TEST_OMPI_MPIFORT:-}" ] || ! command -v mpirun.openmpi >/dev/null 2>&1; then
     echo "SKIP: Open MPI's mpifort is not installed here: the Fortran programs were not cross-checked on it"

@@ -87,5 +87,5 @@ endif
 TESTS += tests/mpi/fortran.sh
 dist_check_SCRIPTS += tests/mpi/fortran.sh
 EXTRA_DIST += tests/mpi/ftest.f90 tests/mpi/fort_p2p.f90 tests/mpi/fort_coll.f90 tests/mpi/fort_types.f90 \
-	tests/mpi/fort_comm.f90 tests/mpi/fort_legacy.f
+	tests/mpi/fort_comm.f90 tests/mpi/fort_legacy.f tests/mpi/fort_pmpi_tool.f tests/mpi/fort_fatal.f90
 AM_TESTS_ENVIRONMENT += BOLT_TEST_FC='$(MPI_TEST_FC)'; BOLT_TEST_OMPI_MPIFORT='$(OMPI_MPIFORT)'; export BOLT_TEST_FC BOLT_TEST_OMPI_MPIFORT;

@@ -27,9 +27,11 @@ mpi/fortran/mpif.h: $(top_srcdir)/mpi/mpi.h $(top_srcdir)/mpi/fortran/genmpifh.s
 	$(AM_V_GEN)$(MKDIR_P) mpi/fortran && \
 	    CC='$(CC)' $(SHELL) $(top_srcdir)/mpi/fortran/genmpifh.sh $(top_srcdir)/mpi mpi/fortran
 # The module has only constants, common blocks and interfaces: its .mod is
-# all programs need (its object defines nothing).
+# all programs need (its object defines nothing). gfortran leaves a .mod
+# whose content did not change as it was: touched, so make sees it new.
 mpi/fortran/mpi.mod: mpi/fortran/mpi.f90 mpi/fortran/mpif.h
-	$(AM_V_GEN)$(FC) $(FCFLAGS) -c -I mpi/fortran -J mpi/fortran -o mpi/fortran/mpi-mod.o mpi/fortran/mpi.f90
+	$(AM_V_GEN)$(FC) $(FCFLAGS) -c -I mpi/fortran -J mpi/fortran -o mpi/fortran/mpi-mod.o mpi/fortran/mpi.f90 && \
+	    touch $@
 
 fortincdir = $(includedir)/bolt
 nodist_fortinc_DATA = mpi/fortran/mpif.h mpi/fortran/mpi.mod

@@ -154,6 +154,7 @@ struct f_attr_fns {
     MPI_Comm_copy_attr_function *copy;
     MPI_Comm_delete_attr_function *del;
     void *extra;
+    int made; /* extra is a record made for the trampolines */
 };
 /* Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int f_attr_fns_make(f_proc *copy, f_proc *del, MPI_Aint extra, int mpi1, struct f_attr_fns *out);

@@ -186,6 +186,7 @@ int f_attr_fns_make(f_proc *copy, f_proc *del, MPI_Aint extra, int mpi1, struct 
     out->copy = null_copy ? MPI_COMM_NULL_COPY_FN : dup ? MPI_COMM_DUP_FN : f_copy_tramp;
     out->del = null_del ? MPI_COMM_NULL_DELETE_FN : f_delete_tramp;
     out->extra = (void *)extra;
+    out->made = 0;
     if (out->copy == f_copy_tramp || out->del == f_delete_tramp) {
         struct f_attr_rec *r = malloc(sizeof *r);
         if (!r) {
@@ -194,6 +195,7 @@ int f_attr_fns_make(f_proc *copy, f_proc *del, MPI_Aint extra, int mpi1, struct 
             *r = (struct f_attr_rec){copy, del, extra, mpi1, f_attr_recs};
             f_attr_recs = r;
             out->extra = r;
+            out->made = 1;
         }
     }
     return rc;
@@ -201,7 +203,7 @@ int f_attr_fns_make(f_proc *copy, f_proc *del, MPI_Aint extra, int mpi1, struct 
 
 void f_attr_fns_drop(struct f_attr_fns *fns)
 {
-    if (f_attr_recs && fns->extra == f_attr_recs) {
+    if (fns->made && fns->extra == f_attr_recs) { /* the last one made */
         struct f_attr_rec *r = f_attr_recs;
         f_attr_recs = r->next;
         free(r);

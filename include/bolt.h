@@ -94,6 +94,15 @@ int bolt_comm_free(bolt_comm_t *comm);
  * calls over overlapping lists must use different tags (0..BOLT_TAG_UB). */
 int bolt_comm_create_group(bolt_comm_t comm, int n, const int *ranks, int tag,
                            bolt_comm_t *newcomm);
+/* Collective over local and, at once, over the local communicator of a
+ * disjoint remote group making the same call: a communicator over both
+ * groups (an MPI intercommunicator's), the group whose leader has the lower
+ * world rank first, each in its own order. The leaders (local_leader of
+ * local; remote_leader of peer, a communicator holding both leaders) agree
+ * on the context over peer's internal traffic; peer and remote_leader count
+ * only at the local leader. An error at the leader fails every member's call. */
+int bolt_comm_join(bolt_comm_t local, int local_leader, bolt_comm_t peer, int remote_leader,
+                   bolt_comm_t *newcomm);
 
 /* Point-to-point. Sizes are in bytes. Message order between a pair of ranks on
  * one communicator and tag is kept. */

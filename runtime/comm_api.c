@@ -1,4 +1,5 @@
-/* comm_api.c — the public communicator calls: rank, size, dup, split, free.
+/* comm_api.c — the public communicator calls: rank, size, dup, split, join,
+ * free.
  *
  * dup and split agree on a fresh context id and on the new groups by a
  * gather to rank 0 and a reply to every rank, on the parent's internal
@@ -72,7 +73,7 @@ static int recv_internal(void *buf, size_t n, int src, int tag, struct bolt_comm
     if (rc || (rc = bolt_wait(&r, &st)))
         return rc;
     if (st.bytes != n)
-        return bolt_err_set(BOLT_ERR_PROTO, "communicator split: rank %d sent %zu bytes, not %zu",
+        return bolt_err_set(BOLT_ERR_PROTO, "making a communicator: rank %d sent %zu bytes, not %zu",
                             src, st.bytes, n);
     return BOLT_OK;
 }
@@ -304,6 +305,159 @@ int bolt_comm_create_group(bolt_comm_t comm, int n, const int *ranks, int tag,
         rc = bolt_err_within(rc, fn);
     }
     free(wr);
+    return rc;
+}
+
+/* ---- two groups joined through their leaders (MPI_Intercomm_create) ---------------- */
+enum { TAG_JOIN_UP = 3, TAG_JOIN_PEER = 4, TAG_JOIN_DOWN = 5 };
+
+/* What a leader sends the other leader (its group's largest next free
+ * context id and size), then its own members: a context id fresh for both
+ * groups, or code, an error; whether their group comes first; the size of
+ * the remote group, whose world ranks follow in a second message. */
+struct join_head {
+    uint32_t ctx;
+    int code;
+    int first;
+    int n;
+};
+
+/* The leader's part: the largest next free context id of its group, then
+ * the exchange with the remote leader on peer's internal context (sends
+ * posted before the receives, so neither leader waits for the other's send
+ * to be taken). *h and *remote: what to tell the members. A native code. */
+static int join_lead(struct bolt_comm *local, struct bolt_comm *peer, int remote_leader,
+                     struct join_head *h, int **remote)
+{
+    const char *fn = "bolt_comm_join";
+    uint32_t ctx = bolt_rt.next_ctx;
+    int rc = BOLT_OK;
+    for (int r = 0; r < local->size && !rc; r++) {
+        uint32_t theirs = 0;
+        if (r != local->rank && !(rc = recv_internal(&theirs, sizeof theirs, r, TAG_JOIN_UP, local)) &&
+            theirs > ctx)
+            ctx = theirs;
+    }
+    if (rc)
+        return bolt_err_within(rc, fn);
+    if (!peer || remote_leader < 0 || remote_leader >= peer->size)
+        return bolt_err_set(BOLT_ERR_ARG,
+                            "%s: the remote leader %d is not a rank of the peer communicator%s", fn,
+                            remote_leader, peer ? "" : " (none was given)");
+    if (remote_leader == peer->rank)
+        return bolt_err_set(BOLT_ERR_ARG,
+                            "%s: the remote leader (rank %d of the peer communicator) is this "
+                            "process, but the two groups must be disjoint",
+                            fn, remote_leader);
+    struct join_head mine = {ctx, BOLT_OK, 0, local->size}, theirs;
+    struct bolt_request *sr[2] = {NULL, NULL};
+    rc = bolt_proto_isend(&mine, sizeof mine, remote_leader, TAG_JOIN_PEER, peer, peer->ctx + 1, 0,
+                          &sr[0]);
+    if (!rc)
+        rc = bolt_proto_isend(local->world_ranks, (size_t)local->size * sizeof(int), remote_leader,
+                              TAG_JOIN_PEER, peer, peer->ctx + 1, 0, &sr[1]);
+    if (!rc)
+        rc = recv_internal(&theirs, sizeof theirs, remote_leader, TAG_JOIN_PEER, peer);
+    if (!rc && theirs.n < 1)
+        rc = bolt_err_set(BOLT_ERR_PROTO, "%s: the remote leader sent a group of %d ranks", fn,
+                          theirs.n);
+    if (!rc && !(*remote = malloc((size_t)theirs.n * sizeof **remote)))
+        rc = bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    if (!rc)
+        rc = recv_internal(*remote, (size_t)theirs.n * sizeof **remote, remote_leader,
+                           TAG_JOIN_PEER, peer);
+    for (int i = 0; i < 2; i++) {
+        int src = sr[i] ? bolt_wait(&sr[i], NULL) : BOLT_OK;
+        if (src && !rc)
+            rc = src;
+    }
+    if (rc)
+        return rc == BOLT_ERR_NOMEM ? rc : bolt_err_within(rc, fn);
+    /* Both leaders check the same two lists, so both sides fail alike. */
+    char *seen = calloc((size_t)bolt_rt.size, 1);
+    if (!seen)
+        return bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    for (int i = 0; i < local->size; i++)
+        seen[local->world_ranks[i]] = 1;
+    for (int i = 0; i < theirs.n && !rc; i++)
+        if (seen[(*remote)[i]])
+            rc = bolt_err_set(BOLT_ERR_ARG,
+                              "%s: world rank %d is in both groups: the local and remote groups "
+                              "must be disjoint",
+                              fn, (*remote)[i]);
+    free(seen);
+    if (rc)
+        return rc;
+    *h = (struct join_head){theirs.ctx > ctx ? theirs.ctx : ctx, BOLT_OK,
+                            local->world_ranks[local->rank] < peer->world_ranks[remote_leader],
+                            theirs.n};
+    return BOLT_OK;
+}
+
+int bolt_comm_join(bolt_comm_t local, int local_leader, bolt_comm_t peer, int remote_leader,
+                   bolt_comm_t *newcomm)
+{
+    const char *fn = "bolt_comm_join";
+    int rc = bolt_comm_check(local, fn);
+    if (rc)
+        return rc;
+    if (!newcomm)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: newcomm pointer is NULL", fn);
+    if (local_leader < 0 || local_leader >= local->size)
+        return bolt_err_set(BOLT_ERR_ARG, "%s: the local leader %d is not a rank of the local "
+                            "communicator (0..%d)", fn, local_leader, local->size - 1);
+    *newcomm = BOLT_COMM_NULL;
+    struct join_head h = {0, BOLT_OK, 0, 0};
+    int *remote = NULL;
+    if (local->rank == local_leader) {
+        /* Every member hears the outcome, failure included: none waits forever. */
+        if ((h.code = join_lead(local, peer, remote_leader, &h, &remote)))
+            h.ctx = 0;
+        for (int r = 0; r < local->size; r++) {
+            if (r == local->rank)
+                continue;
+            int src = isend_internal(&h, sizeof h, r, TAG_JOIN_DOWN, local);
+            if (!src && !h.code)
+                src = isend_internal(remote, (size_t)h.n * sizeof *remote, r, TAG_JOIN_DOWN, local);
+            if (src && !rc)
+                rc = src;
+        }
+        if (h.code) {
+            free(remote);
+            return h.code; /* its message is join_lead's */
+        }
+    } else {
+        uint32_t ctx = bolt_rt.next_ctx;
+        rc = isend_internal(&ctx, sizeof ctx, local_leader, TAG_JOIN_UP, local);
+        if (!rc)
+            rc = recv_internal(&h, sizeof h, local_leader, TAG_JOIN_DOWN, local);
+        if (!rc && h.code)
+            return bolt_err_set(h.code,
+                                "%s: the local leader (rank %d) could not join the groups (%s): "
+                                "its own error says why",
+                                fn, local_leader, bolt_strerror(h.code));
+        if (!rc && !(remote = malloc((size_t)h.n * sizeof *remote)))
+            rc = bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+        if (!rc)
+            rc = recv_internal(remote, (size_t)h.n * sizeof *remote, local_leader, TAG_JOIN_DOWN,
+                               local);
+    }
+    int n = local->size + h.n, *wr = rc ? NULL : malloc((size_t)n * sizeof *wr);
+    if (!rc && !wr)
+        rc = bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    if (rc) {
+        free(remote);
+        return rc == BOLT_ERR_NOMEM ? rc : bolt_err_within(rc, fn);
+    }
+    int off = h.first ? 0 : h.n;
+    memcpy(wr + off, local->world_ranks, (size_t)local->size * sizeof *wr);
+    memcpy(wr + (h.first ? local->size : 0), remote, (size_t)h.n * sizeof *wr);
+    if (h.ctx + 2 > bolt_rt.next_ctx)
+        bolt_rt.next_ctx = h.ctx + 2;
+    if (!(*newcomm = bolt_comm_create(h.ctx, off + local->rank, n, wr)))
+        rc = bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    free(wr);
+    free(remote);
     return rc;
 }
 

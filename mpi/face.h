@@ -216,14 +216,48 @@ struct face_req {
     struct face_req *next_free;
 };
 
-/* neighbor.c: the native sends and receives of one neighbourhood collective,
- * done when all of them are. done: have they all completed (no progress
- * made)? wait: until they have; BOLT_OK or the first one's error. finish:
- * unpacks what came (when ok) and frees it all. */
+/* neighbor.c: the native sends and receives of one neighbourhood or
+ * intercommunicator collective, done when all of them are. done: have they
+ * all completed (no progress made)? wait: until they have; BOLT_OK or the
+ * first one's error. finish: unpacks what came (when ok), runs its fin and
+ * frees it all. */
 struct face_multi;
 int face_multi_done(struct face_multi *m);
 int face_multi_wait(struct face_multi *m);
 void face_multi_finish(struct face_multi *m, int ok);
+/* One side of an exchange: the block for (or from) peer k. */
+enum face_layout {
+    FACE_SAME,   /* every peer: buf, count, type (allgather's send) */
+    FACE_BLOCKS, /* peer k: the k-th block of count elements */
+    FACE_V,      /* peer k: counts[k] elements at displs[k] extents */
+    FACE_W       /* peer k: counts[k] of types[k] at byte bdispls[k] */
+};
+struct face_side {
+    enum face_layout layout;
+    char *buf;
+    int count;
+    MPI_Datatype type;
+    const int *counts, *displs;
+    const MPI_Aint *bdispls;
+    const MPI_Datatype *types;
+};
+/* Who an exchange talks to, on native: block k comes from in[k] and goes to
+ * out[k] (MPI_PROC_NULL: skipped). dirtags: a Cartesian neighbourhood's
+ * tags (neighbor.c). fin(arg, ok), when set, runs once at the end, whatever
+ * happens (ok: every part succeeded), after the unpacking. */
+struct face_peers {
+    bolt_comm_t native;
+    int nin, nout;
+    const int *in, *out;
+    int dirtags;
+    void (*fin)(void *arg, int ok);
+    void *arg;
+};
+/* Checks both sides, posts every receive and send, and waits for them all
+ * (req NULL) or gives the new request *req. Errors raised on comm. */
+int face_exchange(MPI_Comm comm, const struct face_peers *p, const struct face_side *snd,
+                  const struct face_side *rcv, MPI_Request *req, const char *fn);
+
 
 /* op.c: a user operation bound to one call's datatype, for a nonblocking
  * reduction (its function may run during any later call). */

@@ -1,6 +1,7 @@
 /* neighbor.c — neighbourhood collectives (MPI_Neighbor_allgather(v),
  * _alltoall(v,w) and their nonblocking MPI_Ineighbor_ forms) on Cartesian,
- * graph and distributed-graph communicators.
+ * graph and distributed-graph communicators, and the exchange engine they
+ * share with the intercommunicator collectives (intercoll.c).
  *
  * Each rank posts a receive from each in-neighbour and a send to each
  * out-neighbour, on the topology's private context (face_comm.nbr), and the
@@ -36,6 +37,8 @@ struct face_multi {
     struct unpack *un;
     int npk;
     void **pk;       /* packed copies of what is sent */
+    void (*fin)(void *arg, int ok);
+    void *arg;
 };
 
 static struct face_multi *multi_new(int nin, int nout)
@@ -89,6 +92,8 @@ void face_multi_finish(struct face_multi *m, int ok)
         free(m->un[i].tmp);
         face_type_unhold(m->un[i].dt);
     }
+    if (m->fin)
+        m->fin(m->arg, ok);
     for (int i = 0; i < m->npk; i++)
         free(m->pk[i]);
     free(m->reqs);
@@ -97,79 +102,64 @@ void face_multi_finish(struct face_multi *m, int ok)
     free(m);
 }
 
-/* ---- the buffers of one side, per neighbour -------------------------------------------- */
+/* ---- the buffers of one side, per peer -------------------------------------------------- */
 
-enum layout {
-    SAME,   /* every neighbour: buf, count, type (allgather's send) */
-    BLOCKS, /* neighbour k: the k-th block of count elements */
-    V,      /* neighbour k: counts[k] elements at displs[k] extents */
-    W       /* neighbour k: counts[k] of types[k] at byte bdispls[k] */
-};
-
-struct side {
-    enum layout layout;
-    char *buf;
-    int count;
-    MPI_Datatype type;
-    const int *counts, *displs;
-    const MPI_Aint *bdispls;
-    const MPI_Datatype *types;
-};
-
-static void part(const struct side *s, int k, const struct face_type *t, char **buf, int *count,
-                 MPI_Datatype *dt)
+static void part(const struct face_side *s, int k, const struct face_type *t, char **buf,
+                 int *count, MPI_Datatype *dt)
 {
-    *dt = s->layout == W ? s->types[k] : s->type;
-    *count = s->layout == V || s->layout == W ? s->counts[k] : s->count;
+    *dt = s->layout == FACE_W ? s->types[k] : s->type;
+    *count = s->layout == FACE_V || s->layout == FACE_W ? s->counts[k] : s->count;
     MPI_Aint off = 0;
-    if (s->layout == BLOCKS)
+    if (s->layout == FACE_BLOCKS)
         off = (MPI_Aint)k * s->count * face_type_extent(t);
-    else if (s->layout == V)
+    else if (s->layout == FACE_V)
         off = (MPI_Aint)s->displs[k] * face_type_extent(t);
-    else if (s->layout == W)
+    else if (s->layout == FACE_W)
         off = s->bdispls[k];
     *buf = s->buf + off;
 }
 
-/* Checks one side's arguments for its n neighbours. */
-static int side_check(MPI_Comm comm, const struct side *s, int n, const char *what, const char *fn)
+/* Checks one side's arguments for its n blocks. */
+static int side_check(MPI_Comm comm, const struct face_side *s, int n, const char *what,
+                      const char *fn)
 {
     if (s->buf == MPI_IN_PLACE)
         return face_error(comm, fn, MPI_ERR_BUFFER,
-                          "%s is MPI_IN_PLACE: neighbourhood collectives have no in-place form",
+                          "%s is MPI_IN_PLACE: neighbourhood and intercommunicator collectives "
+                          "have no in-place form",
                           what);
-    if (n > 0 && (s->layout == V || s->layout == W) &&
-        (!s->counts || (s->layout == V ? !s->displs : !s->bdispls || !s->types)))
+    if (n > 0 && (s->layout == FACE_V || s->layout == FACE_W) &&
+        (!s->counts || (s->layout == FACE_V ? !s->displs : !s->bdispls || !s->types)))
         return face_error(comm, fn, MPI_ERR_ARG, "the counts, displacements or types of %s are NULL",
                           what);
     for (int k = 0; k < n; k++) {
         struct face_type *t;
-        MPI_Datatype dt = s->layout == W ? s->types[k] : s->type;
-        int count = s->layout == V || s->layout == W ? s->counts[k] : s->count;
+        MPI_Datatype dt = s->layout == FACE_W ? s->types[k] : s->type;
+        int count = s->layout == FACE_V || s->layout == FACE_W ? s->counts[k] : s->count;
         int rc = face_type_check(comm, dt, fn, &t);
         if (rc)
             return rc;
         if (count < 0)
-            return face_error(comm, fn, MPI_ERR_COUNT, "the count of %s for neighbour %d is %d",
+            return face_error(comm, fn, MPI_ERR_COUNT, "the count of %s for block %d is %d",
                               what, k, count);
         if (count > 0 && t->size > 0 && !s->buf)
             return face_error(comm, fn, MPI_ERR_BUFFER, "%s is NULL", what);
-        if (s->layout == SAME || s->layout == BLOCKS)
+        if (s->layout == FACE_SAME || s->layout == FACE_BLOCKS)
             break; /* one type, one count for all */
     }
     return MPI_SUCCESS;
 }
 
 /* Posts the receives, then the sends, into m. A native code. */
-static int post(struct face_multi *m, struct face_comm *c, const struct face_nbrs *n,
-                const struct side *snd, const struct side *rcv)
+static int post(struct face_multi *m, const struct face_peers *n, const struct face_side *snd,
+                const struct face_side *rcv)
 {
     static char none; /* where zero bytes go */
     for (int k = 0; k < n->nin; k++) {
         char *buf;
         int count;
         MPI_Datatype dt;
-        struct face_type *t = face_type_get(rcv->layout == W ? rcv->types[k] : rcv->type);
+        struct face_type *t = face_type_get(rcv->layout == FACE_W ? rcv->types[k] : rcv->type);
         if (n->in[k] == MPI_PROC_NULL)
             continue;
         part(rcv, k, t, &buf, &count, &dt);
@@ -186,28 +176,33 @@ static int post(struct face_multi *m, struct face_comm *c, const struct face_nbr
             m->nun++;
             p = u->tmp;
         }
-        int rc = bolt_irecv(p, bytes, n->in[k], c->cart ? k : 0, c->nbr, &m->reqs[m->n]);
+        int rc = bolt_irecv(p, bytes, n->in[k], n->dirtags ? k : 0, n->native, &m->reqs[m->n]);
         if (rc)
             return rc;
         m->n++;
     }
+    const char *same = NULL; /* one packed copy serves every send of FACE_SAME */
     for (int k = 0; k < n->nout; k++) {
         char *buf;
         int count;
         MPI_Datatype dt;
-        struct face_type *t = face_type_get(snd->layout == W ? snd->types[k] : snd->type);
+        struct face_type *t = face_type_get(snd->layout == FACE_W ? snd->types[k] : snd->type);
         if (n->out[k] == MPI_PROC_NULL)
             continue;
         part(snd, k, t, &buf, &count, &dt);
         size_t bytes = (size_t)count * t->size;
         const char *p = bytes == 0 ? &none : buf + t->true_lb;
-        if (bytes > 0 && !t->contig) {
+        if (bytes > 0 && !t->contig && same) {
+            p = same;
+        } else if (bytes > 0 && !t->contig) {
             if (!(m->pk[m->npk] = malloc(bytes)))
                 return BOLT_ERR_NOMEM;
             face_pack(t, buf, (size_t)count, m->pk[m->npk]);
             p = m->pk[m->npk++];
+            if (snd->layout == FACE_SAME)
+                same = p;
         }
-        int rc = bolt_isend(p, bytes, n->out[k], c->cart ? k ^ 1 : 0, c->nbr, &m->reqs[m->n]);
+        int rc = bolt_isend(p, bytes, n->out[k], n->dirtags ? k ^ 1 : 0, n->native, &m->reqs[m->n]);
         if (rc)
             return rc;
         m->n++;
@@ -215,9 +210,51 @@ static int post(struct face_multi *m, struct face_comm *c, const struct face_nbr
     return BOLT_OK;
 }
 
+int face_exchange(MPI_Comm comm, const struct face_peers *n, const struct face_side *snd,
+                  const struct face_side *rcv, MPI_Request *req, const char *fn)
+{
+    struct face_multi *m = NULL;
+    int rc;
+    if ((rc = side_check(comm, snd, n->nout, "sendbuf", fn)) ||
+        (rc = side_check(comm, rcv, n->nin, "recvbuf", fn))) {
+        if (n->fin)
+            n->fin(n->arg, 0);
+        return rc;
+    }
+    if (!(m = multi_new(n->nin, n->nout))) {
+        if (n->fin)
+            n->fin(n->arg, 0);
+        return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
+    }
+    m->fin = n->fin;
+    m->arg = n->arg;
+    int nrc = post(m, n, snd, rcv);
+    if (nrc || !req) {
+        /* Blocking, or a post failed: what was posted ends before m goes. */
+        int wrc = face_multi_wait(m);
+        nrc = nrc ? nrc : wrc;
+        face_multi_finish(m, !nrc);
+        if (nrc)
+            return nrc == BOLT_ERR_NOMEM ? face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory")
+                                         : face_native_error(comm, fn, nrc);
+        return MPI_SUCCESS;
+    }
+    struct face_req *q;
+    if (face_req_new(&q, req)) {
+        face_multi_wait(m);
+        face_multi_finish(m, 1); /* done, then: the program will find its data there */
+        return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for a request");
+    }
+    q->comm = comm;
+    q->kind = FACE_REQ_COLL;
+    q->active = 1;
+    q->multi = m;
+    return MPI_SUCCESS;
+}
+
 /* The body of every neighbourhood collective: blocking when req is NULL. */
-static int neighbor(MPI_Comm comm, const struct side *snd, const struct side *rcv, int nb,
-                    MPI_Request *req, const char *fn)
+static int neighbor(MPI_Comm comm, const struct face_side *snd, const struct face_side *rcv,
+                    int nb, MPI_Request *req, const char *fn)
 {
     struct face_comm *c;
     struct face_nbrs n;
@@ -228,37 +265,8 @@ static int neighbor(MPI_Comm comm, const struct side *snd, const struct side *rc
         return face_error(comm, fn, MPI_ERR_REQUEST, "request pointer is NULL");
     if ((rc = face_topo_neighbors(comm, c, fn, &n)))
         return rc;
-    struct face_multi *m = NULL;
-    if ((rc = side_check(comm, snd, n.nout, "sendbuf", fn)) ||
-        (rc = side_check(comm, rcv, n.nin, "recvbuf", fn)))
-        goto done;
-    if (!(m = multi_new(n.nin, n.nout))) {
-        rc = face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
-        goto done;
-    }
-    int nrc = post(m, c, &n, snd, rcv);
-    if (nrc || !nb) {
-        /* Blocking, or a post failed: what was posted ends before m goes. */
-        int wrc = face_multi_wait(m);
-        nrc = nrc ? nrc : wrc;
-        face_multi_finish(m, !nrc);
-        if (nrc)
-            rc = nrc == BOLT_ERR_NOMEM ? face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory")
-                                       : face_native_error(comm, fn, nrc);
-        goto done;
-    }
-    struct face_req *q;
-    if (face_req_new(&q, req)) {
-        face_multi_wait(m);
-        face_multi_finish(m, 1); /* done, then: the program will find its data there */
-        rc = face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for a request");
-        goto done;
-    }
-    q->comm = comm;
-    q->kind = FACE_REQ_COLL;
-    q->active = 1;
-    q->multi = m;
-done:
+    struct face_peers p = {c->nbr, n.nin, n.nout, n.in, n.out, c->cart != NULL, NULL, NULL};
+    rc = face_exchange(comm, &p, snd, rcv, nb ? req : NULL, fn);
     free(n.in);
     free(n.out);
     return rc;
@@ -269,8 +277,8 @@ done:
 static int allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                      MPI_Datatype rdt, MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
 {
-    struct side s = {.layout = SAME, .buf = (char *)sbuf, .count = scount, .type = sdt};
-    struct side r = {.layout = BLOCKS, .buf = rbuf, .count = rcount, .type = rdt};
+    struct face_side s = {.layout = FACE_SAME, .buf = (char *)sbuf, .count = scount, .type = sdt};
+    struct face_side r = {.layout = FACE_BLOCKS, .buf = rbuf, .count = rcount, .type = rdt};
     return neighbor(comm, &s, &r, nb, req, fn);
 }
 
@@ -278,16 +286,16 @@ static int allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
                       const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm,
                       int nb, MPI_Request *req, const char *fn)
 {
-    struct side s = {.layout = SAME, .buf = (char *)sbuf, .count = scount, .type = sdt};
-    struct side r = {.layout = V, .buf = rbuf, .counts = rcounts, .displs = displs, .type = rdt};
+    struct face_side s = {.layout = FACE_SAME, .buf = (char *)sbuf, .count = scount, .type = sdt};
+    struct face_side r = {.layout = FACE_V, .buf = rbuf, .counts = rcounts, .displs = displs, .type = rdt};
     return neighbor(comm, &s, &r, nb, req, fn);
 }
 
 static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
 {
-    struct side s = {.layout = BLOCKS, .buf = (char *)sbuf, .count = scount, .type = sdt};
-    struct side r = {.layout = BLOCKS, .buf = rbuf, .count = rcount, .type = rdt};
+    struct face_side s = {.layout = FACE_BLOCKS, .buf = (char *)sbuf, .count = scount, .type = sdt};
+    struct face_side r = {.layout = FACE_BLOCKS, .buf = rbuf, .count = rcount, .type = rdt};
     return neighbor(comm, &s, &r, nb, req, fn);
 }
 
@@ -295,9 +303,9 @@ static int alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                      void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                      MPI_Comm comm, int nb, MPI_Request *req, const char *fn)
 {
-    struct side s = {.layout = V, .buf = (char *)sbuf, .counts = scounts, .displs = sdispls,
+    struct face_side s = {.layout = FACE_V, .buf = (char *)sbuf, .counts = scounts, .displs = sdispls,
                      .type = sdt};
-    struct side r = {.layout = V, .buf = rbuf, .counts = rcounts, .displs = rdispls, .type = rdt};
+    struct face_side r = {.layout = FACE_V, .buf = rbuf, .counts = rcounts, .displs = rdispls, .type = rdt};
     return neighbor(comm, &s, &r, nb, req, fn);
 }
 
@@ -306,9 +314,9 @@ static int alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdisp
                      const MPI_Aint rdispls[], const MPI_Datatype rdts[], MPI_Comm comm, int nb,
                      MPI_Request *req, const char *fn)
 {
-    struct side s = {.layout = W, .buf = (char *)sbuf, .counts = scounts, .bdispls = sdispls,
+    struct face_side s = {.layout = FACE_W, .buf = (char *)sbuf, .counts = scounts, .bdispls = sdispls,
                      .types = sdts};
-    struct side r = {.layout = W, .buf = rbuf, .counts = rcounts, .bdispls = rdispls,
+    struct face_side r = {.layout = FACE_W, .buf = rbuf, .counts = rcounts, .bdispls = rdispls,
                      .types = rdts};
     return neighbor(comm, &s, &r, nb, req, fn);
 }

@@ -93,6 +93,9 @@ int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                    const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
                    const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                                    comm, 0, NULL, "MPI_Alltoallw");
     const char *fn = "MPI_Alltoallw";
     struct face_comm *c = NULL;
     struct wside sw = {0}, rw = {0};
@@ -125,6 +128,9 @@ int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
                     const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                     MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                                    comm, 1, req, "MPI_Ialltoallw");
     const char *fn = "MPI_Ialltoallw";
     struct face_comm *c = NULL;
     struct face_req *q = NULL;

@@ -140,7 +140,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     struct face_comm *c = NULL;
     int rc = face_comm_check(comm_old, fn, &c);
     (void)reorder; /* ranks keep their order: allowed, and what codes expect anyway */
-    if (rc)
+    if (rc || (rc = face_check_intra(comm_old, c, fn)))
         return rc;
     if (!comm_cart)
         return face_error(comm_old, fn, MPI_ERR_ARG, "comm_cart pointer is NULL");

@@ -88,6 +88,8 @@ int PMPI_Barrier(MPI_Comm comm)
 
 int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_bcast(buf, count, dt, root, comm, 0, NULL, "MPI_Bcast");
     const char *fn = "MPI_Bcast";
     struct face_comm *c = NULL;
     struct face_type *t = NULL;
@@ -121,6 +123,9 @@ int face_check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_gather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm, 0,
+                                 NULL, "MPI_Gather");
     const char *fn = "MPI_Gather";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -159,6 +164,9 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
 int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root, comm, 0,
+                                  NULL, "MPI_Scatter");
     const char *fn = "MPI_Scatter";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -191,6 +199,9 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
 int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm, 0, NULL,
+                                    "MPI_Allgather");
     const char *fn = "MPI_Allgather";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -219,6 +230,9 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
 int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_alltoall(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, NULL, NULL, rdt,
+                                   comm, 0, NULL, "MPI_Alltoall");
     const char *fn = "MPI_Alltoall";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -324,6 +338,9 @@ static void vbuf_unpack(struct face_vbuf *v, int n, void *buf, const int *counts
 int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
                  const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_gather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root, comm, 0,
+                                 NULL, "MPI_Gatherv");
     const char *fn = "MPI_Gatherv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -362,6 +379,9 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, con
 int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt,
                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, 0,
+                                  NULL, "MPI_Scatterv");
     const char *fn = "MPI_Scatterv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -399,6 +419,9 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
 int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                     const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, comm, 0, NULL,
+                                    "MPI_Allgatherv");
     const char *fn = "MPI_Allgatherv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -428,6 +451,9 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
                    void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                    MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_alltoall(sbuf, 0, scounts, sdispls, sdt, rbuf, 0, rcounts, rdispls, rdt,
+                                   comm, 0, NULL, "MPI_Alltoallv");
     const char *fn = "MPI_Alltoallv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;

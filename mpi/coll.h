@@ -72,6 +72,43 @@ void *face_nb_pack_in(struct face_req *q, struct face_type *t, const void *buf, 
 void *face_nb_out(struct face_req *q, MPI_Datatype dt, struct face_type *t, void *buf,
                   size_t count, int copy, int unpack);
 
+/* ---- intercoll.c: the collectives on intercommunicators ---------------------------- */
+static inline int face_is_inter(MPI_Comm comm)
+{
+    struct face_comm *c = face_comm_get(comm);
+    return c && c->inter;
+}
+/* Each with the arguments of its MPI call (a v-variant's counts and
+ * displacements, else NULL); nb: the nonblocking form, giving *req; fn: the
+ * call, for errors. */
+int face_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, int nb,
+                     MPI_Request *req, const char *fn);
+int face_inter_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                      const int *rcounts, const int *displs, MPI_Datatype rdt, int root,
+                      MPI_Comm comm, int nb, MPI_Request *req, const char *fn);
+int face_inter_scatter(const void *sbuf, int scount, const int *scounts, const int *displs,
+                       MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
+                       MPI_Comm comm, int nb, MPI_Request *req, const char *fn);
+int face_inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                         const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm,
+                         int nb, MPI_Request *req, const char *fn);
+int face_inter_alltoall(const void *sbuf, int scount, const int *scounts, const int *sdispls,
+                        MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts,
+                        const int *rdispls, MPI_Datatype rdt, MPI_Comm comm, int nb,
+                        MPI_Request *req, const char *fn);
+int face_inter_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
+                         const MPI_Datatype *sdts, void *rbuf, const int *rcounts,
+                         const int *rdispls, const MPI_Datatype *rdts, MPI_Comm comm, int nb,
+                         MPI_Request *req, const char *fn);
+/* Reduce at root, or allreduce when everyone. */
+int face_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int root, int everyone, MPI_Comm comm, int nb, MPI_Request *req,
+                      const char *fn);
+/* Reduce_scatter (block < 0) or reduce_scatter_block (block elements each). */
+int face_inter_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, int block,
+                              MPI_Datatype dt, MPI_Op op, MPI_Comm comm, int nb, MPI_Request *req,
+                              const char *fn);
+
 #pragma GCC visibility pop
 
 #endif

@@ -119,6 +119,9 @@ static void *nb_recv(struct face_req *q, MPI_Datatype dt, struct face_type *t, v
 int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_gather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm, 1,
+                                 req, "MPI_Igather");
     const char *fn = "MPI_Igather";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -148,6 +151,9 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
 int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root, comm, 1,
+                                  req, "MPI_Iscatter");
     const char *fn = "MPI_Iscatter";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -176,6 +182,9 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
 int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
                   const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_gather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root, comm, 1,
+                                 req, "MPI_Igatherv");
     const char *fn = "MPI_Igatherv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -214,6 +223,9 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
                    void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
                    MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, 1,
+                                  req, "MPI_Iscatterv");
     const char *fn = "MPI_Iscatterv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -252,6 +264,9 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                      const int rcounts[], const int displs[], MPI_Datatype rdt, MPI_Comm comm,
                      MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, comm, 1, req,
+                                    "MPI_Iallgatherv");
     const char *fn = "MPI_Iallgatherv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -287,6 +302,9 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
                     void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rdt,
                     MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_alltoall(sbuf, 0, scounts, sdispls, sdt, rbuf, 0, rcounts, rdispls, rdt,
+                                   comm, 1, req, "MPI_Ialltoallv");
     const char *fn = "MPI_Ialltoallv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
@@ -363,12 +381,18 @@ out:
 int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                          MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_reduce_scatter(sbuf, rbuf, rcounts, -1, dt, op, comm, 1, req,
+                                         "MPI_Ireduce_scatter");
     return nb_red_scatter("MPI_Ireduce_scatter", sbuf, rbuf, rcounts, -1, dt, op, comm, req);
 }
 
 int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                                MPI_Op op, MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_reduce_scatter(sbuf, rbuf, NULL, rcount, dt, op, comm, 1, req,
+                                         "MPI_Ireduce_scatter_block");
     if (rcount < 0)
         return face_error(comm, "MPI_Ireduce_scatter_block", MPI_ERR_COUNT, "count %d is negative",
                           rcount);

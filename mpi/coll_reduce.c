@@ -129,22 +129,30 @@ static int red_all(const char *fn, red_fn f, const void *sbuf, void *rbuf, int c
 
 int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_reduce(sbuf, rbuf, count, dt, op, 0, 1, comm, 0, NULL, "MPI_Allreduce");
     return red_all("MPI_Allreduce", bolt_allreduce, sbuf, rbuf, count, dt, op, comm);
 }
 
 int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    if (face_is_inter(comm)) /* defined on intracommunicators only */
+        return face_check_intra(comm, face_comm_get(comm), "MPI_Scan");
     return red_all("MPI_Scan", bolt_scan, sbuf, rbuf, count, dt, op, comm);
 }
 
 int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
+    if (face_is_inter(comm)) /* defined on intracommunicators only */
+        return face_check_intra(comm, face_comm_get(comm), "MPI_Exscan");
     return red_all("MPI_Exscan", bolt_exscan, sbuf, rbuf, count, dt, op, comm);
 }
 
 int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_reduce(sbuf, rbuf, count, dt, op, root, 0, comm, 0, NULL, "MPI_Reduce");
     const char *fn = "MPI_Reduce";
     struct face_comm *c = NULL;
     struct face_red r;
@@ -258,12 +266,18 @@ static int red_scatter(const char *fn, const void *sbuf, void *rbuf, const int *
 int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype dt,
                         MPI_Op op, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_reduce_scatter(sbuf, rbuf, rcounts, -1, dt, op, comm, 0, NULL,
+                                         "MPI_Reduce_scatter");
     return red_scatter("MPI_Reduce_scatter", sbuf, rbuf, rcounts, -1, dt, op, comm);
 }
 
 int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                               MPI_Op op, MPI_Comm comm)
 {
+    if (face_is_inter(comm))
+        return face_inter_reduce_scatter(sbuf, rbuf, NULL, rcount, dt, op, comm, 0, NULL,
+                                         "MPI_Reduce_scatter_block");
     if (rcount < 0)
         return face_error(comm, "MPI_Reduce_scatter_block", MPI_ERR_COUNT, "count %d is negative", rcount);
     return red_scatter("MPI_Reduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op, comm);
@@ -349,6 +363,8 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 
 int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_bcast(buf, count, dt, root, comm, 1, req, "MPI_Ibcast");
     const char *fn = "MPI_Ibcast";
     struct face_comm *c = NULL;
     struct face_type *t = NULL;
@@ -413,24 +429,32 @@ static int nb_red(const char *fn, nb_red_fn f, const void *sbuf, void *rbuf, int
 int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                     MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_reduce(sbuf, rbuf, count, dt, op, 0, 1, comm, 1, req, "MPI_Iallreduce");
     return nb_red("MPI_Iallreduce", bolt_iallreduce, sbuf, rbuf, count, dt, op, -1, comm, req);
 }
 
 int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                MPI_Request *req)
 {
+    if (face_is_inter(comm)) /* defined on intracommunicators only */
+        return face_check_intra(comm, face_comm_get(comm), "MPI_Iscan");
     return nb_red("MPI_Iscan", bolt_iscan, sbuf, rbuf, count, dt, op, -1, comm, req);
 }
 
 int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                  MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm)) /* defined on intracommunicators only */
+        return face_check_intra(comm, face_comm_get(comm), "MPI_Iexscan");
     return nb_red("MPI_Iexscan", bolt_iexscan, sbuf, rbuf, count, dt, op, -1, comm, req);
 }
 
 int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_reduce(sbuf, rbuf, count, dt, op, root, 0, comm, 1, req, "MPI_Ireduce");
     if (root < 0)
         return face_error(comm, "MPI_Ireduce", MPI_ERR_ROOT, "root %d is negative", root);
     return nb_red("MPI_Ireduce", NULL, sbuf, rbuf, count, dt, op, root, comm, req);
@@ -476,11 +500,17 @@ static int nb_all(const char *fn, nb_gather_fn f, int to_each, const void *sbuf,
 int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm, 1, req,
+                                    "MPI_Iallgather");
     return nb_all("MPI_Iallgather", bolt_iallgather, 0, sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
 }
 
 int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
+    if (face_is_inter(comm))
+        return face_inter_alltoall(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, NULL, NULL, rdt,
+                                   comm, 1, req, "MPI_Ialltoall");
     return nb_all("MPI_Ialltoall", bolt_ialltoall, 1, sbuf, scount, sdt, rbuf, rcount, rdt, comm, req);
 }

@@ -44,11 +44,11 @@ int face_check_rank(MPI_Comm comm, struct face_comm *c, int rank, int any_ok, co
 {
     if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE))
         return MPI_SUCCESS;
-    if (rank >= 0 && rank < c->size)
+    if (rank >= 0 && rank < c->peers)
         return MPI_SUCCESS;
-    return face_error(comm, fn, MPI_ERR_RANK,
-                      "rank %d is out of range: the communicator has %d rank%s (0..%d)%s", rank,
-                      c->size, c->size == 1 ? "" : "s", c->size - 1,
+    return face_error(comm, fn, MPI_ERR_RANK, "rank %d is out of range: %s has %d rank%s (0..%d)%s",
+                      rank, c->inter ? "the remote group of the intercommunicator" : "the communicator",
+                      c->peers, c->peers == 1 ? "" : "s", c->peers - 1,
                       any_ok ? ", MPI_ANY_SOURCE or MPI_PROC_NULL" : " or MPI_PROC_NULL");
 }
 
@@ -69,6 +69,7 @@ int face_comm_add(bolt_comm_t native, MPI_Comm *out)
     c->errh = MPI_ERRORS_ARE_FATAL;
     bolt_comm_rank(native, &c->rank);
     bolt_comm_size(native, &c->size);
+    c->peers = c->size;
     c->world_ranks = malloc((size_t)c->size * sizeof *c->world_ranks);
     if (!c->world_ranks) {
         free(c);
@@ -149,6 +150,7 @@ static void comm_destroy(MPI_Comm h)
         bolt_comm_free(&c->native);
     face_topo_free(c);
     free(c->world_ranks);
+    free(c->remote_world);
     free(c);
     face_comms[h] = NULL;
 }
@@ -224,9 +226,12 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return rc;
     if (!newcomm)
         return face_error(comm, "MPI_Comm_dup", MPI_ERR_ARG, "newcomm pointer is NULL");
-    if ((rc = bolt_comm_dup(c->native, &n)))
+    if (c->inter) {
+        if ((rc = face_inter_dup(comm, c, newcomm, "MPI_Comm_dup")))
+            return rc;
+    } else if ((rc = bolt_comm_dup(c->native, &n))) {
         return face_native_error(comm, "MPI_Comm_dup", rc);
-    if ((rc = face_comm_add(n, newcomm))) {
+    } else if ((rc = face_comm_add(n, newcomm))) {
         bolt_comm_free(&n);
         return face_error(comm, "MPI_Comm_dup", rc, "out of memory");
     }
@@ -262,6 +267,8 @@ int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const 
     if (color < 0 && color != MPI_UNDEFINED)
         return face_error(comm, fn, MPI_ERR_ARG,
                           "color %d is invalid: colors are >= 0 or MPI_UNDEFINED", color);
+    if (c->inter)
+        return face_inter_split(comm, c, color, key, newcomm, fn);
     if ((rc = bolt_comm_split(c->native, color == MPI_UNDEFINED ? BOLT_UNDEFINED : color, key, &n)))
         return face_native_error(comm, fn, rc);
     *newcomm = MPI_COMM_NULL;
@@ -346,6 +353,10 @@ int PMPI_Comm_compare(MPI_Comm a, MPI_Comm b, int *result)
         return face_error(a, "MPI_Comm_compare", MPI_ERR_ARG, "result pointer is NULL");
     if (a == b) {
         *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (ca->inter || cb->inter) {
+        *result = face_inter_compare(ca, cb);
         return MPI_SUCCESS;
     }
     if (ca->size != cb->size) {

@@ -56,7 +56,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if ((rc = group_in_comm(comm, c, g, &ranks, &me, &lowest, fn)))
         return rc;
     free(ranks);
-    /* Disjoint groups have different lowest members: one color each. */
+    /* Disjoint groups have different lowest members: one color each. An
+     * intercommunicator's groups each pass a subset of their own, to be
+     * paired: one color for both. */
+    if (c->inter && me != MPI_UNDEFINED)
+        lowest = 0;
     return face_comm_split(comm, me == MPI_UNDEFINED ? MPI_UNDEFINED : lowest, me, newcomm, fn);
 }
 
@@ -66,8 +70,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     struct face_comm *c = NULL;
     struct face_group *g = NULL;
     int *ranks = NULL, me, lowest, rc;
-    if ((rc = face_comm_check(comm, fn, &c)) || (rc = face_group_check(comm, group, fn, &g)) ||
-        (rc = face_check_tag(comm, tag, 0, fn)))
+    if ((rc = face_comm_check(comm, fn, &c)) || (rc = face_check_intra(comm, c, fn)) ||
+        (rc = face_group_check(comm, group, fn, &g)) || (rc = face_check_tag(comm, tag, 0, fn)))
         return rc;
     if (!newcomm)
         return face_error(comm, fn, MPI_ERR_ARG, "newcomm pointer is NULL");

@@ -103,7 +103,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     int rc = face_comm_check(comm_old, fn, &c);
     (void)info;
     (void)reorder;
-    if (rc)
+    if (rc || (rc = face_check_intra(comm_old, c, fn)))
         return rc;
     if (!comm_dist_graph)
         rc = face_error(comm_old, fn, MPI_ERR_ARG, "comm_dist_graph pointer is NULL");
@@ -142,7 +142,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     int rc = face_comm_check(comm_old, fn, &c), nedges = 0;
     (void)info;
     (void)reorder;
-    if (rc)
+    if (rc || (rc = face_check_intra(comm_old, c, fn)))
         return rc;
     if (!comm_dist_graph)
         rc = face_error(comm_old, fn, MPI_ERR_ARG, "comm_dist_graph pointer is NULL");

@@ -71,6 +71,16 @@ struct face_comm {
      * duplicate, so their messages never meet the program's own. */
     bolt_comm_t nbr;
     int *world_ranks; /* rank i of this comm is world rank world_ranks[i] */
+    /* Point-to-point peers are native ranks peer_base .. peer_base + peers - 1:
+     * an intracommunicator's own ranks (0, size), an intercommunicator's
+     * remote group. */
+    int peers, peer_base;
+    /* An intercommunicator (intercomm.c): native spans both groups, the one
+     * whose leader has the lower world rank first, each in its own order;
+     * rank, size and world_ranks are the local group's; nbr is a twin of
+     * native for the collectives' messages (intercoll.c). */
+    int inter;
+    int *remote_world; /* remote rank j is world rank remote_world[j] */
 };
 
 extern struct face_comm **face_comms;
@@ -78,6 +88,11 @@ extern int face_ncomms;
 static inline struct face_comm *face_comm_get(MPI_Comm comm)
 {
     return comm > 0 && comm < face_ncomms ? face_comms[comm] : NULL;
+}
+/* The native rank of point-to-point peer `peer` of c (wildcards as they are). */
+static inline int face_native_peer(const struct face_comm *c, int peer)
+{
+    return peer >= 0 ? peer + c->peer_base : peer;
 }
 /* Checks a communicator handle: MPI_ERR_COMM when it is not a live one. */
 int face_comm_check(MPI_Comm comm, const char *fn, struct face_comm **out);
@@ -92,6 +107,20 @@ int face_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn);
 void face_comm_set_errh(struct face_comm *c, MPI_Errhandler h);
 /* Comm_split's body; the new communicator inherits comm's error handler. */
 int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn);
+
+/* ---- intercommunicators (intercomm.c) ----------------------------------------------- */
+/* MPI_ERR_COMM, saying so, when comm is an intercommunicator: for the calls
+ * MPI defines on intracommunicators only. */
+int face_check_intra(MPI_Comm comm, const struct face_comm *c, const char *fn);
+/* Comm_dup and Comm_split of an intercommunicator: a new one (or, for a
+ * split color with no process in one of the groups, MPI_COMM_NULL). */
+int face_inter_dup(MPI_Comm comm, struct face_comm *c, MPI_Comm *newcomm, const char *fn);
+int face_inter_split(MPI_Comm comm, struct face_comm *c, int color, int key, MPI_Comm *newcomm,
+                     const char *fn);
+/* Checks comm, and that it is an intercommunicator (else MPI_ERR_COMM). */
+int face_inter_check(MPI_Comm comm, const char *fn, struct face_comm **c);
+/* Comm_compare when either is an intercommunicator. */
+int face_inter_compare(const struct face_comm *a, const struct face_comm *b);
 
 /* ---- topologies (cart.c, graph.c) ------------------------------------------------- */
 struct face_cart *face_cart_new(int ndims, const int *dims, const int *periods);
@@ -213,6 +242,7 @@ struct face_req {
     void *bsend_block;        /* Bsend: the attached-buffer block to give back */
     /* A neighbourhood collective: many native requests, no q->native. */
     struct face_multi *multi;
+    int peer_base;            /* its communicator's (statuses: native source - peer_base) */
     struct face_req *next_free;
 };
 
@@ -258,7 +288,6 @@ struct face_peers {
 int face_exchange(MPI_Comm comm, const struct face_peers *p, const struct face_side *snd,
                   const struct face_side *rcv, MPI_Request *req, const char *fn);
 
-
 /* op.c: a user operation bound to one call's datatype, for a nonblocking
  * reduction (its function may run during any later call). */
 struct face_call_op;
@@ -276,8 +305,9 @@ void face_plan_free(struct face_req *q);
 int face_req_new(struct face_req **out, MPI_Request *handle);
 struct face_req *face_req_get(MPI_Request r);
 void face_req_release(MPI_Request r);
-/* Fills status (may be ignore) from a native status for this request. */
-void face_status_set(MPI_Status *st, const bolt_status_t *ns);
+/* Fills status (may be ignore) from a native status on a communicator
+ * whose peers start at native rank base. */
+void face_status_set(MPI_Status *st, const bolt_status_t *ns, int base);
 void face_status_empty(MPI_Status *st);
 /* The status of an operation with MPI_PROC_NULL: source MPI_PROC_NULL, nothing received. */
 void face_status_proc_null(MPI_Status *st);

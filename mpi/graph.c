@@ -162,7 +162,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     struct face_comm *c = NULL;
     int rc = face_comm_check(comm_old, fn, &c);
     (void)reorder;
-    if (rc)
+    if (rc || (rc = face_check_intra(comm_old, c, fn)))
         return rc;
     if (!comm_graph)
         return face_error(comm_old, fn, MPI_ERR_ARG, "comm_graph pointer is NULL");

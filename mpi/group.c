@@ -104,6 +104,18 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     return group_new(comm, c->world_ranks, c->size, group, "MPI_Comm_group");
 }
 
+/* An intercommunicator's other group (intercomm.c). */
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    struct face_comm *c = NULL;
+    int rc = face_inter_check(comm, "MPI_Comm_remote_group", &c);
+    if (rc)
+        return rc;
+    if (!group)
+        return face_error(comm, "MPI_Comm_remote_group", MPI_ERR_ARG, "group pointer is NULL");
+    return group_new(comm, c->remote_world, c->peers, group, "MPI_Comm_remote_group");
+}
+
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     struct face_group *g;

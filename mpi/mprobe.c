@@ -10,6 +10,7 @@
 struct face_msg {
     bolt_message_t native;
     MPI_Comm comm;
+    int peer_base; /* the communicator's (it may be freed before the receive) */
 };
 
 static struct face_msg *msgs; /* [0] is MPI_MESSAGE_NULL; native NULL = free slot */
@@ -22,7 +23,7 @@ void face_messages_finalize(void)
     nmsgs = cap_msgs = 0;
 }
 
-static int msg_add(bolt_message_t m, MPI_Comm comm, MPI_Message *out)
+static int msg_add(bolt_message_t m, MPI_Comm comm, int base, MPI_Message *out)
 {
     int slot = -1;
     for (int i = 1; i < nmsgs && slot < 0; i++)
@@ -42,7 +43,7 @@ static int msg_add(bolt_message_t m, MPI_Comm comm, MPI_Message *out)
         }
         slot = nmsgs++;
     }
-    msgs[slot] = (struct face_msg){m, comm};
+    msgs[slot] = (struct face_msg){m, comm, base};
     *out = slot;
     return MPI_SUCCESS;
 }
@@ -67,8 +68,9 @@ static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
     bolt_message_t m = BOLT_MESSAGE_NULL;
     bolt_status_t ns;
     int found = 1;
-    rc = blocking ? bolt_mprobe(source, tag, c->native, &m, &ns)
-                  : bolt_improbe(source, tag, c->native, &found, &m, &ns);
+    int np = face_native_peer(c, source);
+    rc = blocking ? bolt_mprobe(np, tag, c->native, &m, &ns)
+                  : bolt_improbe(np, tag, c->native, &found, &m, &ns);
     if (rc)
         return face_native_error(comm, fn, rc);
     if (flag)
@@ -77,11 +79,11 @@ static int probe(int source, int tag, MPI_Comm comm, int blocking, int *flag,
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
-    if (msg_add(m, comm, message)) {
+    if (msg_add(m, comm, c->peer_base, message)) {
         /* Receive it into nothing would lose it; keep it reserved and say so. */
         return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for a message handle");
     }
-    face_status_set(status, &ns);
+    face_status_set(status, &ns, c->peer_base);
     return MPI_SUCCESS;
 }
 
@@ -144,6 +146,7 @@ static int mrecv_start(void *buf, int count, MPI_Datatype dt, MPI_Message *messa
     q->dt = dt;
     q->pmode = 4; /* a receive */
     q->peer = MPI_ANY_SOURCE;
+    q->peer_base = msgs[h].peer_base;
     if ((rc = bolt_imrecv(dst, bytes, &msgs[h].native, &q->native))) {
         free(q->tmp);
         q->tmp = NULL;

@@ -13,11 +13,11 @@ void face_unpack_partial(const struct face_type *t, const void *src, size_t byte
 
 enum { PM_SEND, PM_SSEND, PM_RSEND, PM_BSEND, PM_RECV };
 
-void face_status_set(MPI_Status *st, const bolt_status_t *ns)
+void face_status_set(MPI_Status *st, const bolt_status_t *ns, int base)
 {
     if (STATUS_IGNORED(st))
         return;
-    st->MPI_SOURCE = ns->source;
+    st->MPI_SOURCE = ns->source >= 0 ? ns->source - base : ns->source;
     st->MPI_TAG = ns->tag;
     st->MPI_ERROR = face_class_of_native(ns->error);
     st->bolt_cancelled = 0;
@@ -70,7 +70,7 @@ int face_p2p_start(struct face_req *q, const char *fn)
     struct face_comm *c = face_comm_get(q->comm);
     struct face_type *t = face_type_held(q->dt); /* a persistent request's may be freed */
     size_t bytes = (size_t)q->count * t->size;
-    int rc;
+    int rc, peer = q->peer >= 0 ? q->peer + q->peer_base : q->peer;
     q->native = BOLT_REQUEST_NULL;
     q->cancelled = 0;
     if (q->peer == MPI_PROC_NULL) {
@@ -89,7 +89,7 @@ int face_p2p_start(struct face_req *q, const char *fn)
         }
         q->kind = FACE_REQ_RECV;
         q->user_buf = q->pbuf;
-        rc = bolt_irecv(dst, bytes, q->peer, q->tag, c->native, &q->native);
+        rc = bolt_irecv(dst, bytes, peer, q->tag, c->native, &q->native);
     } else {
         const void *src;
         if (face_type_contig_span(t, (size_t)q->count) || bytes == 0) {
@@ -118,9 +118,9 @@ int face_p2p_start(struct face_req *q, const char *fn)
             src = block;
         }
         if (q->pmode == PM_SSEND)
-            rc = bolt_issend(src, bytes, q->peer, q->tag, c->native, &q->native);
+            rc = bolt_issend(src, bytes, peer, q->tag, c->native, &q->native);
         else
-            rc = bolt_isend(src, bytes, q->peer, q->tag, c->native, &q->native);
+            rc = bolt_isend(src, bytes, peer, q->tag, c->native, &q->native);
     }
     if (rc) {
         free(q->tmp);
@@ -171,7 +171,7 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
         face_bsend_release(q->bsend_block);
         q->bsend_block = NULL;
     }
-    face_status_set(st, ns);
+    face_status_set(st, ns, q->peer_base);
     if (q->cancelled && ns->source == BOLT_ANY_SOURCE && !STATUS_IGNORED(st))
         st->bolt_cancelled = 1;
     if (native_rc)
@@ -195,7 +195,7 @@ static inline int p2p_fast(MPI_Comm comm, const void *buf, int count, MPI_Dataty
     if (!face_initialized || face_finalized || !cc || !t || !t->committed || !t->contig ||
         count < 0 || (!buf && count > 0))
         return 0;
-    if ((unsigned)peer >= (unsigned)cc->size && !(is_recv && peer == MPI_ANY_SOURCE))
+    if ((unsigned)peer >= (unsigned)cc->peers && !(is_recv && peer == MPI_ANY_SOURCE))
         return 0;
     if ((tag < 0 || tag > BOLT_TAG_UB) && !(is_recv && tag == MPI_ANY_TAG))
         return 0;
@@ -228,14 +228,15 @@ static int blocking(int pmode, void *buf, int count, MPI_Datatype dt, int peer, 
     /* The common case, straight to the native call: nothing to allocate. */
     if (direct) {
         bolt_status_t ns;
+        int np = face_native_peer(c, peer);
         if (pmode == PM_RECV) {
-            rc = bolt_recv(p, bytes, peer, tag, c->native, &ns);
+            rc = bolt_recv(p, bytes, np, tag, c->native, &ns);
             if (rc == BOLT_OK || rc == BOLT_ERR_TRUNCATE)
-                face_status_set(st, &ns);
+                face_status_set(st, &ns, c->peer_base);
         } else if (pmode == PM_SSEND) {
-            rc = bolt_ssend(p, bytes, peer, tag, c->native);
+            rc = bolt_ssend(p, bytes, np, tag, c->native);
         } else {
-            rc = bolt_send(p, bytes, peer, tag, c->native);
+            rc = bolt_send(p, bytes, np, tag, c->native);
         }
         return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
     }
@@ -246,6 +247,7 @@ static int blocking(int pmode, void *buf, int count, MPI_Datatype dt, int peer, 
     q.pmode = pmode;
     q.pbuf = buf;
     q.peer = peer;
+    q.peer_base = c->peer_base;
     q.tag = tag;
     if ((rc = face_p2p_start(&q, fn)))
         return rc;
@@ -311,6 +313,7 @@ static int make_req(int pmode, int persistent, void *buf, int count, MPI_Datatyp
     q->pmode = pmode;
     q->pbuf = buf;
     q->peer = peer;
+    q->peer_base = c->peer_base;
     q->tag = tag;
     q->persistent = persistent;
     q->kind = pmode == PM_RECV ? FACE_REQ_RECV : FACE_REQ_SEND;
@@ -325,13 +328,14 @@ static int make_req(int pmode, int persistent, void *buf, int count, MPI_Datatyp
     q->active = 1;
     if (fast) {
         q->native = BOLT_REQUEST_NULL;
+        int np = face_native_peer(c, peer);
         if (pmode == PM_RECV) {
             q->user_buf = buf;
-            rc = bolt_irecv(p, bytes, peer, tag, c->native, &q->native);
+            rc = bolt_irecv(p, bytes, np, tag, c->native, &q->native);
         } else if (pmode == PM_SSEND) {
-            rc = bolt_issend(p, bytes, peer, tag, c->native, &q->native);
+            rc = bolt_issend(p, bytes, np, tag, c->native, &q->native);
         } else {
-            rc = bolt_isend(p, bytes, peer, tag, c->native, &q->native);
+            rc = bolt_isend(p, bytes, np, tag, c->native, &q->native);
         }
         if (rc) {
             face_req_release(*req);
@@ -417,9 +421,9 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         return MPI_SUCCESS;
     }
     bolt_status_t ns;
-    if ((rc = bolt_probe(source, tag, c->native, &ns)))
+    if ((rc = bolt_probe(face_native_peer(c, source), tag, c->native, &ns)))
         return face_native_error(comm, "MPI_Probe", rc);
-    face_status_set(status, &ns);
+    face_status_set(status, &ns, c->peer_base);
     return MPI_SUCCESS;
 }
 
@@ -438,10 +442,10 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         return MPI_SUCCESS;
     }
     bolt_status_t ns;
-    if ((rc = bolt_iprobe(source, tag, c->native, flag, &ns)))
+    if ((rc = bolt_iprobe(face_native_peer(c, source), tag, c->native, flag, &ns)))
         return face_native_error(comm, "MPI_Iprobe", rc);
     if (*flag)
-        face_status_set(status, &ns);
+        face_status_set(status, &ns, c->peer_base);
     return MPI_SUCCESS;
 }
 

@@ -131,7 +131,7 @@ static int wait_simple(MPI_Request *r, struct face_req *q, MPI_Status *st, bolt_
     *nrc = bolt_wait(&q->native, ns);
     if (*nrc)
         return 0;
-    face_status_set(st, ns);
+    face_status_set(st, ns, q->peer_base);
     if (q->cancelled && ns->source == BOLT_ANY_SOURCE && !STATUS_IGNORED(st))
         st->bolt_cancelled = 1;
     face_req_release(*r);
@@ -441,7 +441,7 @@ int PMPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
     bolt_status_t ns;
     bolt_request_get_status(q->native, flag, &ns);
     if (*flag)
-        face_status_set(st, &ns);
+        face_status_set(st, &ns, q->peer_base);
     return MPI_SUCCESS;
 }
 

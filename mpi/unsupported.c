@@ -1,7 +1,7 @@
 /* unsupported.c — what Bolt's MPI face does not do: one-sided communication,
- * dynamic processes, MPI-IO and intercommunicators. Each function exists with
- * its standard signature (codes link) and raises MPI_ERR_UNSUPPORTED_OPERATION
- * through the error handler, so with MPI_ERRORS_ARE_FATAL the job ends with a
+ * dynamic processes and MPI-IO. Each function exists with its standard
+ * signature (codes link) and raises MPI_ERR_UNSUPPORTED_OPERATION through
+ * the error handler, so with MPI_ERRORS_ARE_FATAL the job ends with a
  * message naming the call instead of misbehaving later. Output handles are
  * set to their NULL value first. The list is in README.md, "MPI support". */
 #include "mpi/face.h"
@@ -10,7 +10,6 @@ static const char *const ONE_SIDED = "one-sided communication";
 static const char *const DYNAMIC = "dynamic process management";
 static const char *const PORTS = "connecting jobs through ports and names";
 static const char *const FILE_IO = "MPI-IO (parallel file access)";
-static const char *const INTER = "intercommunicators";
 
 static int unsupported(MPI_Comm comm, const char *fn, const char *what)
 {
@@ -277,45 +276,4 @@ int PMPI_File_sync(MPI_File fh)
 {
     (void)fh;
     return unsupported(MPI_COMM_NULL, "MPI_File_sync", FILE_IO);
-}
-
-/* ---- intercommunicators ----------------------------------------------------------------- */
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                          int remote_leader, int tag, MPI_Comm *newintercomm)
-{
-    (void)local_leader, (void)peer_comm, (void)remote_leader, (void)tag;
-    SET(newintercomm, MPI_COMM_NULL);
-    return unsupported(local_comm, "MPI_Intercomm_create", INTER);
-}
-
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
-{
-    (void)high;
-    SET(newintracomm, MPI_COMM_NULL);
-    return unsupported(intercomm, "MPI_Intercomm_merge", INTER);
-}
-
-/* Every Bolt communicator is an intracommunicator: a valid answer. */
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    struct face_comm *c = NULL;
-    int rc = face_comm_check(comm, "MPI_Comm_test_inter", &c);
-    if (rc)
-        return rc;
-    if (!flag)
-        return face_error(comm, "MPI_Comm_test_inter", MPI_ERR_ARG, "flag pointer is NULL");
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-    (void)size;
-    return unsupported(comm, "MPI_Comm_remote_size", INTER);
-}
-
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
-{
-    SET(group, MPI_GROUP_NULL);
-    return unsupported(comm, "MPI_Comm_remote_group", INTER);
 }

@@ -7,7 +7,8 @@ MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/m
 	tests/mpi/mpi_mprobe tests/mpi/mpi_halo tests/mpi/mpi_master_worker \
 	tests/mpi/mpi_panel_bcast tests/mpi/mpi_cg tests/mpi/mpi_type_free \
 	tests/mpi/mpi_comm_create tests/mpi/mpi_errhandler tests/mpi/mpi_attr_err \
-	tests/mpi/mpi_complex tests/mpi/mpi_consts tests/mpi/mpi_nbc tests/mpi/mpi_graph tests/mpi/mpi_neighbor
+	tests/mpi/mpi_complex tests/mpi/mpi_consts tests/mpi/mpi_nbc tests/mpi/mpi_graph tests/mpi/mpi_neighbor \
+	tests/mpi/mpi_intercomm tests/mpi/mpi_intercoll
 # Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
 MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
 check_PROGRAMS += $(MPI_TEST_PROGS) $(MPI_BOLT_ONLY_PROGS)
@@ -57,6 +58,10 @@ tests_mpi_mpi_graph_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_graph_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_neighbor_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_neighbor_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_intercomm_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_intercomm_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_intercoll_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_intercoll_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h

@@ -240,7 +240,7 @@ struct face_req {
     /* Freed by MPI_Request_free while still active: release at completion. */
     int freed;
     void *bsend_block;        /* Bsend: the attached-buffer block to give back */
-    /* A neighbourhood collective: many native requests, no q->native. */
+    /* A neighbourhood or intercommunicator collective: many native requests, no q->native. */
     struct face_multi *multi;
     int peer_base;            /* its communicator's (statuses: native source - peer_base) */
     struct face_req *next_free;

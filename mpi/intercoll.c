@@ -218,8 +218,9 @@ static void red_end(void *arg, int ok)
 }
 
 /* Checks a reduction's arguments: nsend elements of sbuf to send (0: none),
- * nblocks operands of nrecv elements to receive. *e holds them (its raw
- * send data in *raw); NULL and an error raised when something is wrong. */
+ * nblocks operands of nrecv elements to receive, count elements of result.
+ * *out holds them, *raw what is sent as the op sees it; on an error (raised)
+ * *out is NULL. */
 static int red_begin(MPI_Comm comm, const void *sbuf, size_t nsend, void *rbuf, int count,
                      MPI_Datatype dt, MPI_Op op, int nblocks, size_t nrecv, const char *fn,
                      struct red_end **out, const char **raw)
@@ -260,8 +261,8 @@ static int red_begin(MPI_Comm comm, const void *sbuf, size_t nsend, void *rbuf, 
     e->block = nrecv * e->esize;
     e->nop = e->r.nop;
     *raw = nsend ? face_red_base(&e->r, sbuf) : NULL;
-    if (e->r.user && (rc = face_op_bind(op, dt, t->lb, &e->bound)))
-        rc = face_native_error(comm, fn, rc);
+    if (e->r.user && face_op_bind(op, dt, t->lb, &e->bound))
+        rc = face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for the operation");
     else if (e->bound)
         e->nop = face_op_bound(e->bound);
     if (!rc && !(e->blocks = malloc(e->block * (size_t)nblocks + 1)))

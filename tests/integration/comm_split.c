@@ -1,4 +1,5 @@
-/* Communicator split and dup: groups, ordering by key, isolation of contexts. */
+/* Communicator split, dup and join: groups, ordering by key, isolation of
+ * contexts, two groups joined through their leaders. */
 #include "tutil.h"
 
 int main(int argc, char **argv)
@@ -61,6 +62,30 @@ int main(int argc, char **argv)
         CHECK_OK(bolt_comm_size(some, &ss));
         CHECK(ss == size - 1, "size without rank 0: %d", ss);
         CHECK_OK(bolt_comm_free(&some));
+    }
+    /* The halves joined through their leaders (rank 0 of each, its highest
+     * world rank): the half led by world rank size - 2 comes first, each in
+     * its order; a remote leader that is no rank fails the whole group. */
+    if (size > 1) {
+        int other = (size - 1) - ((size - 1 - (1 - rank % 2)) % 2), cf = (size - 2) % 2;
+        int nf = (size + 1 - cf) / 2, br, bs;
+        bolt_comm_t both, none = BOLT_COMM_NULL;
+        CHECK_OK(bolt_comm_join(half, 0, w, other, &both));
+        CHECK_OK(bolt_comm_rank(both, &br));
+        CHECK_OK(bolt_comm_size(both, &bs));
+        CHECK(bs == size && br == (rank % 2 == cf ? 0 : nf) + hr, "joined: size %d rank %d", bs, br);
+        for (int i = 0; i < bs; i++) {
+            int wi;
+            CHECK_OK(bolt_comm_world_rank(both, i, &wi));
+            CHECK(wi == (i < nf ? size - 2 - 2 * i : size - 1 - 2 * (i - nf)),
+                  "joined rank %d is world rank %d", i, wi);
+        }
+        int total = 0;
+        CHECK_OK(bolt_allreduce(&rank, &total, 1, BOLT_INT32, BOLT_SUM, both));
+        CHECK(total == size * (size - 1) / 2, "sum over the joined groups %d", total);
+        CHECK(bolt_comm_join(half, 0, w, size, &none) == BOLT_ERR_ARG && none == BOLT_COMM_NULL,
+              "a remote leader out of range was accepted");
+        CHECK_OK(bolt_comm_free(&both));
     }
     /* a split of a split */
     bolt_comm_t quarter;

@@ -12,16 +12,6 @@ struct face_comm **face_comms;
 int face_ncomms;
 static int cap_comms;
 
-/* ---- keyvals ---------------------------------------------------------------- */
-#define FIRST_USER_KEYVAL 100
-struct keyval {
-    int live;
-    MPI_Comm_copy_attr_function *copy_fn;
-    MPI_Comm_delete_attr_function *delete_fn;
-    void *extra;
-};
-static struct keyval *keyvals;
-static int nkeyvals, cap_keyvals;
 static int attr_tag_ub = BOLT_TAG_UB, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
            attr_wtime_global = 0, attr_universe, attr_appnum = 0, attr_lastcode = MPI_ERR_LASTCODE;
 
@@ -120,31 +110,10 @@ int face_comms_init(void)
     return MPI_SUCCESS;
 }
 
-/* Deletes c's attributes through their delete callbacks. The first callback
- * that fails stops it (that attribute and the ones after it stay) and its
- * code is returned, as MPI makes the call that caused it fail; with `force`
- * (finalize, a dup that could not be made) every attribute goes regardless. */
-static int attrs_delete(MPI_Comm h, struct face_comm *c, int force)
-{
-    int first = MPI_SUCCESS;
-    while (c->attrs) {
-        struct face_attr *a = c->attrs;
-        struct keyval *k = a->keyval < nkeyvals ? &keyvals[a->keyval] : NULL;
-        int rc = k && k->delete_fn ? k->delete_fn(h, a->keyval, a->value, k->extra) : MPI_SUCCESS;
-        if (rc && !first)
-            first = rc;
-        if (rc && !force)
-            break;
-        c->attrs = a->next;
-        free(a);
-    }
-    return first;
-}
-
 static void comm_destroy(MPI_Comm h)
 {
     struct face_comm *c = face_comms[h];
-    attrs_delete(h, c, 1);
+    face_attrs_delete(h, &c->attrs, 1);
     face_comm_set_errh(c, MPI_ERRORS_ARE_FATAL); /* lets its handler go */
     if (h > MPI_COMM_SELF)
         bolt_comm_free(&c->native);
@@ -160,7 +129,7 @@ void face_comms_finalize(void)
     /* MPI deletes MPI_COMM_SELF's attributes first, so codes can hook finalize. */
     for (int i = MPI_COMM_SELF; i >= 1; i--)
         if (face_comms[i])
-            attrs_delete(i, face_comms[i], 1);
+            face_attrs_delete(i, &face_comms[i]->attrs, 1);
     for (int i = face_ncomms - 1; i >= 1; i--)
         if (face_comms[i])
             comm_destroy(i);
@@ -191,32 +160,6 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-/* Copies attributes to a duplicate as each keyval's copy function says. */
-static int attrs_copy(MPI_Comm from, struct face_comm *src, MPI_Comm to, struct face_comm *dst)
-{
-    for (struct face_attr *a = src->attrs; a; a = a->next) {
-        struct keyval *k = &keyvals[a->keyval];
-        void *out = NULL;
-        int flag = 0;
-        if (k->copy_fn) { /* none: MPI_COMM_NULL_COPY_FN, not copied */
-            int rc = k->copy_fn(from, a->keyval, k->extra, a->value, &out, &flag);
-            if (rc)
-                return rc;
-        }
-        if (!flag)
-            continue;
-        struct face_attr *n = malloc(sizeof *n);
-        if (!n)
-            return MPI_ERR_NO_MEM;
-        n->keyval = a->keyval;
-        n->value = out;
-        n->next = dst->attrs;
-        dst->attrs = n;
-    }
-    (void)to;
-    return MPI_SUCCESS;
-}
-
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     struct face_comm *c = NULL;
@@ -243,7 +186,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return face_error(comm, "MPI_Comm_dup", rc, "cannot copy the topology: %s",
                           rc == MPI_ERR_NO_MEM ? "out of memory" : bolt_error_message());
     }
-    if ((rc = attrs_copy(comm, c, *newcomm, d))) {
+    if ((rc = face_attrs_copy(comm, c->attrs, &d->attrs))) {
         /* No communicator, then: what was copied into it is deleted with it. */
         comm_destroy(*newcomm);
         *newcomm = MPI_COMM_NULL;
@@ -334,7 +277,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return face_error(*comm, "MPI_Comm_free", MPI_ERR_COMM,
                           "%s is predefined and cannot be freed", c->name);
     /* A failing delete callback fails the free: the communicator stays. */
-    if ((rc = attrs_delete(*comm, c, 0)))
+    if ((rc = face_attrs_delete(*comm, &c->attrs, 0)))
         return face_error(*comm, "MPI_Comm_free", rc,
                           "an attribute delete callback failed (it returned %d)", rc);
     comm_destroy(*comm);
@@ -403,78 +346,27 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-/* ---- attributes ----------------------------------------------------------------------- */
+/* ---- attributes (the machinery is attr.c's) ---------------------------------------- */
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                             MPI_Comm_delete_attr_function *delete_fn, int *keyval,
                             void *extra_state)
 {
-    int rc = face_check_init("MPI_Comm_create_keyval");
-    if (rc)
-        return rc;
-    if (!keyval)
-        return face_error(MPI_COMM_NULL, "MPI_Comm_create_keyval", MPI_ERR_ARG, "keyval pointer is NULL");
-    if (nkeyvals < FIRST_USER_KEYVAL)
-        nkeyvals = FIRST_USER_KEYVAL;
-    if (nkeyvals >= cap_keyvals) {
-        int n = nkeyvals * 2;
-        struct keyval *k = realloc(keyvals, (size_t)n * sizeof *k);
-        if (!k)
-            return face_error(MPI_COMM_NULL, "MPI_Comm_create_keyval", MPI_ERR_NO_MEM, "out of memory");
-        memset(k + cap_keyvals, 0, (size_t)(n - cap_keyvals) * sizeof *k);
-        keyvals = k;
-        cap_keyvals = n;
-    }
-    keyvals[nkeyvals] = (struct keyval){1, copy_fn, delete_fn, extra_state};
-    *keyval = nkeyvals++;
-    return MPI_SUCCESS;
+    return face_keyval_create(FACE_ATTR_COMM, copy_fn, delete_fn, extra_state, keyval,
+                              "MPI_Comm_create_keyval");
 }
 
 int PMPI_Comm_free_keyval(int *keyval)
 {
-    if (!keyval || *keyval < FIRST_USER_KEYVAL || *keyval >= nkeyvals || !keyvals[*keyval].live)
-        return face_error(MPI_COMM_NULL, "MPI_Comm_free_keyval", MPI_ERR_KEYVAL,
-                          "keyval %d was not created by MPI_Comm_create_keyval (or is freed)",
-                          keyval ? *keyval : -1);
-    /* Attributes already set keep their keyval's functions; only new uses are refused. */
-    keyvals[*keyval].live = 0;
-    *keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
-}
-
-static int check_user_keyval(MPI_Comm comm, int keyval, const char *fn)
-{
-    if (keyval >= FIRST_USER_KEYVAL && keyval < nkeyvals && keyvals[keyval].live)
-        return MPI_SUCCESS;
-    return face_error(comm, fn, MPI_ERR_KEYVAL,
-                      keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE
-                          ? "keyval %d is predefined and read-only"
-                          : "keyval %d was not created by MPI_Comm_create_keyval",
-                      keyval);
+    return face_keyval_free(FACE_ATTR_COMM, keyval, "MPI_Comm_free_keyval");
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
 {
     struct face_comm *c = NULL;
     int rc = face_comm_check(comm, "MPI_Comm_set_attr", &c);
-    if (rc || (rc = check_user_keyval(comm, keyval, "MPI_Comm_set_attr")))
-        return rc;
-    for (struct face_attr *a = c->attrs; a; a = a->next)
-        if (a->keyval == keyval) {
-            /* The old value goes first; if its delete callback fails, it stays. */
-            if (keyvals[keyval].delete_fn &&
-                (rc = keyvals[keyval].delete_fn(comm, keyval, a->value, keyvals[keyval].extra)))
-                return face_error(comm, "MPI_Comm_set_attr", rc,
-                                  "the delete callback of the value replaced failed (it returned "
-                                  "%d)", rc);
-            a->value = value;
-            return MPI_SUCCESS;
-        }
-    struct face_attr *a = malloc(sizeof *a);
-    if (!a)
-        return face_error(comm, "MPI_Comm_set_attr", MPI_ERR_NO_MEM, "out of memory");
-    *a = (struct face_attr){keyval, value, c->attrs};
-    c->attrs = a;
-    return MPI_SUCCESS;
+    return rc ? rc
+              : face_attr_set(FACE_ATTR_COMM, comm, &c->attrs, keyval, value, comm,
+                              "MPI_Comm_set_attr");
 }
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
@@ -501,34 +393,14 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
         memcpy(value, &pre, sizeof pre);
         return MPI_SUCCESS;
     }
-    if (keyval < FIRST_USER_KEYVAL || keyval >= nkeyvals)
-        return face_error(comm, "MPI_Comm_get_attr", MPI_ERR_KEYVAL, "keyval %d is not a keyval", keyval);
-    *flag = 0;
-    for (struct face_attr *a = c->attrs; a; a = a->next)
-        if (a->keyval == keyval) {
-            *flag = 1;
-            memcpy(value, &a->value, sizeof a->value);
-        }
-    return MPI_SUCCESS;
+    return face_attr_get(FACE_ATTR_COMM, c->attrs, keyval, value, flag, comm, "MPI_Comm_get_attr");
 }
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
     struct face_comm *c = NULL;
     int rc = face_comm_check(comm, "MPI_Comm_delete_attr", &c);
-    if (rc || (rc = check_user_keyval(comm, keyval, "MPI_Comm_delete_attr")))
-        return rc;
-    for (struct face_attr **p = &c->attrs; *p; p = &(*p)->next)
-        if ((*p)->keyval == keyval) {
-            struct face_attr *a = *p;
-            if (keyvals[keyval].delete_fn &&
-                (rc = keyvals[keyval].delete_fn(comm, keyval, a->value, keyvals[keyval].extra)))
-                return face_error(comm, "MPI_Comm_delete_attr", rc,
-                                  "the delete callback failed (it returned %d)", rc);
-            *p = a->next;
-            free(a);
-            return MPI_SUCCESS;
-        }
-    return face_error(comm, "MPI_Comm_delete_attr", MPI_ERR_KEYVAL,
-                      "keyval %d has no attribute on this communicator", keyval);
+    return rc ? rc
+              : face_attr_delete(FACE_ATTR_COMM, comm, &c->attrs, keyval, comm,
+                                 "MPI_Comm_delete_attr");
 }

@@ -42,6 +42,35 @@ struct face_attr {
     struct face_attr *next;
 };
 
+/* ---- attributes (attr.c) -------------------------------------------------------- */
+/* The kinds of objects with attributes; a keyval is made for one kind. */
+enum face_attr_kind { FACE_ATTR_COMM, FACE_ATTR_TYPE };
+/* The callbacks of every kind (MPI_Comm_copy_attr_function, MPI_Type_..., with
+ * the object's handle first: handles are ints). */
+typedef int face_attr_copy_fn(int h, int keyval, void *extra, void *in, void *out, int *flag);
+typedef int face_attr_delete_fn(int h, int keyval, void *value, void *extra);
+/* The MPI_X_create_keyval and MPI_X_free_keyval bodies. */
+int face_keyval_create(int kind, face_attr_copy_fn *copy_fn, face_attr_delete_fn *delete_fn,
+                       void *extra, int *keyval, const char *fn);
+int face_keyval_free(int kind, int *keyval, const char *fn);
+/* MPI_X_set_attr, _get_attr, _delete_attr on the list of object h; errors
+ * (a callback's too) are raised on errcomm. */
+int face_attr_set(int kind, int h, struct face_attr **list, int keyval, void *value,
+                  MPI_Comm errcomm, const char *fn);
+int face_attr_get(int kind, const struct face_attr *list, int keyval, void *value, int *flag,
+                  MPI_Comm errcomm, const char *fn);
+int face_attr_delete(int kind, int h, struct face_attr **list, int keyval, MPI_Comm errcomm,
+                     const char *fn);
+/* Copies a duplicate's attributes as each keyval's copy callback says: the
+ * first callback's error (or MPI_ERR_NO_MEM) is returned, not raised. */
+int face_attrs_copy(int from, const struct face_attr *src, struct face_attr **dst);
+/* Deletes the attributes through their delete callbacks. The first callback
+ * that fails stops it (that attribute and the ones after it stay) and its
+ * code is returned; with `force` every attribute goes regardless. */
+int face_attrs_delete(int h, struct face_attr **list, int force);
+/* Drops the list without calling anything. */
+void face_attrs_free(struct face_attr **list);
+
 struct face_cart {
     int ndims;
     int *dims, *periods;

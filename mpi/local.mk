@@ -2,7 +2,7 @@
 lib_LTLIBRARIES += libmpi.la
 libmpi_la_SOURCES = \
 	mpi/face.h mpi/dtype.h \
-	mpi/env.c mpi/errors.c mpi/comm.c mpi/attr_callbacks.c \
+	mpi/env.c mpi/errors.c mpi/comm.c mpi/attr.c mpi/attr_callbacks.c \
 	mpi/dtype.c mpi/dtype_create.c mpi/pack.c \
 	mpi/p2p.c mpi/request.c mpi/bsend.c \
 	mpi/coll.h mpi/op.c mpi/op_extra.c mpi/coll.c mpi/coll_reduce.c mpi/coll_nbv.c \

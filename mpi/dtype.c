@@ -101,26 +101,30 @@ static const struct predef predefs[BOLT_MPI_N_PREDEFINED_TYPES] = {
 static size_t pair_data_blocks(MPI_Datatype dt, struct face_block *b)
 {
     size_t vsize, ioff;
+    MPI_Datatype vtype;
     switch (dt) {
-    case MPI_FLOAT_INT: vsize = sizeof(float); ioff = offsetof(pair_float_int, i); break;
-    case MPI_DOUBLE_INT: vsize = sizeof(double); ioff = offsetof(pair_double_int, i); break;
-    case MPI_LONG_INT: vsize = sizeof(long); ioff = offsetof(pair_long_int, i); break;
-    case MPI_2INT: vsize = sizeof(int); ioff = offsetof(pair_2int, i); break;
-    case MPI_SHORT_INT: vsize = sizeof(short); ioff = offsetof(pair_short_int, i); break;
+    case MPI_FLOAT_INT: vtype = MPI_FLOAT; ioff = offsetof(pair_float_int, i); break;
+    case MPI_DOUBLE_INT: vtype = MPI_DOUBLE; ioff = offsetof(pair_double_int, i); break;
+    case MPI_LONG_INT: vtype = MPI_LONG; ioff = offsetof(pair_long_int, i); break;
+    case MPI_2INT: vtype = MPI_INT; ioff = offsetof(pair_2int, i); break;
+    case MPI_SHORT_INT: vtype = MPI_SHORT; ioff = offsetof(pair_short_int, i); break;
     case MPI_LONG_DOUBLE_INT:
         /* long double has padding bytes of its own on x86; send the whole 16. */
-        vsize = sizeof(long double);
+        vtype = MPI_LONG_DOUBLE;
         ioff = offsetof(pair_long_double_int, i);
         break;
     default: return 0;
     }
+    vsize = predefs[vtype].size;
+    int vcode = face_x32_code(vtype);
     if (ioff == vsize) {
-        b[0] = (struct face_block){0, vsize + sizeof(int), vsize + sizeof(int)};
+        b[0] = (struct face_block){0, vsize + sizeof(int), vsize + sizeof(int),
+                                   vcode == FACE_X32_SWAP4 ? vcode : FACE_X32_PAIR | vcode};
         return 1;
     }
     /* esize 0: the index belongs to the element its value block started. */
-    b[0] = (struct face_block){0, vsize, vsize};
-    b[1] = (struct face_block){(MPI_Aint)ioff, sizeof(int), 0};
+    b[0] = (struct face_block){0, vsize, vsize, vcode};
+    b[1] = (struct face_block){(MPI_Aint)ioff, sizeof(int), 0, FACE_X32_SWAP4};
     return 2;
 }
 
@@ -170,14 +174,54 @@ void face_type_destroy(struct face_type *t)
 {
     if (!t)
         return;
+    face_contents_free(t->contents);
+    face_attrs_free(&t->attrs);
     free(t->blocks);
     free(t);
 }
 
 void face_type_remove(MPI_Datatype dt)
 {
-    face_type_destroy(face_types[dt]);
+    struct face_type *t = face_types[dt];
     face_types[dt] = NULL;
+    /* The types it was built from may go with it (recursively). */
+    face_contents_release(t->contents);
+    t->contents = NULL;
+    face_type_destroy(t);
+}
+
+void face_type_release(MPI_Datatype dt)
+{
+    struct face_type *t = face_types[dt];
+    if (t->refs > 0)
+        t->live = 0; /* the last face_type_unhold removes it */
+    else
+        face_type_remove(dt);
+}
+
+int face_type_clone(MPI_Datatype dt, MPI_Datatype *out)
+{
+    const struct face_type *src = face_type_held(dt);
+    struct face_type *t = malloc(sizeof *t);
+    if (!t)
+        return MPI_ERR_NO_MEM;
+    *t = *src;
+    t->refs = 0;
+    t->attrs = NULL;
+    t->contents = NULL;
+    t->blocks = malloc((size_t)(src->nblocks > 0 ? src->nblocks : 1) * sizeof *t->blocks);
+    if (!t->blocks || (src->contents && !(t->contents = face_contents_copy(src->contents)))) {
+        face_type_destroy(t);
+        return MPI_ERR_NO_MEM;
+    }
+    memcpy(t->blocks, src->blocks, (size_t)src->nblocks * sizeof *t->blocks);
+    int rc = face_type_add(t, out);
+    if (rc) {
+        face_contents_release(t->contents);
+        t->contents = NULL;
+        face_type_destroy(t);
+    }
+    return rc;
 }
 
 void face_type_hold(MPI_Datatype dt)
@@ -227,7 +271,7 @@ int face_types_init(void)
                 t->true_ub = t->blocks[nb - 1].off + (MPI_Aint)t->blocks[nb - 1].len;
             } else {
                 t->nblocks = 1;
-                t->blocks[0] = (struct face_block){0, p->size, p->size};
+                t->blocks[0] = (struct face_block){0, p->size, p->size, face_x32_code(dt)};
             }
             face_type_set_contig(t);
         }
@@ -326,6 +370,34 @@ int PMPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
     return MPI_SUCCESS;
 }
 
+int PMPI_Type_get_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
+{
+    struct face_type *t = NULL;
+    int rc = get_any(dt, "MPI_Type_get_extent_x", &t);
+    if (rc)
+        return rc;
+    if (!lb || !extent)
+        return face_error(MPI_COMM_NULL, "MPI_Type_get_extent_x", MPI_ERR_ARG,
+                          "lb or extent pointer is NULL");
+    *lb = t->lb;
+    *extent = face_type_extent(t);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
+{
+    struct face_type *t = NULL;
+    int rc = get_any(dt, "MPI_Type_get_true_extent_x", &t);
+    if (rc)
+        return rc;
+    if (!lb || !extent)
+        return face_error(MPI_COMM_NULL, "MPI_Type_get_true_extent_x", MPI_ERR_ARG,
+                          "lb or extent pointer is NULL");
+    *lb = t->true_lb;
+    *extent = t->true_ub - t->true_lb;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
 {
     struct face_type *t = NULL;
@@ -374,13 +446,14 @@ int PMPI_Type_free(MPI_Datatype *dt)
     if (t->predefined)
         return face_error(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE,
                           "%s is predefined and cannot be freed", t->name);
-    /* Types built from this one hold their own flattened copy: they need not
-     * keep it. Pending operations do: while one holds it, only the handle goes
-     * (its slot stays taken, so no new type is put where they look). */
-    if (t->refs > 0)
-        t->live = 0;
-    else
-        face_type_remove(*dt);
+    /* A failing delete callback fails the free: the type stays. */
+    if ((rc = face_attrs_delete(*dt, &t->attrs, 0)))
+        return face_error(MPI_COMM_NULL, "MPI_Type_free", rc,
+                          "an attribute delete callback failed (it returned %d)", rc);
+    /* Pending operations, and the contents of types built from this one
+     * (MPI_Type_get_contents gives it back), hold it: while they do, only the
+     * handle goes (its slot stays taken, so no new type is put where they look). */
+    face_type_release(*dt);
     *dt = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }

@@ -2,7 +2,8 @@
  *
  * Every constructor reduces to one general form: a list of entries, each
  * `blocklen` elements of a type at a byte displacement. type_build flattens
- * that into byte blocks, merging neighbours, and computes the bounds.
+ * that into byte blocks, merging neighbours, and computes the bounds. The
+ * type also keeps the constructor's arguments (MPI_Type_get_contents).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -21,13 +22,15 @@ struct builder {
     int n, cap;
 };
 
-static int push_block(struct builder *bd, MPI_Aint off, size_t len, size_t esize)
+static int push_block(struct builder *bd, const struct face_block *c, MPI_Aint off)
 {
+    size_t len = c->len;
     if (len == 0)
         return MPI_SUCCESS;
     if (bd->n > 0) {
         struct face_block *last = &bd->b[bd->n - 1];
-        if (last->off + (MPI_Aint)last->len == off && last->esize == esize) {
+        if (last->off + (MPI_Aint)last->len == off && last->esize == c->esize &&
+            last->x32 == c->x32) {
             last->len += len;
             return MPI_SUCCESS;
         }
@@ -42,18 +45,22 @@ static int push_block(struct builder *bd, MPI_Aint off, size_t len, size_t esize
         bd->b = p;
         bd->cap = n;
     }
-    bd->b[bd->n++] = (struct face_block){off, len, esize};
+    bd->b[bd->n++] = (struct face_block){off, len, c->esize, c->x32};
     return MPI_SUCCESS;
 }
 
+/* args: the constructor's arguments, attached to the new type (NULL: there
+ * was no memory for them); freed on failure. */
 static int type_build(const char *fn, int n, const struct entry *e, int combiner,
-                      MPI_Datatype *out)
+                      struct face_contents *args, MPI_Datatype *out)
 {
     struct builder bd = {0};
-    struct face_type *t = calloc(1, sizeof *t);
+    struct face_type *t = args ? calloc(1, sizeof *t) : NULL;
     int rc = MPI_SUCCESS, first = 1, basic_set = 0;
-    if (!t)
+    if (!t) {
+        face_contents_free(args);
         return face_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+    }
     t->align = 1;
     for (int i = 0; i < n; i++) {
         struct face_type *c = face_type_get(e[i].type);
@@ -73,8 +80,7 @@ static int type_build(const char *fn, int n, const struct entry *e, int combiner
         for (int k = 0; k < e[i].blocklen; k++) {
             MPI_Aint base = e[i].disp + (MPI_Aint)k * ext;
             for (int j = 0; j < c->nblocks; j++)
-                if ((rc = push_block(&bd, base + c->blocks[j].off, c->blocks[j].len,
-                                     c->blocks[j].esize))) {
+                if ((rc = push_block(&bd, &c->blocks[j], base + c->blocks[j].off))) {
                     rc = face_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM,
                                     "out of memory flattening the type");
                     goto out;
@@ -119,10 +125,12 @@ static int type_build(const char *fn, int n, const struct entry *e, int combiner
         rc = face_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM, "out of memory");
         goto out;
     }
+    face_contents_attach(*out, args);
     return MPI_SUCCESS;
 out:
     free(bd.b);
     face_type_destroy(t);
+    face_contents_free(args);
     return rc;
 }
 
@@ -156,18 +164,26 @@ int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
     if (rc)
         return rc;
     struct entry e = {0, count, old};
-    return type_build("MPI_Type_contiguous", 1, &e, MPI_COMBINER_CONTIGUOUS, newtype);
+    struct face_contents *a = face_contents_new(1, 0, 1);
+    if (a) {
+        a->ints[0] = count;
+        a->types[0] = old;
+    }
+    return type_build("MPI_Type_contiguous", 1, &e, MPI_COMBINER_CONTIGUOUS, a, newtype);
 }
 
 static int build_strided(const char *fn, int count, int blocklen, MPI_Aint stride_bytes,
-                         MPI_Datatype old, int combiner, MPI_Datatype *newtype)
+                         MPI_Datatype old, int combiner, struct face_contents *a,
+                         MPI_Datatype *newtype)
 {
     struct entry *e = malloc((size_t)(unsigned)(count > 0 ? count : 1) * sizeof *e);
-    if (!e)
+    if (!e) {
+        face_contents_free(a);
         return face_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+    }
     for (int i = 0; i < count; i++)
         e[i] = (struct entry){(MPI_Aint)i * stride_bytes, blocklen, old};
-    int rc = type_build(fn, count, e, combiner, newtype);
+    int rc = type_build(fn, count, e, combiner, a, newtype);
     free(e);
     return rc;
 }
@@ -178,8 +194,15 @@ int PMPI_Type_vector(int count, int blocklen, int stride, MPI_Datatype old, MPI_
     int rc = check_common("MPI_Type_vector", count, newtype);
     if (rc || (rc = old_extent("MPI_Type_vector", old, &ext)))
         return rc;
+    struct face_contents *a = face_contents_new(3, 0, 1);
+    if (a) {
+        a->ints[0] = count;
+        a->ints[1] = blocklen;
+        a->ints[2] = stride;
+        a->types[0] = old;
+    }
     return build_strided("MPI_Type_vector", count, blocklen, (MPI_Aint)stride * ext, old,
-                         MPI_COMBINER_VECTOR, newtype);
+                         MPI_COMBINER_VECTOR, a, newtype);
 }
 
 int PMPI_Type_create_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datatype old,
@@ -188,11 +211,20 @@ int PMPI_Type_create_hvector(int count, int blocklen, MPI_Aint stride, MPI_Datat
     int rc = check_common("MPI_Type_create_hvector", count, newtype);
     if (rc)
         return rc;
+    struct face_contents *a = face_contents_new(2, 1, 1);
+    if (a) {
+        a->ints[0] = count;
+        a->ints[1] = blocklen;
+        a->aints[0] = stride;
+        a->types[0] = old;
+    }
     return build_strided("MPI_Type_create_hvector", count, blocklen, stride, old,
-                         MPI_COMBINER_HVECTOR, newtype);
+                         MPI_COMBINER_HVECTOR, a, newtype);
 }
 
-/* Indexed forms: displacements in elements (scale = extent) or bytes (scale 1). */
+/* Indexed forms: displacements in elements (idisps, scaled by the extent) or
+ * bytes (adisps); block lengths each (blens) or all the same (blen_all). The
+ * arguments are kept as MPI_Type_get_contents lists them for each form. */
 static int build_indexed(const char *fn, int count, const int *blens, int blen_all,
                          const int *idisps, const MPI_Aint *adisps, MPI_Datatype old,
                          int combiner, MPI_Datatype *newtype)
@@ -203,13 +235,34 @@ static int build_indexed(const char *fn, int count, const int *blens, int blen_a
         return rc;
     if (count > 0 && ((!blens && blen_all < 0) || (!idisps && !adisps)))
         return face_error(MPI_COMM_NULL, fn, MPI_ERR_ARG, "a block length or displacement array is NULL");
-    struct entry *e = malloc((size_t)(unsigned)(count > 0 ? count : 1) * sizeof *e);
-    if (!e)
+    size_t n = count > 0 ? (size_t)count : 0;
+    struct face_contents *a = face_contents_new(1 + (blens ? n : 1) + (idisps ? n : 0),
+                                                adisps ? n : 0, 1);
+    struct entry *e = malloc((n > 0 ? n : 1) * sizeof *e);
+    if (!e || !a) {
+        free(e);
+        face_contents_free(a);
         return face_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM, "out of memory");
+    }
     for (int i = 0; i < count; i++)
         e[i] = (struct entry){idisps ? (MPI_Aint)idisps[i] * ext : adisps[i],
                               blens ? blens[i] : blen_all, old};
-    rc = type_build(fn, count, e, combiner, newtype);
+    /* count, then the block length(s), then integer displacements if any */
+    int *ip = a->ints;
+    *ip++ = count;
+    if (blens) {
+        if (n)
+            memcpy(ip, blens, n * sizeof *ip);
+        ip += n;
+    } else {
+        *ip++ = blen_all;
+    }
+    if (idisps && n)
+        memcpy(ip, idisps, n * sizeof *ip);
+    if (adisps && n)
+        memcpy(a->aints, adisps, n * sizeof *a->aints);
+    a->types[0] = old;
+    rc = type_build(fn, count, e, combiner, a, newtype);
     free(e);
     return rc;
 }
@@ -257,12 +310,22 @@ int PMPI_Type_create_struct(int count, const int blens[], const MPI_Aint disps[]
         return rc;
     if (count > 0 && (!blens || !disps || !types))
         return face_error(MPI_COMM_NULL, fn, MPI_ERR_ARG, "a block length, displacement or type array is NULL");
-    struct entry *e = malloc((size_t)(unsigned)(count > 0 ? count : 1) * sizeof *e);
-    if (!e)
+    size_t n = count > 0 ? (size_t)count : 0;
+    struct face_contents *a = face_contents_new(1 + n, n, n);
+    struct entry *e = malloc((n > 0 ? n : 1) * sizeof *e);
+    if (!e || !a) {
+        free(e);
+        face_contents_free(a);
         return face_error(MPI_COMM_NULL, fn, MPI_ERR_NO_MEM, "out of memory");
-    for (int i = 0; i < count; i++)
+    }
+    a->ints[0] = count;
+    for (int i = 0; i < count; i++) {
         e[i] = (struct entry){disps[i], blens[i], types[i]};
-    rc = type_build(fn, count, e, MPI_COMBINER_STRUCT, newtype);
+        a->ints[1 + i] = blens[i];
+        a->aints[i] = disps[i];
+        a->types[i] = types[i];
+    }
+    rc = type_build(fn, count, e, MPI_COMBINER_STRUCT, a, newtype);
     free(e);
     return rc;
 }
@@ -273,7 +336,10 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
     if (rc)
         return rc;
     struct entry e = {0, 1, old};
-    if ((rc = type_build("MPI_Type_dup", 1, &e, MPI_COMBINER_DUP, newtype)))
+    struct face_contents *a = face_contents_new(0, 0, 1);
+    if (a)
+        a->types[0] = old;
+    if ((rc = type_build("MPI_Type_dup", 1, &e, MPI_COMBINER_DUP, a, newtype)))
         return rc;
     /* A duplicate keeps the exact bounds (padding included) and commit state. */
     struct face_type *o = face_type_get(old), *t = face_type_get(*newtype);
@@ -281,6 +347,16 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
     t->ub = o->ub;
     t->committed = o->committed;
     face_type_set_contig(t);
+    /* and the attributes, as their copy callbacks say; if one fails, no type */
+    if ((rc = face_attrs_copy(old, o->attrs, &t->attrs))) {
+        face_attrs_delete(*newtype, &t->attrs, 1);
+        face_type_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return face_error(MPI_COMM_NULL, "MPI_Type_dup", rc,
+                          rc == MPI_ERR_NO_MEM ? "out of memory copying the attributes"
+                                               : "an attribute copy callback failed (it returned %d)",
+                          rc);
+    }
     return MPI_SUCCESS;
 }
 
@@ -290,7 +366,13 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, MPI
     if (rc)
         return rc;
     struct entry e = {0, 1, old};
-    if ((rc = type_build("MPI_Type_create_resized", 1, &e, MPI_COMBINER_RESIZED, newtype)))
+    struct face_contents *a = face_contents_new(0, 2, 1);
+    if (a) {
+        a->aints[0] = lb;
+        a->aints[1] = extent;
+        a->types[0] = old;
+    }
+    if ((rc = type_build("MPI_Type_create_resized", 1, &e, MPI_COMBINER_RESIZED, a, newtype)))
         return rc;
     struct face_type *t = face_type_get(*newtype);
     t->lb = lb;
@@ -320,7 +402,8 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
             return face_error(MPI_COMM_NULL, fn, MPI_ERR_ARG,
                               "dimension %d: size %d, subsize %d, start %d do not describe a subarray",
                               i, sizes[i], subsizes[i], starts[i]);
-    /* Build from the fastest-varying dimension outwards with byte strides. */
+    /* Build from the fastest-varying dimension outwards with byte strides;
+     * each step's type is let go once the next holds it. */
     MPI_Datatype cur = old, next;
     MPI_Aint stride = ext, disp = 0;
     for (int k = 0; k < ndims; k++) {
@@ -330,21 +413,45 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
         else
             rc = PMPI_Type_create_hvector(subsizes[d], 1, stride, cur, &next);
         if (cur != old)
-            face_type_remove(cur);
+            face_type_release(cur);
         if (rc)
             return rc;
         cur = next;
         disp += (MPI_Aint)starts[d] * stride;
         stride *= sizes[d];
     }
+    size_t n = (size_t)ndims;
+    struct face_contents *a = face_contents_new(3 * n + 2, 0, 1);
+    if (a) {
+        a->ints[0] = ndims;
+        memcpy(a->ints + 1, sizes, n * sizeof(int));
+        memcpy(a->ints + 1 + n, subsizes, n * sizeof(int));
+        memcpy(a->ints + 1 + 2 * n, starts, n * sizeof(int));
+        a->ints[1 + 3 * n] = order;
+        a->types[0] = old;
+    }
     struct entry e = {disp, 1, cur};
-    rc = type_build(fn, 1, &e, MPI_COMBINER_SUBARRAY, newtype);
-    face_type_remove(cur);
+    rc = type_build(fn, 1, &e, MPI_COMBINER_SUBARRAY, a, newtype);
+    face_type_release(cur);
     if (rc)
         return rc;
     struct face_type *t = face_type_get(*newtype);
     t->lb = 0;
     t->ub = stride; /* the whole array */
+    face_type_set_contig(t);
+    return MPI_SUCCESS;
+}
+
+int face_type_wrap(const char *fn, MPI_Datatype inner, int combiner, struct face_contents *args,
+                   MPI_Datatype *newtype)
+{
+    struct entry e = {0, 1, inner};
+    int rc = type_build(fn, 1, &e, combiner, args, newtype);
+    if (rc)
+        return rc;
+    struct face_type *in = face_type_get(inner), *t = face_type_get(*newtype);
+    t->lb = in->lb;
+    t->ub = in->ub;
     face_type_set_contig(t);
     return MPI_SUCCESS;
 }

@@ -186,6 +186,7 @@ struct face_block {
     MPI_Aint off;  /* from the start of one element */
     size_t len;    /* bytes */
     size_t esize;  /* size of the basic elements in this block (for Get_elements) */
+    int x32;       /* how its elements convert to external32 (external32.c's FACE_X32_*) */
 };
 
 struct face_type {
@@ -202,7 +203,9 @@ struct face_type {
     MPI_Datatype basic;       /* the one predefined type every block is made of, or NULL */
     int combiner;
     char name[MPI_MAX_OBJECT_NAME];
-    int refs;                 /* pending operations holding it (face_type_hold) */
+    int refs;                 /* pending operations and types built from it holding it */
+    struct face_contents *contents; /* how it was built (dtype_contents.c); NULL if named */
+    struct face_attr *attrs;
 };
 
 extern struct face_type **face_types;

@@ -4,6 +4,8 @@ libmpi_la_SOURCES = \
 	mpi/face.h mpi/dtype.h \
 	mpi/env.c mpi/errors.c mpi/comm.c mpi/attr.c mpi/attr_callbacks.c \
 	mpi/dtype.c mpi/dtype_create.c mpi/pack.c \
+	mpi/dtype_contents.c mpi/darray.c mpi/dtype_f90.c mpi/dtype_attr.c mpi/dtype_mpi1.c \
+	mpi/external32.c \
 	mpi/p2p.c mpi/request.c mpi/bsend.c \
 	mpi/coll.h mpi/op.c mpi/op_extra.c mpi/coll.c mpi/coll_reduce.c mpi/coll_nbv.c \
 	mpi/alltoallw.c \

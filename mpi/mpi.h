@@ -285,6 +285,10 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_STRUCT 10
 #define MPI_COMBINER_SUBARRAY 11
 #define MPI_COMBINER_RESIZED 12
+#define MPI_COMBINER_DARRAY 13
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
 
 /* ---- error classes ---------------------------------------------------------------- */
 #define MPI_SUCCESS 0
@@ -365,6 +369,13 @@ typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *ext
                                        int *flag);
 typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
                                          void *extra_state);
+/* MPI-IO's data representations (MPI_Register_datarep: not supported). */
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position,
+                                            void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
+                                        void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
 /* MPI-1's names (deprecated, still used). */
 typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                               void *attribute_val_in, void *attribute_val_out, int *flag);

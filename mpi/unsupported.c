@@ -277,3 +277,13 @@ int PMPI_File_sync(MPI_File fh)
     (void)fh;
     return unsupported(MPI_COMM_NULL, "MPI_File_sync", FILE_IO);
 }
+
+/* Data representations serve MPI-IO's file views only (MPI_Pack_external
+ * knows "external32" by itself). */
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_fn,
+                          MPI_Datarep_conversion_function *write_fn,
+                          MPI_Datarep_extent_function *extent_fn, void *extra_state)
+{
+    (void)datarep, (void)read_fn, (void)write_fn, (void)extent_fn, (void)extra_state;
+    return unsupported(MPI_COMM_NULL, "MPI_Register_datarep", FILE_IO);
+}

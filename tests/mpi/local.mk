@@ -8,7 +8,9 @@ MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/m
 	tests/mpi/mpi_panel_bcast tests/mpi/mpi_cg tests/mpi/mpi_type_free \
 	tests/mpi/mpi_comm_create tests/mpi/mpi_errhandler tests/mpi/mpi_attr_err \
 	tests/mpi/mpi_complex tests/mpi/mpi_consts tests/mpi/mpi_nbc tests/mpi/mpi_graph tests/mpi/mpi_neighbor \
-	tests/mpi/mpi_intercomm tests/mpi/mpi_intercoll
+	tests/mpi/mpi_intercomm tests/mpi/mpi_intercoll \
+	tests/mpi/mpi_type_decode tests/mpi/mpi_darray tests/mpi/mpi_external32 tests/mpi/mpi_type_attr \
+	tests/mpi/mpi_type_misc
 # Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
 MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
 check_PROGRAMS += $(MPI_TEST_PROGS) $(MPI_BOLT_ONLY_PROGS)
@@ -62,6 +64,16 @@ tests_mpi_mpi_intercomm_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_intercomm_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_intercoll_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_intercoll_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_type_decode_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_type_decode_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_darray_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_darray_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_external32_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_external32_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_type_attr_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_type_attr_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_type_misc_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_type_misc_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h

@@ -218,7 +218,3 @@ MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return PMPI_Aint_add(base, disp); }
 MPI_Aint PMPI_Aint_diff(MPI_Aint a, MPI_Aint b) { return a - b; }
 MPI_Aint MPI_Aint_diff(MPI_Aint a, MPI_Aint b) { return PMPI_Aint_diff(a, b); }
-MPI_Fint MPI_Comm_c2f(MPI_Comm comm) { return comm; }
-MPI_Comm MPI_Comm_f2c(MPI_Fint comm) { return comm; }
-MPI_Fint MPI_Type_c2f(MPI_Datatype type) { return type; }
-MPI_Datatype MPI_Type_f2c(MPI_Fint type) { return type; }

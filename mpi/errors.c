@@ -85,6 +85,11 @@ static int is_user_errh(MPI_Errhandler h)
     return h > MPI_ERRORS_RETURN && h < n_errh && user_errh[h].fn;
 }
 
+int face_errh_live(MPI_Errhandler h)
+{
+    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || is_user_errh(h);
+}
+
 static void errh_hold(MPI_Errhandler h)
 {
     if (is_user_errh(h))

@@ -362,6 +362,14 @@ void face_bsend_progress(void);
 void face_infos_finalize(void);
 void face_messages_finalize(void);
 
+/* ---- handle validity (handles.c: MPI_X_f2c gives the NULL handle for a value
+ * that is no live object) ---------------------------------------------------- */
+int face_group_live(MPI_Group g);       /* group.c */
+int face_op_live(MPI_Op op);            /* op.c */
+int face_info_live(MPI_Info info);      /* info.c */
+int face_errh_live(MPI_Errhandler h);   /* errors.c */
+int face_message_live(MPI_Message m);   /* mprobe.c */
+
 #define STATUS_IGNORED(st) ((st) == MPI_STATUS_IGNORE || (st) == NULL)
 
 #pragma GCC visibility pop

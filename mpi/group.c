@@ -19,6 +19,8 @@ static struct face_group *group_get(MPI_Group g)
     return groups[g];
 }
 
+int face_group_live(MPI_Group g) { return group_get(g) != NULL; }
+
 int face_group_check(MPI_Comm comm, MPI_Group g, const char *fn, struct face_group **out)
 {
     int rc = face_check_init(fn);

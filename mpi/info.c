@@ -145,6 +145,12 @@ static struct face_info *env_info(void)
     return f;
 }
 
+int face_info_live(MPI_Info info)
+{
+    return info == MPI_INFO_ENV || (info > MPI_INFO_ENV && info < ninfos && infos[info] &&
+                                    infos[info]->live);
+}
+
 /* Checks an info handle; writable asks for a user-made one. */
 static int info_check(MPI_Info info, int writable, const char *fn, struct face_info **out)
 {

@@ -234,6 +234,9 @@ BOLT_MPI_FN(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, M
 BOLT_MPI_FN(Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status), (source, tag, comm, flag, message, status))
 BOLT_MPI_FN(Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status), (buf, count, datatype, message, status))
 BOLT_MPI_FN(Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request), (buf, count, datatype, message, request))
+/* handle conversions of statuses (handles.c; the handles' own are in mpi.h) */
+BOLT_MPI_FN(Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status), (c_status, f_status))
+BOLT_MPI_FN(Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status), (f_status, c_status))
 /* not supported by Bolt (unsupported.c): they return MPI_ERR_UNSUPPORTED_OPERATION */
 BOLT_MPI_FN(Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win), (base, size, disp_unit, info, comm, win))
 BOLT_MPI_FN(Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win), (size, disp_unit, info, comm, baseptr, win))

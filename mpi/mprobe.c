@@ -23,6 +23,11 @@ void face_messages_finalize(void)
     nmsgs = cap_msgs = 0;
 }
 
+int face_message_live(MPI_Message m)
+{
+    return m == MPI_MESSAGE_NO_PROC || (m > 0 && m < nmsgs && msgs[m].native);
+}
+
 static int msg_add(bolt_message_t m, MPI_Comm comm, int base, MPI_Message *out)
 {
     int slot = -1;

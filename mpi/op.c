@@ -190,6 +190,12 @@ int PMPI_Op_create(MPI_User_function *fn, int commute, MPI_Op *op)
     return MPI_SUCCESS;
 }
 
+int face_op_live(MPI_Op op)
+{
+    int i = op - FIRST_USER_OP;
+    return (op >= MPI_MAX && op <= MPI_NO_OP) || (i >= 0 && i < n_user_ops && user_ops[i].fn);
+}
+
 int PMPI_Op_free(MPI_Op *op)
 {
     if (!op)

@@ -13,7 +13,7 @@ int face_ncomms;
 static int cap_comms;
 
 static int attr_tag_ub = BOLT_TAG_UB, attr_host = MPI_PROC_NULL, attr_io = MPI_ANY_SOURCE,
-           attr_wtime_global = 0, attr_universe, attr_appnum = 0, attr_lastcode = MPI_ERR_LASTCODE;
+           attr_wtime_global = 0, attr_universe, attr_appnum = 0;
 
 int face_comm_check(MPI_Comm comm, const char *fn, struct face_comm **out)
 {
@@ -385,7 +385,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
     case MPI_WTIME_IS_GLOBAL: pre = &attr_wtime_global; break;
     case MPI_UNIVERSE_SIZE: pre = &attr_universe; break;
     case MPI_APPNUM: pre = &attr_appnum; break;
-    case MPI_LASTUSEDCODE: pre = &attr_lastcode; break;
+    case MPI_LASTUSEDCODE: pre = &face_lastusedcode; break;
     default: break;
     }
     if (pre) {

@@ -107,6 +107,7 @@ int PMPI_Finalize(void)
     face_types_finalize();
     face_groups_finalize();
     face_infos_finalize();
+    face_errcodes_finalize();
     face_messages_finalize();
     face_op_extra_finalize();
     face_finalized = 1;

@@ -66,6 +66,27 @@ static const char *const class_text[MPI_ERR_LASTCODE] = {
     [MPI_ERR_RMA_ATTACH] = "MPI_ERR_RMA_ATTACH: memory cannot be attached",
     [MPI_ERR_RMA_SHARED] = "MPI_ERR_RMA_SHARED: memory cannot be shared",
     [MPI_ERR_RMA_FLAVOR] = "MPI_ERR_RMA_FLAVOR: wrong window flavor",
+    [MPI_T_ERR_MEMORY] = "MPI_T_ERR_MEMORY: out of memory",
+    [MPI_T_ERR_NOT_INITIALIZED] =
+        "MPI_T_ERR_NOT_INITIALIZED: the tools interface is not initialized",
+    [MPI_T_ERR_CANNOT_INIT] = "MPI_T_ERR_CANNOT_INIT: the tools interface cannot be initialized",
+    [MPI_T_ERR_INVALID_INDEX] = "MPI_T_ERR_INVALID_INDEX: index invalid or out of range",
+    [MPI_T_ERR_INVALID_ITEM] = "MPI_T_ERR_INVALID_ITEM: item index out of range",
+    [MPI_T_ERR_INVALID_HANDLE] = "MPI_T_ERR_INVALID_HANDLE: invalid handle",
+    [MPI_T_ERR_OUT_OF_HANDLES] = "MPI_T_ERR_OUT_OF_HANDLES: no more handles available",
+    [MPI_T_ERR_OUT_OF_SESSIONS] = "MPI_T_ERR_OUT_OF_SESSIONS: no more sessions available",
+    [MPI_T_ERR_INVALID_SESSION] = "MPI_T_ERR_INVALID_SESSION: invalid session",
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] =
+        "MPI_T_ERR_CVAR_SET_NOT_NOW: the control variable cannot be set now",
+    [MPI_T_ERR_CVAR_SET_NEVER] = "MPI_T_ERR_CVAR_SET_NEVER: the control variable cannot be set",
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] =
+        "MPI_T_ERR_PVAR_NO_STARTSTOP: the performance variable cannot be started or stopped",
+    [MPI_T_ERR_PVAR_NO_WRITE] =
+        "MPI_T_ERR_PVAR_NO_WRITE: the performance variable cannot be written or reset",
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = "MPI_T_ERR_PVAR_NO_ATOMIC: the performance variable cannot be "
+                                 "read and written atomically",
+    [MPI_T_ERR_INVALID_NAME] = "MPI_T_ERR_INVALID_NAME: no variable or category has this name",
+    [MPI_T_ERR_INVALID] = "MPI_T_ERR_INVALID: invalid use of the tools interface",
 };
 
 /* User error handlers created with MPI_Comm_create_errhandler. A handler
@@ -158,10 +179,13 @@ int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
     va_end(ap);
     /* bolt_err_set prefixes "rank R on H: " and keeps the message for
      * bolt_error_message(); use it for one format everywhere. */
-    const char *cls_name = cls > 0 && cls < MPI_ERR_LASTCODE ? class_text[cls] : "error";
     char name[64];
-    size_t n = strcspn(cls_name, ":");
-    snprintf(name, sizeof name, "%.*s", (int)n, cls_name);
+    if (cls > 0 && cls < MPI_ERR_LASTCODE && class_text[cls])
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(class_text[cls], ":"), class_text[cls]);
+    else if (face_errcode_class(cls) >= 0) /* added by the program */
+        snprintf(name, sizeof name, "error code %d, of class %d", cls, face_errcode_class(cls));
+    else
+        snprintf(name, sizeof name, "error %d", cls);
     /* bolt_err_set puts "rank R on H: " in front, as in every Bolt message. */
     bolt_err_set(BOLT_ERR_ARG, "%s: %s (%s)", fn, detail, name);
     snprintf(last_message, sizeof last_message, "%s", bolt_error_message());
@@ -181,10 +205,16 @@ int PMPI_Error_class(int code, int *cls)
 {
     if (!cls)
         return MPI_ERR_ARG;
+    int added = face_errcode_class(code);
+    if (added >= 0) {
+        *cls = added;
+        return MPI_SUCCESS;
+    }
     if (code < 0 || code >= MPI_ERR_LASTCODE)
         return face_error(MPI_COMM_NULL, "MPI_Error_class", MPI_ERR_ARG,
-                          "error code %d is not an MPI error code (0..%d)", code,
-                          MPI_ERR_LASTCODE - 1);
+                          "error code %d is not an MPI error code (0..%d, or one added by "
+                          "MPI_Add_error_class or MPI_Add_error_code)",
+                          code, MPI_ERR_LASTCODE - 1);
     *cls = code;
     return MPI_SUCCESS;
 }
@@ -193,7 +223,9 @@ int PMPI_Error_string(int code, char *string, int *len)
 {
     if (!string || !len)
         return MPI_ERR_ARG;
-    const char *t = code >= 0 && code < MPI_ERR_LASTCODE && class_text[code]
+    /* A code added by the program: its string, empty until it sets one. */
+    const char *t = face_errcode_class(code) >= 0 ? face_errcode_string(code)
+                    : code >= 0 && code < MPI_ERR_LASTCODE && class_text[code]
                         ? class_text[code]
                         : "unknown error code";
     snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
@@ -260,7 +292,9 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int code)
     int rc = face_comm_check(comm, "MPI_Comm_call_errhandler", &c);
     if (rc)
         return rc;
-    return face_error(comm, "MPI_Comm_call_errhandler", code, "called by the program");
+    /* MPI_SUCCESS once the handler returns (MPI 3.1, 8.3.6), whatever the code. */
+    face_error(comm, "MPI_Comm_call_errhandler", code, "called by the program");
+    return MPI_SUCCESS;
 }
 
 int PMPI_Errhandler_free(MPI_Errhandler *errh)

@@ -22,6 +22,12 @@
  * ends the job; otherwise records the message and returns `cls`. */
 int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Error classes and codes the program added (errclass.c): the class of
+ * code, or -1 when it is not one of them; its string ("" when none is set). */
+int face_errcode_class(int code);
+const char *face_errcode_string(int code);
+extern int face_lastusedcode; /* the MPI_LASTUSEDCODE attribute's value */
+void face_errcodes_finalize(void);
 /* Turns a native error (its detail in bolt_error_message()) into an MPI one. */
 int face_native_error(MPI_Comm comm, const char *fn, int native);
 int face_class_of_native(int native);

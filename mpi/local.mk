@@ -2,7 +2,7 @@
 lib_LTLIBRARIES += libmpi.la
 libmpi_la_SOURCES = \
 	mpi/face.h mpi/dtype.h \
-	mpi/env.c mpi/errors.c mpi/comm.c mpi/attr.c mpi/attr_callbacks.c \
+	mpi/env.c mpi/errors.c mpi/errclass.c mpi/comm.c mpi/attr.c mpi/attr_callbacks.c \
 	mpi/dtype.c mpi/dtype_create.c mpi/pack.c \
 	mpi/dtype_contents.c mpi/darray.c mpi/dtype_f90.c mpi/dtype_attr.c mpi/dtype_mpi1.c \
 	mpi/external32.c \

@@ -27,6 +27,9 @@ BOLT_MPI_FN(Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler), (c
 BOLT_MPI_FN(Comm_create_errhandler, (MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler), (fn, errhandler))
 BOLT_MPI_FN(Comm_call_errhandler, (MPI_Comm comm, int errorcode), (comm, errorcode))
 BOLT_MPI_FN(Errhandler_free, (MPI_Errhandler *errhandler), (errhandler))
+BOLT_MPI_FN(Add_error_class, (int *errorclass), (errorclass))
+BOLT_MPI_FN(Add_error_code, (int errorclass, int *errorcode), (errorclass, errorcode))
+BOLT_MPI_FN(Add_error_string, (int errorcode, const char *string), (errorcode, string))
 /* communicators */
 BOLT_MPI_FN(Comm_rank, (MPI_Comm comm, int *rank), (comm, rank))
 BOLT_MPI_FN(Comm_size, (MPI_Comm comm, int *size), (comm, size))

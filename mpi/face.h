@@ -245,7 +245,7 @@ void face_unpack(const struct face_type *t, const void *src, size_t count, void 
 int face_type_contig_span(const struct face_type *t, size_t count);
 
 /* ---- requests --------------------------------------------------------------------------- */
-enum face_req_kind { FACE_REQ_SEND, FACE_REQ_RECV, FACE_REQ_DONE, FACE_REQ_COLL };
+enum face_req_kind { FACE_REQ_SEND, FACE_REQ_RECV, FACE_REQ_DONE, FACE_REQ_COLL, FACE_REQ_GREQ };
 
 struct face_req {
     int live;
@@ -281,6 +281,8 @@ struct face_req {
     /* A neighbourhood or intercommunicator collective: many native requests, no q->native. */
     struct face_multi *multi;
     int peer_base;            /* its communicator's (statuses: native source - peer_base) */
+    /* A generalized request (FACE_REQ_GREQ): the program's callbacks. */
+    struct face_greq *greq;
     struct face_req *next_free;
 };
 
@@ -325,6 +327,18 @@ struct face_peers {
  * (req NULL) or gives the new request *req. Errors raised on comm. */
 int face_exchange(MPI_Comm comm, const struct face_peers *p, const struct face_side *snd,
                   const struct face_side *rcv, MPI_Request *req, const char *fn);
+
+/* grequest.c: generalized requests, whose completion the program
+ * signals (MPI_Grequest_complete). done: has it? The others are the
+ * request calls' parts for them, each calling the program's callbacks as
+ * MPI 3.1 (12.2) says; wait and test complete the request (*r). */
+struct face_greq;
+int face_greq_done(const struct face_req *q);
+int face_greq_wait(MPI_Request *r, struct face_req *q, MPI_Status *st, const char *fn);
+int face_greq_test(MPI_Request *r, struct face_req *q, int *flag, MPI_Status *st);
+int face_greq_get_status(struct face_req *q, int *flag, MPI_Status *st);
+int face_greq_free(MPI_Request *r, struct face_req *q);
+int face_greq_cancel(struct face_req *q);
 
 /* op.c: a user operation bound to one call's datatype, for a nonblocking
  * reduction (its function may run during any later call). */

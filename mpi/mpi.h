@@ -395,6 +395,10 @@ typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype
 typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
                                         void *extra_state);
 #define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+/* Generalized requests (MPI_Grequest_start). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 /* MPI-1's names (deprecated, still used). */
 typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                               void *attribute_val_in, void *attribute_val_out, int *flag);

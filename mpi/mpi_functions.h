@@ -237,6 +237,12 @@ BOLT_MPI_FN(Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, M
 BOLT_MPI_FN(Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status), (source, tag, comm, flag, message, status))
 BOLT_MPI_FN(Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status), (buf, count, datatype, message, status))
 BOLT_MPI_FN(Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request), (buf, count, datatype, message, request))
+/* generalized requests and the statuses they fill (grequest.c) */
+BOLT_MPI_FN(Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request), (query_fn, free_fn, cancel_fn, extra_state, request))
+BOLT_MPI_FN(Grequest_complete, (MPI_Request request), (request))
+BOLT_MPI_FN(Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count), (status, datatype, count))
+BOLT_MPI_FN(Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count), (status, datatype, count))
+BOLT_MPI_FN(Status_set_cancelled, (MPI_Status *status, int flag), (status, flag))
 /* handle conversions of statuses (handles.c; the handles' own are in mpi.h) */
 BOLT_MPI_FN(Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status), (c_status, f_status))
 BOLT_MPI_FN(Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status), (f_status, c_status))

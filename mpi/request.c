@@ -65,6 +65,8 @@ void face_req_release(MPI_Request r)
         face_multi_finish(q->multi, 0);
         q->multi = NULL;
     }
+    free(q->greq);
+    q->greq = NULL;
     q->live = 0;
     q->user_buf = (void *)(intptr_t)r;
     q->next_free = free_list;
@@ -86,7 +88,9 @@ static int trivially_done(struct face_req *q)
 int face_req_done(struct face_req *q)
 {
     int done = 1;
-    if (q->multi)
+    if (q->greq)
+        done = face_greq_done(q);
+    else if (q->multi)
         done = face_multi_done(q->multi);
     else if (!trivially_done(q))
         bolt_request_get_status(q->native, &done, NULL);
@@ -153,6 +157,8 @@ int PMPI_Wait(MPI_Request *r, MPI_Status *st)
     struct face_req *q = face_req_get(*r);
     if (!q)
         return bad_request(*r, "MPI_Wait");
+    if (q->greq)
+        return face_greq_wait(r, q, st, "MPI_Wait");
     bolt_status_t ns = {0};
     int nrc = -1;
     if (wait_simple(r, q, st, &ns, &nrc))
@@ -179,6 +185,8 @@ int PMPI_Test(MPI_Request *r, int *flag, MPI_Status *st)
     struct face_req *q = face_req_get(*r);
     if (!q)
         return bad_request(*r, "MPI_Test");
+    if (q->greq)
+        return face_greq_test(r, q, flag, st);
     bolt_status_t ns = {0};
     int nrc = BOLT_OK;
     *flag = 1;
@@ -309,10 +317,10 @@ int PMPI_Waitany(int count, MPI_Request rs[], int *index, MPI_Status *st)
     int i = find_done(count, rs, &live), multi = 0;
     for (int k = 0; k < count && !multi; k++) {
         struct face_req *q = face_req_get(rs[k]);
-        multi = q && q->multi;
+        multi = q && (q->multi || q->greq);
     }
-    /* A neighbourhood collective is many native requests: no single one
-     * to sleep on, so the set is polled. */
+    /* A neighbourhood collective is many native requests, a generalized one
+     * none: no single one to sleep on, so the set is polled. */
     while (i < 0 && live && multi) {
         bolt_progress();
         i = find_done(count, rs, &live);
@@ -421,6 +429,8 @@ int PMPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *st)
     if (!flag)
         return face_error(MPI_COMM_NULL, "MPI_Request_get_status", MPI_ERR_ARG, "flag pointer is NULL");
     struct face_req *q = face_req_get(r);
+    if (q && q->greq)
+        return face_greq_get_status(q, flag, st);
     if (q && q->multi) {
         bolt_progress();
         *flag = face_multi_done(q->multi);
@@ -455,6 +465,8 @@ int PMPI_Request_free(MPI_Request *r)
     struct face_req *q = face_req_get(*r);
     if (!q)
         return bad_request(*r, "MPI_Request_free");
+    if (q->greq)
+        return face_greq_free(r, q);
     if (q->active && !q->proc_null && (q->native || q->multi)) {
         if (q->tmp || q->coll_in || q->coll_op || q->bsend_block || q->kind == FACE_REQ_RECV ||
             q->multi) {
@@ -483,6 +495,8 @@ int PMPI_Cancel(MPI_Request *r)
     struct face_req *q = face_req_get(*r);
     if (!q)
         return bad_request(*r, "MPI_Cancel");
+    if (q->greq)
+        return face_greq_cancel(q);
     /* Receives can be cancelled until they match; a send, once started, is
      * delivered (MPI allows an implementation to say it could not cancel). */
     if (q->active && !q->proc_null && q->kind == FACE_REQ_RECV && q->native) {

@@ -12,7 +12,7 @@ MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/m
 	tests/mpi/mpi_type_decode tests/mpi/mpi_darray tests/mpi/mpi_external32 tests/mpi/mpi_type_attr \
 	tests/mpi/mpi_type_misc
 # Handles, error classes, generalized requests, communicator info, tools interface.
-MPI_TEST_PROGS += tests/mpi/mpi_handles tests/mpi/mpi_errclass
+MPI_TEST_PROGS += tests/mpi/mpi_handles tests/mpi/mpi_errclass tests/mpi/mpi_grequest
 # Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
 MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
 check_PROGRAMS += $(MPI_TEST_PROGS) $(MPI_BOLT_ONLY_PROGS)
@@ -80,6 +80,8 @@ tests_mpi_mpi_handles_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_handles_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_errclass_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_errclass_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_grequest_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_grequest_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h

@@ -31,8 +31,8 @@ static void classes_and_codes(void)
     CHECK_MPI(MPI_Add_error_code(c1, &e2));
     CHECK_MPI(MPI_Add_error_code(MPI_ERR_ARG, &e3));
     CHECK_MPI(MPI_Add_error_class(&c2));
-    CHECK(e1 != e2 && e1 != e3 && e2 != e3 && c1 != c2, "values %d %d %d %d %d not distinct",
-          c1, e1, e2, e3, c2);
+    CHECK(e1 != e2 && e1 != e3 && e2 != e3 && c1 != c2, "values %d %d %d %d %d not distinct", c1,
+          e1, e2, e3, c2);
     CHECK(last_used() >= e1 && last_used() >= e2 && last_used() >= e3 && last_used() >= c2,
           "MPI_LASTUSEDCODE %d is below a value added", last_used());
 #ifdef BOLT_MPI

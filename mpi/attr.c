@@ -1,5 +1,6 @@
 /* attr.c — attributes and their keyvals, for every kind of object that
- * carries them (communicators, datatypes): one table of keyvals, each made
+ * carries them (communicators, datatypes; windows' keyvals, for no window
+ * exists yet): one table of keyvals, each made
  * for one kind, and the lists of values on the objects. The callbacks of
  * each kind have the same C signature (handles are ints), so one table
  * holds them all. Errors that callbacks return come back to the caller, as
@@ -23,9 +24,11 @@ static struct keyval *keyvals;
 static int nkeyvals = FIRST_USER_KEYVAL, cap_keyvals;
 
 static const char *const KIND_NAMES[] = {[FACE_ATTR_COMM] = "communicators",
-                                         [FACE_ATTR_TYPE] = "datatypes"};
+                                         [FACE_ATTR_TYPE] = "datatypes",
+                                         [FACE_ATTR_WIN] = "windows"};
 static const char *const CREATORS[] = {[FACE_ATTR_COMM] = "MPI_Comm_create_keyval",
-                                       [FACE_ATTR_TYPE] = "MPI_Type_create_keyval"};
+                                       [FACE_ATTR_TYPE] = "MPI_Type_create_keyval",
+                                       [FACE_ATTR_WIN] = "MPI_Win_create_keyval"};
 
 int face_keyval_create(int kind, face_attr_copy_fn *copy_fn, face_attr_delete_fn *delete_fn,
                        void *extra, int *keyval, const char *fn)

@@ -50,6 +50,31 @@ int face_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn)
                       tag, BOLT_TAG_UB, any_ok ? " or are MPI_ANY_TAG" : "");
 }
 
+int face_comm_insert(struct face_comm *c, MPI_Comm *out)
+{
+    /* Reuse a freed slot (past the predefined ones) before growing. */
+    int slot = -1;
+    for (int i = 3; i < face_ncomms; i++)
+        if (!face_comms[i]) {
+            slot = i;
+            break;
+        }
+    if (slot < 0) {
+        if (face_ncomms == cap_comms) {
+            int n = cap_comms ? cap_comms * 2 : 16;
+            struct face_comm **t = realloc(face_comms, (size_t)n * sizeof *t);
+            if (!t)
+                return MPI_ERR_NO_MEM;
+            face_comms = t;
+            cap_comms = n;
+        }
+        slot = face_ncomms++;
+    }
+    face_comms[slot] = c;
+    *out = slot;
+    return MPI_SUCCESS;
+}
+
 int face_comm_add(bolt_comm_t native, MPI_Comm *out)
 {
     struct face_comm *c = calloc(1, sizeof *c);
@@ -67,29 +92,11 @@ int face_comm_add(bolt_comm_t native, MPI_Comm *out)
     }
     for (int i = 0; i < c->size; i++)
         bolt_comm_world_rank(native, i, &c->world_ranks[i]);
-    /* Reuse a freed slot (past the predefined ones) before growing. */
-    int slot = -1;
-    for (int i = 3; i < face_ncomms; i++)
-        if (!face_comms[i]) {
-            slot = i;
-            break;
-        }
-    if (slot < 0) {
-        if (face_ncomms == cap_comms) {
-            int n = cap_comms ? cap_comms * 2 : 16;
-            struct face_comm **t = realloc(face_comms, (size_t)n * sizeof *t);
-            if (!t) {
-                free(c->world_ranks);
-                free(c);
-                return MPI_ERR_NO_MEM;
-            }
-            face_comms = t;
-            cap_comms = n;
-        }
-        slot = face_ncomms++;
+    if (face_comm_insert(c, out)) {
+        free(c->world_ranks);
+        free(c);
+        return MPI_ERR_NO_MEM;
     }
-    face_comms[slot] = c;
-    *out = slot;
     return MPI_SUCCESS;
 }
 
@@ -110,12 +117,12 @@ int face_comms_init(void)
     return MPI_SUCCESS;
 }
 
-static void comm_destroy(MPI_Comm h)
+void face_comm_destroy(MPI_Comm h)
 {
     struct face_comm *c = face_comms[h];
     face_attrs_delete(h, &c->attrs, 1);
     face_comm_set_errh(c, MPI_ERRORS_ARE_FATAL); /* lets its handler go */
-    if (h > MPI_COMM_SELF)
+    if (h > MPI_COMM_SELF && c->native) /* none yet: an MPI_Comm_idup not complete */
         bolt_comm_free(&c->native);
     face_topo_free(c);
     free(c->world_ranks);
@@ -132,7 +139,7 @@ void face_comms_finalize(void)
             face_attrs_delete(i, &face_comms[i]->attrs, 1);
     for (int i = face_ncomms - 1; i >= 1; i--)
         if (face_comms[i])
-            comm_destroy(i);
+            face_comm_destroy(i);
     face_ncomms = 1;
 }
 
@@ -160,42 +167,54 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+int face_comm_copy_into(MPI_Comm comm, struct face_comm *c, MPI_Comm *newcomm, int with_nbr,
+                        const char *fn)
 {
-    struct face_comm *c = NULL;
-    bolt_comm_t n;
-    int rc = face_comm_check(comm, "MPI_Comm_dup", &c);
-    if (rc)
-        return rc;
-    if (!newcomm)
-        return face_error(comm, "MPI_Comm_dup", MPI_ERR_ARG, "newcomm pointer is NULL");
-    if (c->inter) {
-        if ((rc = face_inter_dup(comm, c, newcomm, "MPI_Comm_dup")))
-            return rc;
-    } else if ((rc = bolt_comm_dup(c->native, &n))) {
-        return face_native_error(comm, "MPI_Comm_dup", rc);
-    } else if ((rc = face_comm_add(n, newcomm))) {
-        bolt_comm_free(&n);
-        return face_error(comm, "MPI_Comm_dup", rc, "out of memory");
-    }
     struct face_comm *d = face_comms[*newcomm];
+    int rc;
     face_comm_set_errh(d, c->errh);
-    if ((rc = face_topo_copy(c, d))) {
-        comm_destroy(*newcomm);
+    if ((rc = face_topo_copy(c, d, with_nbr))) {
+        face_comm_destroy(*newcomm);
         *newcomm = MPI_COMM_NULL;
-        return face_error(comm, "MPI_Comm_dup", rc, "cannot copy the topology: %s",
+        return face_error(comm, fn, rc, "cannot copy the topology: %s",
                           rc == MPI_ERR_NO_MEM ? "out of memory" : bolt_error_message());
     }
     if ((rc = face_attrs_copy(comm, c->attrs, &d->attrs))) {
         /* No communicator, then: what was copied into it is deleted with it. */
-        comm_destroy(*newcomm);
+        face_comm_destroy(*newcomm);
         *newcomm = MPI_COMM_NULL;
-        return face_error(comm, "MPI_Comm_dup", rc,
+        return face_error(comm, fn, rc,
                           rc == MPI_ERR_NO_MEM ? "out of memory copying the attributes"
                                                : "an attribute copy callback failed (it returned %d)",
                           rc);
     }
     return MPI_SUCCESS;
+}
+
+int face_comm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *fn)
+{
+    struct face_comm *c = NULL;
+    bolt_comm_t n;
+    int rc = face_comm_check(comm, fn, &c);
+    if (rc)
+        return rc;
+    if (!newcomm)
+        return face_error(comm, fn, MPI_ERR_ARG, "newcomm pointer is NULL");
+    if (c->inter) {
+        if ((rc = face_inter_dup(comm, c, newcomm, fn)))
+            return rc;
+    } else if ((rc = bolt_comm_dup(c->native, &n))) {
+        return face_native_error(comm, fn, rc);
+    } else if ((rc = face_comm_add(n, newcomm))) {
+        bolt_comm_free(&n);
+        return face_error(comm, fn, rc, "out of memory");
+    }
+    return face_comm_copy_into(comm, c, newcomm, 1, fn);
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return face_comm_dup(comm, newcomm, "MPI_Comm_dup");
 }
 
 int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn)
@@ -280,7 +299,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if ((rc = face_attrs_delete(*comm, &c->attrs, 0)))
         return face_error(*comm, "MPI_Comm_free", rc,
                           "an attribute delete callback failed (it returned %d)", rc);
-    comm_destroy(*comm);
+    face_comm_destroy(*comm);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

@@ -111,13 +111,13 @@ int face_errh_live(MPI_Errhandler h)
     return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || is_user_errh(h);
 }
 
-static void errh_hold(MPI_Errhandler h)
+void face_errh_hold(MPI_Errhandler h)
 {
     if (is_user_errh(h))
         user_errh[h].refs++;
 }
 
-static void errh_release(MPI_Errhandler h)
+void face_errh_release(MPI_Errhandler h)
 {
     if (is_user_errh(h) && --user_errh[h].refs == 0)
         user_errh[h].fn = NULL;
@@ -125,8 +125,8 @@ static void errh_release(MPI_Errhandler h)
 
 void face_comm_set_errh(struct face_comm *c, MPI_Errhandler h)
 {
-    errh_hold(h); /* first: h may be the one it replaces */
-    errh_release(c->errh);
+    face_errh_hold(h); /* first: h may be the one it replaces */
+    face_errh_release(c->errh);
     c->errh = h;
 }
 
@@ -152,33 +152,36 @@ static int comm_errhandler(MPI_Comm comm)
     return c ? c->errh : MPI_ERRORS_ARE_FATAL;
 }
 
-static int raise(MPI_Comm comm, const char *fn, int cls, const char *msg)
+/* Calls handler h for an error of object obj (a communicator, window or
+ * file: all ints), or ends the job under MPI_ERRORS_ARE_FATAL. */
+static int raise_on(MPI_Errhandler h, int obj, const char *what, const char *fn, int cls,
+                    const char *msg)
 {
-    int h = comm_errhandler(comm);
     if (h == MPI_ERRORS_RETURN)
         return cls;
     if (is_user_errh(h)) {
-        MPI_Comm c = comm;
-        int code = cls;
-        user_errh[h].fn(&c, &code, fn);
+        int o = obj, code = cls;
+        user_errh[h].fn(&o, &code, fn);
         return cls;
     }
-    fprintf(stderr, "%s\n%s: MPI_ERRORS_ARE_FATAL is set on the communicator: ending the job\n",
-            msg, fn);
+    fprintf(stderr, "%s\n%s: MPI_ERRORS_ARE_FATAL is set on the %s: ending the job\n", msg, fn,
+            what);
     fflush(stderr);
     bolt_abort(cls ? cls : 1, msg);
     return cls; /* not reached */
 }
 
-int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
+static int raise(MPI_Comm comm, const char *fn, int cls, const char *msg)
+{
+    return raise_on(comm_errhandler(comm), comm, "communicator", fn, cls, msg);
+}
+
+/* The message of an error: "rank R on H: fn: detail (CLASS)", kept for
+ * bolt_error_message() too. */
+static void message(const char *fn, int cls, const char *fmt, va_list ap)
 {
     char detail[768];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
-    va_end(ap);
-    /* bolt_err_set prefixes "rank R on H: " and keeps the message for
-     * bolt_error_message(); use it for one format everywhere. */
     char name[64];
     if (cls > 0 && cls < MPI_ERR_LASTCODE && class_text[cls])
         snprintf(name, sizeof name, "%.*s", (int)strcspn(class_text[cls], ":"), class_text[cls]);
@@ -189,7 +192,25 @@ int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
     /* bolt_err_set puts "rank R on H: " in front, as in every Bolt message. */
     bolt_err_set(BOLT_ERR_ARG, "%s: %s (%s)", fn, detail, name);
     snprintf(last_message, sizeof last_message, "%s", bolt_error_message());
+}
+
+int face_error(MPI_Comm comm, const char *fn, int cls, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    message(fn, cls, fmt, ap);
+    va_end(ap);
     return raise(comm, fn, cls, last_message);
+}
+
+int face_error_on(MPI_Errhandler h, int obj, const char *what, const char *fn, int cls,
+                  const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    message(fn, cls, fmt, ap);
+    va_end(ap);
+    return raise_on(h, obj, what, fn, cls, last_message);
 }
 
 int face_native_error(MPI_Comm comm, const char *fn, int native)
@@ -255,7 +276,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errh)
     if (!errh)
         return face_error(comm, "MPI_Comm_get_errhandler", MPI_ERR_ARG, "errhandler pointer is NULL");
     /* A new reference, as the standard says: the caller frees it. */
-    errh_hold(c->errh);
+    face_errh_hold(c->errh);
     *errh = c->errh;
     return MPI_SUCCESS;
 }
@@ -306,7 +327,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errh)
     if (*errh != MPI_ERRORS_ARE_FATAL && *errh != MPI_ERRORS_RETURN && !is_user_errh(*errh))
         return face_error(MPI_COMM_NULL, "MPI_Errhandler_free", MPI_ERR_ARG,
                           "error handler %d is not a live handler (freed already?)", *errh);
-    errh_release(*errh);
+    face_errh_release(*errh);
     *errh = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

@@ -28,6 +28,15 @@ int face_errcode_class(int code);
 const char *face_errcode_string(int code);
 extern int face_lastusedcode; /* the MPI_LASTUSEDCODE attribute's value */
 void face_errcodes_finalize(void);
+/* face_error for an error of another object (a file, a window): raised on
+ * handler h, which is called with obj; `what` names the object's kind. */
+int face_error_on(MPI_Errhandler h, int obj, const char *what, const char *fn, int cls,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* References on an error handler held by an object that uses it. */
+void face_errh_hold(MPI_Errhandler h);
+void face_errh_release(MPI_Errhandler h);
+/* Raises MPI_ERR_UNSUPPORTED_OPERATION: "<what> is not supported by Bolt". */
+int face_unsupported(MPI_Comm comm, const char *fn, const char *what);
 /* Turns a native error (its detail in bolt_error_message()) into an MPI one. */
 int face_native_error(MPI_Comm comm, const char *fn, int native);
 int face_class_of_native(int native);
@@ -50,7 +59,7 @@ struct face_attr {
 
 /* ---- attributes (attr.c) -------------------------------------------------------- */
 /* The kinds of objects with attributes; a keyval is made for one kind. */
-enum face_attr_kind { FACE_ATTR_COMM, FACE_ATTR_TYPE };
+enum face_attr_kind { FACE_ATTR_COMM, FACE_ATTR_TYPE, FACE_ATTR_WIN /* keyvals only (win.c) */ };
 /* The callbacks of every kind (MPI_Comm_copy_attr_function, MPI_Type_..., with
  * the object's handle first: handles are ints). */
 typedef int face_attr_copy_fn(int h, int keyval, void *extra, void *in, void *out, int *flag);
@@ -132,6 +141,17 @@ static inline int face_native_peer(const struct face_comm *c, int peer)
 /* Checks a communicator handle: MPI_ERR_COMM when it is not a live one. */
 int face_comm_check(MPI_Comm comm, const char *fn, struct face_comm **out);
 int face_comm_add(bolt_comm_t native, MPI_Comm *out);
+/* Gives c (made by the caller) a handle. */
+int face_comm_insert(struct face_comm *c, MPI_Comm *out);
+/* Deletes its attributes (callbacks' errors ignored) and frees it. */
+void face_comm_destroy(MPI_Comm h);
+/* Comm_dup's body, and its second half: *newcomm, a duplicate of comm (c)
+ * just made, gets comm's error handler, topology (and, when with_nbr, its
+ * neighbourhood context) and attributes, or is destroyed and set to
+ * MPI_COMM_NULL when one cannot be copied. */
+int face_comm_dup(MPI_Comm comm, MPI_Comm *newcomm, const char *fn);
+int face_comm_copy_into(MPI_Comm comm, struct face_comm *c, MPI_Comm *newcomm, int with_nbr,
+                        const char *fn);
 int face_comms_init(void);
 void face_comms_finalize(void);
 /* Checks a rank of `c` as a peer: MPI_PROC_NULL and (if any_ok) MPI_ANY_SOURCE allowed. */
@@ -164,8 +184,9 @@ struct face_cart *face_cart_new(int ndims, const int *dims, const int *periods);
 void face_cart_neighbors(const struct face_cart *t, int rank, int *nbrs);
 /* Gives a communicator just made with topology its neighbourhood context. */
 int face_topo_attach(MPI_Comm comm, const char *fn);
-/* Copies from's topology (and a new neighbourhood context) to a duplicate. */
-int face_topo_copy(const struct face_comm *from, struct face_comm *to);
+/* Copies from's topology to a duplicate, with a new neighbourhood context
+ * (collective) when with_nbr (else the caller gives it one). */
+int face_topo_copy(const struct face_comm *from, struct face_comm *to, int with_nbr);
 void face_topo_free(struct face_comm *c);
 /* This rank's in- and out-neighbours in the standard's order (MPI_PROC_NULL
  * where a Cartesian one is missing), in arrays to free; MPI_ERR_TOPOLOGY
@@ -283,6 +304,11 @@ struct face_req {
     int peer_base;            /* its communicator's (statuses: native source - peer_base) */
     /* A generalized request (FACE_REQ_GREQ): the program's callbacks. */
     struct face_greq *greq;
+    /* Work of the face's own once the native part is done (MPI_Comm_idup):
+     * called once, by the completion (ok: the native part succeeded; its
+     * MPI error class is the call's) or, failed, when the request goes. */
+    int (*finish_fn)(struct face_req *q, int ok);
+    void *ext;
     struct face_req *next_free;
 };
 

@@ -64,12 +64,12 @@ int face_topo_attach(MPI_Comm comm, const char *fn)
     return rc ? face_native_error(comm, fn, rc) : MPI_SUCCESS;
 }
 
-int face_topo_copy(const struct face_comm *from, struct face_comm *to)
+int face_topo_copy(const struct face_comm *from, struct face_comm *to, int with_nbr)
 {
     if (!from->cart && !from->graph)
         return MPI_SUCCESS;
     /* Collective: every rank dups before any can fail on its own memory. */
-    int rc = bolt_comm_dup(from->nbr, &to->nbr);
+    int rc = with_nbr ? bolt_comm_dup(from->nbr, &to->nbr) : BOLT_OK;
     if (rc)
         return face_class_of_native(rc);
     if (from->cart &&

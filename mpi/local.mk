@@ -3,6 +3,7 @@ lib_LTLIBRARIES += libmpi.la
 libmpi_la_SOURCES = \
 	mpi/face.h mpi/dtype.h \
 	mpi/env.c mpi/errors.c mpi/errclass.c mpi/comm.c mpi/attr.c mpi/attr_callbacks.c \
+	mpi/comm_info.c mpi/mpi1.c \
 	mpi/dtype.c mpi/dtype_create.c mpi/pack.c \
 	mpi/dtype_contents.c mpi/darray.c mpi/dtype_f90.c mpi/dtype_attr.c mpi/dtype_mpi1.c \
 	mpi/external32.c \
@@ -12,7 +13,7 @@ libmpi_la_SOURCES = \
 	mpi/group.c mpi/comm_create.c mpi/cart.c mpi/graph.c mpi/dist_graph.c mpi/neighbor.c \
 	mpi/info.c mpi/mprobe.c mpi/intercomm.c mpi/intercoll.c \
 	mpi/handles.c mpi/grequest.c \
-	mpi/unsupported.c \
+	mpi/unsupported.c mpi/win.c mpi/file.c \
 	mpi/profile.c
 libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 libmpi_la_LIBADD = libbolt.la

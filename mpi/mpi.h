@@ -388,6 +388,8 @@ typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *ext
                                        int *flag);
 typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
                                          void *extra_state);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
+typedef void MPI_File_errhandler_function(MPI_File *file, int *code, ...);
 /* MPI-IO's data representations (MPI_Register_datarep: not supported). */
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
                                             void *filebuf, MPI_Offset position,
@@ -404,6 +406,7 @@ typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                               void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
                                 void *extra_state);
+typedef MPI_Comm_errhandler_function MPI_Handler_function; /* MPI_Errhandler_create's */
 
 /* The predefined callbacks: the null ones are null pointers (nothing to
  * call: not copied, nothing to delete), the dup ones are functions that

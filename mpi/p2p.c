@@ -174,8 +174,18 @@ int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc
     face_status_set(st, ns, q->peer_base);
     if (q->cancelled && ns->source == BOLT_ANY_SOURCE && !STATUS_IGNORED(st))
         st->bolt_cancelled = 1;
-    if (native_rc)
-        return face_native_error(q->comm, fn, native_rc);
+    if (native_rc) {
+        int rc = face_native_error(q->comm, fn, native_rc);
+        if (q->finish_fn) /* it cleans up */
+            q->finish_fn(q, 0);
+        q->finish_fn = NULL;
+        return rc;
+    }
+    if (q->finish_fn) {
+        int rc = q->finish_fn(q, 1);
+        q->finish_fn = NULL;
+        return rc;
+    }
     return MPI_SUCCESS;
 }
 

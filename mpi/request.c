@@ -67,6 +67,9 @@ void face_req_release(MPI_Request r)
     }
     free(q->greq);
     q->greq = NULL;
+    if (q->finish_fn) /* never completed: its work is undone */
+        q->finish_fn(q, 0);
+    q->finish_fn = NULL;
     q->live = 0;
     q->user_buf = (void *)(intptr_t)r;
     q->next_free = free_list;
@@ -469,7 +472,7 @@ int PMPI_Request_free(MPI_Request *r)
         return face_greq_free(r, q);
     if (q->active && !q->proc_null && (q->native || q->multi)) {
         if (q->tmp || q->coll_in || q->coll_op || q->bsend_block || q->kind == FACE_REQ_RECV ||
-            q->multi) {
+            q->multi || q->finish_fn) {
             /* Its buffers must outlive it: hand it to the bsend list to finish. */
             q->freed = 1;
             q->persistent = 0;

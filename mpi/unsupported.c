@@ -1,8 +1,9 @@
-/* unsupported.c — what Bolt's MPI face does not do: one-sided communication,
- * dynamic processes and MPI-IO. Each function exists with its standard
- * signature (codes link) and raises MPI_ERR_UNSUPPORTED_OPERATION through
- * the error handler, so with MPI_ERRORS_ARE_FATAL the job ends with a
- * message naming the call instead of misbehaving later. Output handles are
+/* unsupported.c — what Bolt's MPI face does not do: one-sided communication
+ * and dynamic processes (MPI-IO: file.c; the other window calls: win.c).
+ * Each function exists with its standard signature (codes link) and raises
+ * MPI_ERR_UNSUPPORTED_OPERATION through the error handler, so with
+ * MPI_ERRORS_ARE_FATAL the job ends with a message naming the call instead
+ * of misbehaving later. Output handles are
  * set to their NULL value first. The list is in README.md, "MPI support". */
 #include "mpi/face.h"
 
@@ -19,6 +20,11 @@ static int unsupported(MPI_Comm comm, const char *fn, const char *what)
     return face_error(face_comm_get(comm) ? comm : MPI_COMM_NULL, fn,
                       MPI_ERR_UNSUPPORTED_OPERATION,
                       "%s is not supported by Bolt (see README: MPI support)", what);
+}
+
+int face_unsupported(MPI_Comm comm, const char *fn, const char *what)
+{
+    return unsupported(comm, fn, what);
 }
 
 #define SET(p, v) \
@@ -204,78 +210,6 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     (void)service_name, (void)info, (void)port_name;
     return unsupported(MPI_COMM_NULL, "MPI_Lookup_name", PORTS);
-}
-
-/* ---- MPI-IO -------------------------------------------------------------------------------- */
-int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
-{
-    (void)filename, (void)amode, (void)info;
-    SET(fh, MPI_FILE_NULL);
-    return unsupported(comm, "MPI_File_open", FILE_IO);
-}
-
-int PMPI_File_close(MPI_File *fh)
-{
-    (void)fh;
-    return unsupported(MPI_COMM_NULL, "MPI_File_close", FILE_IO);
-}
-
-int PMPI_File_delete(const char *filename, MPI_Info info)
-{
-    (void)filename, (void)info;
-    return unsupported(MPI_COMM_NULL, "MPI_File_delete", FILE_IO);
-}
-
-#define FILE_RW(name, cbuf)                                                              \
-    int PMPI_##name(MPI_File fh, cbuf void *buf, int count, MPI_Datatype dt,  \
-                    MPI_Status *status)                                                   \
-    {                                                                                     \
-        (void)fh, (void)buf, (void)count, (void)dt, (void)status;                         \
-        return unsupported(MPI_COMM_NULL, "MPI_" #name, FILE_IO);                          \
-    }
-FILE_RW(File_read, )
-FILE_RW(File_read_all, )
-FILE_RW(File_write, const)
-FILE_RW(File_write_all, const)
-#undef FILE_RW
-
-int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype dt,
-                      MPI_Status *status)
-{
-    (void)fh, (void)offset, (void)buf, (void)count, (void)dt, (void)status;
-    return unsupported(MPI_COMM_NULL, "MPI_File_read_at", FILE_IO);
-}
-
-int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count,
-                       MPI_Datatype dt, MPI_Status *status)
-{
-    (void)fh, (void)offset, (void)buf, (void)count, (void)dt, (void)status;
-    return unsupported(MPI_COMM_NULL, "MPI_File_write_at", FILE_IO);
-}
-
-int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
-{
-    (void)fh, (void)offset, (void)whence;
-    return unsupported(MPI_COMM_NULL, "MPI_File_seek", FILE_IO);
-}
-
-int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
-{
-    (void)fh, (void)size;
-    return unsupported(MPI_COMM_NULL, "MPI_File_get_size", FILE_IO);
-}
-
-int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                       const char *datarep, MPI_Info info)
-{
-    (void)fh, (void)disp, (void)etype, (void)filetype, (void)datarep, (void)info;
-    return unsupported(MPI_COMM_NULL, "MPI_File_set_view", FILE_IO);
-}
-
-int PMPI_File_sync(MPI_File fh)
-{
-    (void)fh;
-    return unsupported(MPI_COMM_NULL, "MPI_File_sync", FILE_IO);
 }
 
 /* Data representations serve MPI-IO's file views only (MPI_Pack_external

@@ -38,6 +38,11 @@ struct bolt_comm *bolt_comm_create(uint32_t ctx, int rank, int size, const int *
 void bolt_comm_destroy(struct bolt_comm *comm);
 /* Checks a user-supplied communicator handle. */
 int bolt_comm_check(bolt_comm_t comm, const char *fn);
+/* Duplicates without an agreement round (MPI_Comm_idup): one member takes a
+ * context id that is this process's alone and gives it to the others, which
+ * each make the duplicate with it. */
+int bolt_comm_ctx_reserve(uint32_t *ctx);
+int bolt_comm_dup_ctx(bolt_comm_t comm, uint32_t ctx, bolt_comm_t *newcomm);
 /* Comm rank of a world rank, or -1. */
 int bolt_comm_rank_of_world(const struct bolt_comm *comm, int world_rank);
 

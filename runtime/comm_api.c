@@ -224,6 +224,41 @@ int bolt_comm_dup(bolt_comm_t comm, bolt_comm_t *newcomm)
     return rc ? rc : bolt_comm_split(comm, 0, comm->rank, newcomm);
 }
 
+/* Context ids that need no agreement: 2 * (n * world size + world rank) +
+ * OWN_CTX_BASE for the n-th one this process takes, so no two processes
+ * ever take the same, and none meets the agreed ones (from BOLT_CTX_FIRST_FREE
+ * up, far below the base). A nonblocking duplicate (MPI_Comm_idup) takes
+ * one on the parent's rank 0 and sends it to the others: no agreement round,
+ * which could not start from inside a later test or wait without breaking
+ * the order of collectives on the parent. */
+#define OWN_CTX_BASE 0x80000000u
+
+int bolt_comm_ctx_reserve(uint32_t *ctx)
+{
+    static uint64_t taken;
+    uint64_t k = taken * (uint64_t)bolt_rt.size + (uint64_t)bolt_rt.rank;
+    if (k >= (UINT32_MAX - OWN_CTX_BASE) / 2)
+        return bolt_err_set(BOLT_ERR_NOMEM, "bolt_comm_ctx_reserve: this process has used all "
+                                            "its %llu context ids for nonblocking duplicates",
+                            (unsigned long long)taken);
+    taken++;
+    *ctx = OWN_CTX_BASE + 2 * (uint32_t)k;
+    return BOLT_OK;
+}
+
+int bolt_comm_dup_ctx(bolt_comm_t comm, uint32_t ctx, bolt_comm_t *newcomm)
+{
+    int rc = bolt_comm_check(comm, "bolt_comm_dup_ctx");
+    if (rc)
+        return rc;
+    if (ctx < OWN_CTX_BASE || (ctx & 1))
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_comm_dup_ctx: context %u was not reserved by "
+                                          "bolt_comm_ctx_reserve", ctx);
+    if (!(*newcomm = bolt_comm_create(ctx, comm->rank, comm->size, comm->world_ranks)))
+        return bolt_err_set(BOLT_ERR_NOMEM, "bolt_comm_dup_ctx: out of memory");
+    return BOLT_OK;
+}
+
 /* Tags of bolt_comm_create_group on the parent's internal context: above
  * every tag split (below 16) and the collectives (16..0x3fffff10) use. */
 #define TAG_GROUP_BASE 0x40000000

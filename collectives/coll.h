@@ -15,6 +15,7 @@
 
 #include "bolt.h"
 #include "runtime/comm.h"
+#include "runtime/config.h"
 
 /* ---- datatypes and operations (datatype.c, op.c, reduce_kernels.c) ---- */
 
@@ -212,6 +213,9 @@ enum coll_op_kind { COLL_ALLREDUCE, COLL_BCAST, COLL_ALLGATHER, COLL_BARRIER, CO
  * (see select.c), or a negative error code for a bad setting. */
 int coll_select(enum coll_op_kind kind, size_t bytes, int size, int commutative);
 const char *coll_algo_name(enum coll_op_kind kind, int algo);
+/* The i-th algorithm a BOLT_<OP>_ALGO setting names besides "auto", or NULL
+ * past the last one (and for any other param). */
+const char *coll_algo_choice(enum bolt_param_id param, int i);
 coll_allreduce_fn *coll_allreduce_algo(int algo);
 coll_bcast_fn *coll_bcast_algo(int algo);
 coll_allgather_fn *coll_allgather_algo(int algo);

@@ -396,6 +396,14 @@ coll_allgather_fn *coll_allgather_algo(int algo)
     return allgather_fns[algo];
 }
 
+const char *coll_algo_choice(enum bolt_param_id param, int i)
+{
+    for (int k = 0; k < COLL_NKINDS; k++)
+        if (kinds[k].param == param)
+            return i >= 0 && i < kinds[k].n ? kinds[k].names[i] : NULL;
+    return NULL;
+}
+
 const char *bolt_coll_algorithm(const char *op, size_t bytes, bolt_comm_t comm)
 {
     static const char *const fixed[][2] = {

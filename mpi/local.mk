@@ -13,6 +13,7 @@ libmpi_la_SOURCES = \
 	mpi/group.c mpi/comm_create.c mpi/cart.c mpi/graph.c mpi/dist_graph.c mpi/neighbor.c \
 	mpi/info.c mpi/mprobe.c mpi/intercomm.c mpi/intercoll.c \
 	mpi/handles.c mpi/grequest.c \
+	mpi/mpit.h mpi/mpit.c mpi/mpit_cvar.c mpi/mpit_pvar.c \
 	mpi/unsupported.c mpi/win.c mpi/file.c \
 	mpi/profile.c
 libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi

@@ -22,6 +22,7 @@ static struct {
     long long ival[BOLT_P_COUNT];
     double dval[BOLT_P_COUNT];
     const char *sval[BOLT_P_COUNT];
+    char *set[BOLT_P_COUNT]; /* bolt_param_set's values: they win over the environment */
 } cfg;
 
 const struct bolt_param_info *bolt_param_info(enum bolt_param_id id)
@@ -102,11 +103,13 @@ int bolt_config_load(void)
         if (rc)
             return rc;
         cfg.sval[i] = params[i].def;
-        if (env && *env) {
-            rc = bolt_param_parse(i, env, &cfg.ival[i], &cfg.dval[i]);
+        /* A value set by bolt_param_set wins, even an empty one. */
+        const char *v = cfg.set[i] ? cfg.set[i] : env && *env ? env : NULL;
+        if (v) {
+            rc = bolt_param_parse(i, v, &cfg.ival[i], &cfg.dval[i]);
             if (rc)
                 return rc;
-            cfg.sval[i] = env;
+            cfg.sval[i] = v;
         }
     }
     cfg.loaded = 1;
@@ -124,6 +127,25 @@ static void ensure_loaded(void)
         }
         cfg.loaded = 1;
     }
+}
+
+int bolt_param_set(enum bolt_param_id id, const char *text)
+{
+    long long ival = 0;
+    double dval = 0;
+    int rc = bolt_param_parse(id, text, &ival, &dval);
+    if (rc)
+        return rc;
+    char *copy = strdup(text);
+    if (!copy)
+        return bolt_err_set(BOLT_ERR_NOMEM, "bolt_param_set: out of memory");
+    ensure_loaded();
+    free(cfg.set[id]);
+    cfg.set[id] = copy;
+    cfg.ival[id] = ival;
+    cfg.dval[id] = dval;
+    cfg.sval[id] = copy;
+    return BOLT_OK;
 }
 
 long long bolt_param_int(enum bolt_param_id id)

@@ -31,6 +31,10 @@ const struct bolt_param_info *bolt_param_info(enum bolt_param_id id);
 long long bolt_param_int(enum bolt_param_id id);     /* INT, SIZE, BOOL */
 double bolt_param_double(enum bolt_param_id id);
 const char *bolt_param_string(enum bolt_param_id id);
+/* Sets a param from text (checked as load checks it): the value stays over
+ * the environment's through later loads (the MPI tools interface writes
+ * settings this way, before MPI_Init reads them). */
+int bolt_param_set(enum bolt_param_id id, const char *text);
 /* Parses `text` as the param's type; used by load and by the unit tests. */
 int bolt_param_parse(enum bolt_param_id id, const char *text, long long *ival, double *dval);
 /* Prints the table for bolt-info --params (name, type, default, current, help). */

@@ -419,7 +419,11 @@ static int eager_now(const struct bolt_transport *tl, int wp, const void *buf, s
                      int tag, const struct bolt_comm *comm, uint32_t ctx)
 {
     struct bolt_frame_hdr h = eager_hdr(ctx, comm->rank, tag, bytes);
-    return tl->send_now(bolt_rt.tlctx[bolt_rt.peers[wp].tl], wp, &h, buf);
+    int t = bolt_rt.peers[wp].tl;
+    int sent = tl->send_now(bolt_rt.tlctx[t], wp, &h, buf);
+    if (sent)
+        bolt_sent_count(t, 1, bytes);
+    return sent;
 }
 
 int bolt_proto_send_now(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
@@ -453,7 +457,10 @@ int bolt_proto_send_many_now(const void *buf, size_t bytes, const int *dests, in
     if (!t->send_many_now)
         return 0;
     struct bolt_frame_hdr h = eager_hdr(ctx, comm->rank, tag, bytes);
-    return t->send_many_now(bolt_rt.tlctx[tl], wps, n, &h, buf);
+    int sent = t->send_many_now(bolt_rt.tlctx[tl], wps, n, &h, buf);
+    if (sent)
+        bolt_sent_count(tl, n, (uint64_t)n * bytes);
+    return sent;
 }
 
 /* The message is not in the unexpected queue: the next frame from the peer,
@@ -570,6 +577,8 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
         req->frames_pending = 0;
         proto_send_fail(req, rc);
         rc = BOLT_OK;
+    } else {
+        bolt_sent_count(p->tl, 1, bytes);
     }
 out:
     if (rc) {

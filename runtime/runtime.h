@@ -47,9 +47,18 @@ struct bolt_runtime {
     int bound;              /* this process is bound to part of the host */
     int gone;               /* peers that finalized or failed */
     int tunnels;            /* peers whose traffic goes through their standby transport */
+    /* Messages handed to each transport (by the index of the peer's, tl),
+     * and their payload bytes: what the MPI tools interface reports. */
+    uint64_t sent_msgs[BOLT_MAX_TRANSPORTS], sent_bytes[BOLT_MAX_TRANSPORTS];
 };
 
 extern struct bolt_runtime bolt_rt;
+
+static inline void bolt_sent_count(int tl, uint64_t msgs, uint64_t bytes)
+{
+    bolt_rt.sent_msgs[tl] += msgs;
+    bolt_rt.sent_bytes[tl] += bytes;
+}
 
 /* Fills the error message of a request that failed because of its peer. */
 int bolt_peer_error(int world_peer, const char *doing);

@@ -11,14 +11,14 @@ ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi
      mpi_complex mpi_consts mpi_nbc mpi_graph mpi_neighbor mpi_intercomm mpi_intercoll
      mpi_type_decode mpi_darray mpi_external32 mpi_type_attr mpi_type_misc
      mpi_handles mpi_errclass mpi_grequest mpi_comm_info
-     mpi_keyval_errh"
+     mpi_keyval_errh mpi_tools"
 # Topologies take shapes at 5 to 8 ranks that 4 do not show (grids of 3 x 2,
 # 2 x 2 x 2, rings with distant neighbours); so do intercommunicators' groups
 # and darray's process grids.
 WIDE="mpi_graph mpi_neighbor mpi_intercomm mpi_intercoll mpi_darray"
 nps() { case " $WIDE " in *" $1 "*) echo 1 2 3 4 5 6 7 8 ;; *) echo 1 2 3 4 ;; esac; }
 # Bolt-only: what they expect (e.g. unsupported calls failing) need not hold elsewhere.
-BOLT_ONLY="mpi_unsupported mpi_unsupported_more"
+BOLT_ONLY="mpi_unsupported mpi_unsupported_more mpi_tools_bolt"
 PROGS=${BOLT_MPI_TESTS:-$ALL}
 for p in ${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}; do
     for np in $(nps "$p"); do run "$np" "$M/$p"; done

@@ -13,10 +13,10 @@ MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/m
 	tests/mpi/mpi_type_misc
 # Handles, error classes, generalized requests, communicator info, tools interface.
 MPI_TEST_PROGS += tests/mpi/mpi_handles tests/mpi/mpi_errclass tests/mpi/mpi_grequest \
-	tests/mpi/mpi_comm_info tests/mpi/mpi_keyval_errh
+	tests/mpi/mpi_comm_info tests/mpi/mpi_keyval_errh tests/mpi/mpi_tools
 # Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
 MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
-MPI_BOLT_ONLY_PROGS += tests/mpi/mpi_unsupported_more
+MPI_BOLT_ONLY_PROGS += tests/mpi/mpi_unsupported_more tests/mpi/mpi_tools_bolt
 check_PROGRAMS += $(MPI_TEST_PROGS) $(MPI_BOLT_ONLY_PROGS)
 MPI_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 MPI_TEST_LDADD = libmpi.la libbolt.la
@@ -90,6 +90,10 @@ tests_mpi_mpi_keyval_errh_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_keyval_errh_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_unsupported_more_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_more_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_tools_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_tools_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_tools_bolt_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_tools_bolt_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h

@@ -60,6 +60,23 @@ START_TEST(bad_values_name_the_variable)
 }
 END_TEST
 
+/* bolt_param_set (the MPI tools interface's writes): checked like the
+ * environment, and it stays over the environment through later loads. */
+START_TEST(set_values_win_over_the_environment)
+{
+    setenv("BOLT_TCP_CONNS", "3", 1);
+    ck_assert_int_eq(bolt_param_set(BOLT_P_TCP_CONNS, "many"), BOLT_ERR_CONFIG);
+    ck_assert_int_eq(bolt_param_set(BOLT_P_TCP_CONNS, "5"), BOLT_OK);
+    ck_assert_int_eq(bolt_param_int(BOLT_P_TCP_CONNS), 5);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_int_eq(bolt_param_int(BOLT_P_TCP_CONNS), 5);
+    ck_assert_int_eq(bolt_param_set(BOLT_P_TRANSPORTS, ""), BOLT_OK); /* empty is a value too */
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_str_eq(bolt_param_string(BOLT_P_TRANSPORTS), "");
+    unsetenv("BOLT_TCP_CONNS");
+}
+END_TEST
+
 START_TEST(every_error_code_has_a_name)
 {
     for (int c = 0; c > BOLT_ERR_LAST; c--) {
@@ -101,6 +118,7 @@ int main(void)
     tcase_add_test(tc, every_default_parses);
     tcase_add_test(tc, sizes_take_suffixes);
     tcase_add_test(tc, bad_values_name_the_variable);
+    tcase_add_test(tc, set_values_win_over_the_environment);
     tcase_add_test(tc, every_error_code_has_a_name);
     tcase_add_test(tc, singleton_runs_without_boltrun);
     suite_add_tcase(s, tc);

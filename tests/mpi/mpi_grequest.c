@@ -223,9 +223,12 @@ static void errors(void)
 
 /* The usual use: another thread does the work and completes the request
  * while this one waits. */
+static int worker_is_main = -1;
+
 static void *worker(void *arg)
 {
     usleep(20000);
+    MPI_Is_thread_main(&worker_is_main);
     MPI_Grequest_complete(*(MPI_Request *)arg);
     return NULL;
 }
@@ -245,6 +248,7 @@ static void threaded(int provided)
     CHECK_MPI(MPI_Wait(&r, &st));
     pthread_join(t, NULL);
     CHECK(st.MPI_TAG == 61 && o.queries == 1 && o.frees == 1, "threaded: tag %d", st.MPI_TAG);
+    CHECK(worker_is_main == 0, "MPI_Is_thread_main in another thread: %d", worker_is_main);
 }
 
 /* Statuses filled by hand: elements of a derived type, more than an int holds. */
@@ -288,6 +292,15 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
+    int query = -1, is_main = 0;
+    MPI_Query_thread(&query);
+    MPI_Is_thread_main(&is_main);
+    CHECK(query == provided && is_main, "query_thread %d, provided %d, main %d", query, provided,
+          is_main);
+#ifdef BOLT_MPI
+    /* The runtime serves one thread at a time: no more is promised. */
+    CHECK(provided == MPI_THREAD_SERIALIZED, "MPI_THREAD_MULTIPLE asked, %d provided", provided);
+#endif
     wait_and_test();
     get_status_and_free();
     cancel();

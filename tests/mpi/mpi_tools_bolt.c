@@ -113,7 +113,6 @@ static void before_init(void)
     CHECK(v == 0, "peers before MPI_Init: %llu", v);
     CHECK_MPI(MPI_T_pvar_session_free(&s));
 
-    h = cvar_handle("BOLT_TRANSPORTS");
     CHECK_MPI(MPI_T_cvar_handle_alloc(cvar_index("BOLT_TRANSPORTS"), NULL, &h, &count));
     char text[1024] = "tcp";
     CHECK(count >= 64, "room for BOLT_TRANSPORTS: %d", count);

@@ -3,12 +3,17 @@
  * value that is no live object gives the NULL handle of its kind (the
  * standard only asks for an invalid handle), so that a stale handle is seen
  * as what it is at once. */
+#include <stddef.h>
 #include <string.h>
 
 #include "mpi/face.h"
 
-_Static_assert(sizeof(MPI_Status) == MPI_STATUS_SIZE * sizeof(MPI_Fint),
-               "MPI_STATUS_SIZE must count the MPI_Fints of an MPI_Status");
+_Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0 &&
+                   offsetof(MPI_Status, MPI_SOURCE) == 0 &&
+                   offsetof(MPI_Status, MPI_TAG) == sizeof(MPI_Fint) &&
+                   offsetof(MPI_Status, MPI_ERROR) == 2 * sizeof(MPI_Fint),
+               "a Fortran status is the MPI_Status as INTEGERs, MPI_SOURCE, MPI_TAG and "
+               "MPI_ERROR first");
 
 static int comm_live(MPI_Comm h) { return face_comm_get(h) != NULL; }
 static int type_live(MPI_Datatype h) { return face_type_get(h) != NULL; }

@@ -496,9 +496,9 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 /* Handle conversions (MPI 3.1, 17.2.4): C and Fortran handles are the same
  * ints, so c2f gives the value itself; f2c gives the NULL handle of its kind
  * for a value that is no live object (every window and file handle, as Bolt
- * makes none). Status_c2f/f2c copy the status: a Fortran status is
- * MPI_STATUS_SIZE integers laid out as MPI_Status, MPI_SOURCE, MPI_TAG and
- * MPI_ERROR first. */
+ * makes none). Status_c2f/f2c copy the status: a Fortran status is the
+ * MPI_Status word by word (mpif.h's MPI_STATUS_SIZE INTEGERs, that is
+ * sizeof(MPI_Status) / sizeof(MPI_Fint); MPI_SOURCE, MPI_TAG, MPI_ERROR first). */
 #define BOLT_MPI_HANDLE_CONVERSIONS(X)                                                   \
     X(MPI_Comm, Comm) X(MPI_Datatype, Type) X(MPI_Group, Group) X(MPI_Request, Request) \
     X(MPI_Op, Op) X(MPI_Info, Info) X(MPI_Errhandler, Errhandler) X(MPI_Win, Win)      \
@@ -508,7 +508,6 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
     T MPI_##name##_f2c(MPI_Fint handle); T PMPI_##name##_f2c(MPI_Fint handle);
 BOLT_MPI_HANDLE_CONVERSIONS(BOLT_MPI_CONV)
 #undef BOLT_MPI_CONV
-#define MPI_STATUS_SIZE 6
 #define MPI_F_STATUS_IGNORE ((MPI_Fint *)0)
 #define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
 

@@ -5,7 +5,8 @@
  * callbacks) as MPI_Comm_dup does; several may be pending at once, on one
  * communicator or on different ones started in different orders by
  * different ranks, and point-to-point traffic may run while one is pending
- * (a blocking duplicate in disguise deadlocks there). */
+ * (a blocking duplicate in disguise deadlocks there); an intercommunicator's
+ * duplicate is an intercommunicator between the same groups. */
 #include "mtest.h"
 
 static int copies, deletes;
@@ -165,7 +166,7 @@ static void inherited(void)
     CHECK_MPI(MPI_Comm_get_attr(d, kdup, &v, &flag));
     CHECK(flag && v == base + 2, "MPI_COMM_DUP_FN's copy: flag %d", flag);
     CHECK_MPI(MPI_Comm_get_errhandler(d, &h));
-    CHECK(h == MPI_ERRORS_RETURN, "the handler was not inherited: %d", (int)h);
+    CHECK(h == MPI_ERRORS_RETURN, "the handler was not inherited");
     CHECK_MPI(MPI_Errhandler_free(&h));
     CHECK_MPI(MPI_Comm_free(&d));
     CHECK(deletes == 1, "freeing the duplicate ran %d delete callbacks", deletes);
@@ -203,6 +204,34 @@ static void inherited(void)
     CHECK_MPI(MPI_Comm_free(&ring));
 }
 
+/* An intercommunicator's duplicate is one too, between the same groups:
+ * the two halves of the world, low ranks and high ranks. */
+static void intercomm(void)
+{
+    if (mt_size < 2)
+        return;
+    int half = mt_size / 2, low = mt_rank < half, flag = 0, rsize = -1, sum = -1;
+    MPI_Comm local, inter, d;
+    MPI_Request r;
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, low, mt_rank, &local));
+    CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, low ? half : 0, 7, &inter));
+    CHECK_MPI(MPI_Comm_idup(inter, &d, &r));
+    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Comm_test_inter(d, &flag));
+    CHECK_MPI(MPI_Comm_remote_size(d, &rsize));
+    CHECK(flag && rsize == (low ? mt_size - half : half), "intercommunicator duplicate: flag %d, "
+          "remote size %d", flag, rsize);
+    /* Each group sums the other's world ranks. */
+    int want = 0;
+    for (int i = 0; i < mt_size; i++)
+        want += (i < half) != low ? i : 0;
+    CHECK_MPI(MPI_Allreduce(&mt_rank, &sum, 1, MPI_INT, MPI_SUM, d));
+    CHECK(sum == want, "allreduce over the duplicate gave %d, want %d", sum, want);
+    CHECK_MPI(MPI_Comm_free(&d));
+    CHECK_MPI(MPI_Comm_free(&inter));
+    CHECK_MPI(MPI_Comm_free(&local));
+}
+
 /* Hints: get_info gives an info of the caller's to free; set_info takes a
  * live info only. */
 static void hints(void)
@@ -235,6 +264,7 @@ int main(int argc, char **argv)
     overlapping();
     traffic_meanwhile();
     inherited();
+    intercomm();
     hints();
     return mt_finish();
 }

@@ -33,8 +33,17 @@ typedef int MPI_Message;
 typedef int MPI_Win;
 typedef int MPI_File;
 typedef intptr_t MPI_Aint;
+/* long long is C99's and C++11's: C89 and C++98 programs built with
+ * -pedantic include mpi.h without a warning. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wlong-long"
+#endif
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 typedef int MPI_Fint;
 
 typedef struct MPI_Status {

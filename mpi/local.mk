@@ -1,4 +1,4 @@
-# mpi/: the MPI face (mpi.h, libmpi, boltcc) over the native API.
+# mpi/: the MPI face (mpi.h, libmpi, boltcc, boltc++) over the native API.
 lib_LTLIBRARIES += libmpi.la
 libmpi_la_SOURCES = \
 	mpi/face.h mpi/dtype.h \
@@ -22,25 +22,34 @@ libmpi_la_LDFLAGS = -version-info 0:0:0 $(BOLT_LIB_SYMBOLIC)
 boltmpiincdir = $(includedir)/bolt
 boltmpiinc_HEADERS = mpi/mpi.h mpi/mpi_functions.h
 
-bin_SCRIPTS = boltcc
-CLEANFILES = boltcc
+# boltcc (C) and boltc++ (C++): one template, the language's compiler and the
+# variable that overrides it filled in.
+bin_SCRIPTS = boltcc boltc++
+CLEANFILES = boltcc boltc++
 EXTRA_DIST += mpi/boltcc.in
+MPI_WRAPPER_SED = sed -e 's|@includedir[@]|$(includedir)|g' -e 's|@libdir[@]|$(libdir)|g' \
+	-e 's|@VERSION[@]|$(VERSION)|g'
 boltcc: $(top_srcdir)/mpi/boltcc.in Makefile
-	$(AM_V_GEN)sed -e 's|@CC[@]|$(CC)|g' -e 's|@includedir[@]|$(includedir)|g' \
-	    -e 's|@libdir[@]|$(libdir)|g' -e 's|@VERSION[@]|$(VERSION)|g' \
+	$(AM_V_GEN)$(MPI_WRAPPER_SED) -e 's|@NAME[@]|boltcc|g' -e 's|@LANG[@]|C|g' -e 's|@EXT[@]|c|g' \
+	    -e 's|@CCVAR[@]|BOLTCC_CC|g' -e 's|@CC[@]|$(CC)|g' \
+	    $(top_srcdir)/mpi/boltcc.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+boltc++: $(top_srcdir)/mpi/boltcc.in Makefile
+	$(AM_V_GEN)$(MPI_WRAPPER_SED) -e 's|@NAME[@]|boltc++|g' -e 's|@LANG[@]|C++|g' -e 's|@EXT[@]|cc|g' \
+	    -e 's|@CCVAR[@]|BOLTCXX_CXX|g' -e 's|@CC[@]|$(CXX)|g' \
 	    $(top_srcdir)/mpi/boltcc.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 pkgconfig_DATA += bolt-mpi.pc
 
-# --enable-mpi-aliases: mpicc, mpirun and mpiexec as links to boltcc and
-# boltrun, for build systems that look for those names.
+# --enable-mpi-aliases: mpicc, mpicxx, mpic++, mpirun and mpiexec as links to
+# boltcc, boltc++ and boltrun, for build systems that look for those names.
 if BOLT_MPI_ALIASES
 install-exec-hook: install-mpi-aliases
 uninstall-hook: uninstall-mpi-aliases
 endif
 install-mpi-aliases:
-	cd $(DESTDIR)$(bindir) && ln -sf boltcc mpicc && ln -sf boltrun mpirun && \
-	    ln -sf boltrun mpiexec
+	cd $(DESTDIR)$(bindir) && ln -sf boltcc mpicc && ln -sf boltc++ mpicxx && \
+	    ln -sf boltc++ mpic++ && ln -sf boltrun mpirun && ln -sf boltrun mpiexec
 uninstall-mpi-aliases:
-	rm -f $(DESTDIR)$(bindir)/mpicc $(DESTDIR)$(bindir)/mpirun $(DESTDIR)$(bindir)/mpiexec
+	rm -f $(DESTDIR)$(bindir)/mpicc $(DESTDIR)$(bindir)/mpicxx $(DESTDIR)$(bindir)/mpic++ \
+	    $(DESTDIR)$(bindir)/mpirun $(DESTDIR)$(bindir)/mpiexec
 .PHONY: install-mpi-aliases uninstall-mpi-aliases

@@ -11,7 +11,7 @@ ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi
      mpi_complex mpi_consts mpi_nbc mpi_graph mpi_neighbor mpi_intercomm mpi_intercoll
      mpi_type_decode mpi_darray mpi_external32 mpi_type_attr mpi_type_misc
      mpi_handles mpi_errclass mpi_grequest mpi_comm_info
-     mpi_keyval_errh mpi_tools"
+     mpi_keyval_errh mpi_tools mpi_cxx"
 # Topologies take shapes at 5 to 8 ranks that 4 do not show (grids of 3 x 2,
 # 2 x 2 x 2, rings with distant neighbours); so do intercommunicators' groups
 # and darray's process grids.
@@ -33,8 +33,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$M/ompi"
 for p in $PROGS; do
     case " $BOLT_ONLY " in *" $p "*) continue ;; esac
-    if ! "$BOLT_TEST_OMPI_MPICC" -std=gnu11 -O1 -o "$M/ompi/$p" "$TOP_SRCDIR/tests/mpi/$p.c" 2>"$M/ompi/$p.cc.log"; then
-        echo "FAIL: Open MPI's mpicc cannot build $p.c:"; cat "$M/ompi/$p.cc.log"
+    # C++ programs (p.cc) with Open MPI's mpicxx.
+    build="$BOLT_TEST_OMPI_MPICC -std=gnu11" src="$TOP_SRCDIR/tests/mpi/$p.c"
+    [ -f "$TOP_SRCDIR/tests/mpi/$p.cc" ] && build=${BOLT_TEST_OMPI_MPICXX:-mpicxx.openmpi} src="$TOP_SRCDIR/tests/mpi/$p.cc"
+    if ! $build -O1 -o "$M/ompi/$p" "$src" 2>"$M/ompi/$p.cc.log"; then
+        echo "FAIL: Open MPI's compiler cannot build $src:"; cat "$M/ompi/$p.cc.log"
         fails=$((fails + 1)); continue
     fi
     for np in $(nps "$p"); do

@@ -10,7 +10,8 @@ MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/m
 	tests/mpi/mpi_complex tests/mpi/mpi_consts tests/mpi/mpi_nbc tests/mpi/mpi_graph tests/mpi/mpi_neighbor \
 	tests/mpi/mpi_intercomm tests/mpi/mpi_intercoll \
 	tests/mpi/mpi_type_decode tests/mpi/mpi_darray tests/mpi/mpi_external32 tests/mpi/mpi_type_attr \
-	tests/mpi/mpi_type_misc
+	tests/mpi/mpi_type_misc \
+	tests/mpi/mpi_cxx
 # Handles, error classes, generalized requests, communicator info, tools interface.
 MPI_TEST_PROGS += tests/mpi/mpi_handles tests/mpi/mpi_errclass tests/mpi/mpi_grequest \
 	tests/mpi/mpi_comm_info tests/mpi/mpi_keyval_errh tests/mpi/mpi_tools
@@ -94,6 +95,11 @@ tests_mpi_mpi_tools_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_tools_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_tools_bolt_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_tools_bolt_LDADD = $(MPI_TEST_LDADD)
+# mpi_cxx: mpi.h from C++, as a user's program includes it (no config.h).
+tests_mpi_mpi_cxx_SOURCES = tests/mpi/mpi_cxx.cc
+tests_mpi_mpi_cxx_CPPFLAGS = -I$(top_srcdir)/mpi
+tests_mpi_mpi_cxx_CXXFLAGS = $(BOLT_CXXFLAGS)
+tests_mpi_mpi_cxx_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h
@@ -102,6 +108,7 @@ MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh
 TESTS += $(MPI_TESTS)
 dist_check_SCRIPTS += $(MPI_TESTS)
 AM_TESTS_ENVIRONMENT += BOLT_TEST_OMPI_MPICC='$(OMPI_MPICC)'; TOP_SRCDIR=$(abs_top_srcdir); BOLT_TEST_CC='$(CC)'; BOLT_TEST_CFLAGS='$(BOLT_CFLAGS)'; export BOLT_TEST_OMPI_MPICC TOP_SRCDIR BOLT_TEST_CC BOLT_TEST_CFLAGS;
+AM_TESTS_ENVIRONMENT += BOLT_TEST_OMPI_MPICXX='$(OMPI_MPICXX)'; BOLT_TEST_CXX='$(CXX)'; export BOLT_TEST_OMPI_MPICXX BOLT_TEST_CXX;
 check_PROGRAMS += tests/mpi/mpi_fatal
 tests_mpi_mpi_fatal_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_fatal_LDADD = $(MPI_TEST_LDADD)

@@ -104,7 +104,13 @@ tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h
 
-MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh
+MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh tests/mpi/peers.sh
+EXTRA_DIST += tests/mpi/peers/Make.Bolt tests/mpi/peers/osu_graph.txt
+# peers.sh's copies of the peer programs and their builds.
+clean-local: clean-mpi-peers
+clean-mpi-peers:
+	-chmod -R u+w tests/mpi/peers-work 2>/dev/null; rm -rf tests/mpi/peers-work
+.PHONY: clean-mpi-peers
 TESTS += $(MPI_TESTS)
 dist_check_SCRIPTS += $(MPI_TESTS)
 AM_TESTS_ENVIRONMENT += BOLT_TEST_OMPI_MPICC='$(OMPI_MPICC)'; TOP_SRCDIR=$(abs_top_srcdir); BOLT_TEST_CC='$(CC)'; BOLT_TEST_CFLAGS='$(BOLT_CFLAGS)'; export BOLT_TEST_OMPI_MPICC TOP_SRCDIR BOLT_TEST_CC BOLT_TEST_CFLAGS;

@@ -45,6 +45,19 @@ check "boltfort --showme:link links libmpifort and libmpi" \
 check "boltfort --showme -c omits link flags" sh -c "! '$FORT' --showme -c x.f90 | grep -q -- -lmpifort"
 check "boltfort --version names the compiler" sh -c "'$FORT' --version | grep -q 'boltfort (Bolt'"
 check "boltfort refuses 8-byte default INTEGERs" sh -c "! '$FORT' -fdefault-integer-8 -c x.f90 2>/dev/null"
+# The rest of the family boltcc and boltc++ take (Open MPI's and MPICH's names).
+for o in -showme:compile -compile-info; do
+    check "boltfort $o" sh -c "'$FORT' $o | grep -q -- '-I$BOLTFORT_INCDIR'"
+done
+for o in -showme:link -link-info; do
+    check "boltfort $o" sh -c "'$FORT' $o | grep -q -- '-L$BOLTFORT_LIBDIR .*-lmpifort -lmpi -lbolt'"
+done
+check "boltfort --showme:incdirs" sh -c "[ \"\$('$FORT' --showme:incdirs)\" = '$BOLTFORT_INCDIR' ]"
+check "boltfort --showme:libdirs" sh -c "[ \"\$('$FORT' --showme:libdirs)\" = '$BOLTFORT_LIBDIR' ]"
+check "boltfort --showme:libs" sh -c "[ \"\$('$FORT' --showme:libs)\" = 'mpifort mpi bolt' ]"
+check "boltfort --showme:command" sh -c "[ \"\$(BOLTFORT_FC=my-fc '$FORT' --showme:command)\" = my-fc ]"
+check "boltfort refuses an unknown --showme:" sh -c "! '$FORT' --showme:nonesuch 2>/dev/null"
+check "boltfort -show links" sh -c "'$FORT' -show -o x x.o | grep -q -- '-o x x.o -L.*-lmpifort'"
 
 # ---- constants: every integer constant of mpi.h, in mpif.h and the mpi module ---------------
 # The names from mpi.h's text; a C program prints those with integer values

@@ -120,12 +120,9 @@ tests_mpi_mpi_fatal_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_fatal_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/pmpi_tool.c
 
-# The names libmpi exports against MPI 3.1's list of C functions. Expected to
-# fail until issue 27 ("The MPI face, complete") exports every one of them;
-# it prints the missing names and the count meanwhile. The closing change of
-# that issue removes it from XFAIL_TESTS.
+# The names libmpi exports against MPI 3.1's list of C functions: every one,
+# with its PMPI_ twin (a missing name is printed and fails the test).
 TESTS += tests/mpi/exports.sh
-XFAIL_TESTS = tests/mpi/exports.sh
 dist_check_SCRIPTS += tests/mpi/exports.sh
 EXTRA_DIST += tests/mpi/mpi31_functions.txt
 

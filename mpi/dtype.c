@@ -305,12 +305,11 @@ void face_types_finalize(void)
 }
 
 /* ---- queries ----------------------------------------------------------------------------- */
-static int get_any(MPI_Datatype dt, const char *fn, struct face_type **out)
+int face_type_lookup(MPI_Datatype dt, const char *fn, struct face_type **out)
 {
     int rc = face_check_init(fn);
     if (rc)
         return rc;
-    /* Queries work on uncommitted types too. */
     if (!(*out = face_type_get(dt)))
         return face_error(MPI_COMM_NULL, fn, MPI_ERR_TYPE,
                           dt == MPI_DATATYPE_NULL ? "the datatype is MPI_DATATYPE_NULL"
@@ -322,7 +321,7 @@ static int get_any(MPI_Datatype dt, const char *fn, struct face_type **out)
 int PMPI_Type_size(MPI_Datatype dt, int *size)
 {
     struct face_type *t = NULL;
-    int rc = get_any(dt, "MPI_Type_size", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_size", &t);
     if (rc)
         return rc;
     if (!size)
@@ -334,7 +333,7 @@ int PMPI_Type_size(MPI_Datatype dt, int *size)
 int PMPI_Type_size_x(MPI_Datatype dt, MPI_Count *size)
 {
     struct face_type *t = NULL;
-    int rc = get_any(dt, "MPI_Type_size_x", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_size_x", &t);
     if (rc)
         return rc;
     if (!size)
@@ -346,7 +345,7 @@ int PMPI_Type_size_x(MPI_Datatype dt, MPI_Count *size)
 int PMPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 {
     struct face_type *t = NULL;
-    int rc = get_any(dt, "MPI_Type_get_extent", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_get_extent", &t);
     if (rc)
         return rc;
     if (!lb || !extent)
@@ -359,7 +358,7 @@ int PMPI_Type_get_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 int PMPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 {
     struct face_type *t = NULL;
-    int rc = get_any(dt, "MPI_Type_get_true_extent", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_get_true_extent", &t);
     if (rc)
         return rc;
     if (!lb || !extent)
@@ -373,7 +372,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype dt, MPI_Aint *lb, MPI_Aint *extent)
 int PMPI_Type_get_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
 {
     struct face_type *t = NULL;
-    int rc = get_any(dt, "MPI_Type_get_extent_x", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_get_extent_x", &t);
     if (rc)
         return rc;
     if (!lb || !extent)
@@ -387,7 +386,7 @@ int PMPI_Type_get_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
 int PMPI_Type_get_true_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *extent)
 {
     struct face_type *t = NULL;
-    int rc = get_any(dt, "MPI_Type_get_true_extent_x", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_get_true_extent_x", &t);
     if (rc)
         return rc;
     if (!lb || !extent)
@@ -401,7 +400,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype dt, MPI_Count *lb, MPI_Count *exten
 int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
 {
     struct face_type *t = NULL;
-    int rc = get_any(dt, "MPI_Type_get_name", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_get_name", &t);
     if (rc)
         return rc;
     if (!name || !resultlen)
@@ -414,7 +413,7 @@ int PMPI_Type_get_name(MPI_Datatype dt, char *name, int *resultlen)
 int PMPI_Type_set_name(MPI_Datatype dt, const char *name)
 {
     struct face_type *t = NULL;
-    int rc = get_any(dt, "MPI_Type_set_name", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_set_name", &t);
     if (rc)
         return rc;
     if (!name)
@@ -428,7 +427,7 @@ int PMPI_Type_commit(MPI_Datatype *dt)
     struct face_type *t = NULL;
     if (!dt)
         return face_error(MPI_COMM_NULL, "MPI_Type_commit", MPI_ERR_ARG, "datatype pointer is NULL");
-    int rc = get_any(*dt, "MPI_Type_commit", &t);
+    int rc = face_type_lookup(*dt, "MPI_Type_commit", &t);
     if (rc)
         return rc;
     t->committed = 1;
@@ -440,7 +439,7 @@ int PMPI_Type_free(MPI_Datatype *dt)
     struct face_type *t = NULL;
     if (!dt)
         return face_error(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_ARG, "datatype pointer is NULL");
-    int rc = get_any(*dt, "MPI_Type_free", &t);
+    int rc = face_type_lookup(*dt, "MPI_Type_free", &t);
     if (rc)
         return rc;
     if (t->predefined)

@@ -17,23 +17,10 @@ int PMPI_Type_free_keyval(int *keyval)
     return face_keyval_free(FACE_ATTR_TYPE, keyval, "MPI_Type_free_keyval");
 }
 
-static int attr_type(MPI_Datatype dt, const char *fn, struct face_type **out)
-{
-    int rc = face_check_init(fn);
-    if (rc)
-        return rc;
-    if (!(*out = face_type_get(dt)))
-        return face_error(MPI_COMM_NULL, fn, MPI_ERR_TYPE,
-                          dt == MPI_DATATYPE_NULL ? "the datatype is MPI_DATATYPE_NULL"
-                                                  : "datatype handle %d is not a live datatype",
-                          dt);
-    return MPI_SUCCESS;
-}
-
 int PMPI_Type_set_attr(MPI_Datatype dt, int keyval, void *value)
 {
     struct face_type *t = NULL;
-    int rc = attr_type(dt, "MPI_Type_set_attr", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_set_attr", &t);
     return rc ? rc
               : face_attr_set(FACE_ATTR_TYPE, dt, &t->attrs, keyval, value, MPI_COMM_NULL,
                               "MPI_Type_set_attr");
@@ -42,7 +29,7 @@ int PMPI_Type_set_attr(MPI_Datatype dt, int keyval, void *value)
 int PMPI_Type_get_attr(MPI_Datatype dt, int keyval, void *value, int *flag)
 {
     struct face_type *t = NULL;
-    int rc = attr_type(dt, "MPI_Type_get_attr", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_get_attr", &t);
     return rc ? rc
               : face_attr_get(FACE_ATTR_TYPE, t->attrs, keyval, value, flag, MPI_COMM_NULL,
                               "MPI_Type_get_attr");
@@ -51,7 +38,7 @@ int PMPI_Type_get_attr(MPI_Datatype dt, int keyval, void *value, int *flag)
 int PMPI_Type_delete_attr(MPI_Datatype dt, int keyval)
 {
     struct face_type *t = NULL;
-    int rc = attr_type(dt, "MPI_Type_delete_attr", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_delete_attr", &t);
     return rc ? rc
               : face_attr_delete(FACE_ATTR_TYPE, dt, &t->attrs, keyval, MPI_COMM_NULL,
                                  "MPI_Type_delete_attr");

@@ -62,23 +62,10 @@ struct face_contents *face_contents_copy(const struct face_contents *c)
     return n;
 }
 
-static int get_type(MPI_Datatype dt, const char *fn, struct face_type **out)
-{
-    int rc = face_check_init(fn);
-    if (rc)
-        return rc;
-    if (!(*out = face_type_get(dt)))
-        return face_error(MPI_COMM_NULL, fn, MPI_ERR_TYPE,
-                          dt == MPI_DATATYPE_NULL ? "the datatype is MPI_DATATYPE_NULL"
-                                                  : "datatype handle %d is not a live datatype",
-                          dt);
-    return MPI_SUCCESS;
-}
-
 int PMPI_Type_get_envelope(MPI_Datatype dt, int *ni, int *na, int *nd, int *combiner)
 {
     struct face_type *t = NULL;
-    int rc = get_type(dt, "MPI_Type_get_envelope", &t);
+    int rc = face_type_lookup(dt, "MPI_Type_get_envelope", &t);
     if (rc)
         return rc;
     if (!ni || !na || !nd || !combiner)
@@ -98,7 +85,7 @@ int PMPI_Type_get_contents(MPI_Datatype dt, int max_integers, int max_addresses,
 {
     const char *fn = "MPI_Type_get_contents";
     struct face_type *t = NULL;
-    int rc = get_type(dt, fn, &t);
+    int rc = face_type_lookup(dt, fn, &t);
     if (rc)
         return rc;
     const struct face_contents *c = t->contents;

@@ -242,6 +242,9 @@ static inline struct face_type *face_type_get(MPI_Datatype dt)
     struct face_type *t = dt > 0 && dt < face_ntypes ? face_types[dt] : NULL;
     return t && t->live ? t : NULL;
 }
+/* The live datatype behind a handle, committed or not, after the
+ * initialisation check; else MPI_ERR_TYPE through fn's error path. */
+int face_type_lookup(MPI_Datatype dt, const char *fn, struct face_type **out);
 /* A type as a pending operation holding it sees it, even once MPI_Type_free
  * has retired its handle. */
 static inline struct face_type *face_type_held(MPI_Datatype dt)

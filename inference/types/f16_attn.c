@@ -53,24 +53,58 @@ static void mix_scalar(int np, int D, const uint16_t *v, const float *s, int lds
 const inf_f16_attn_t inf_f16_attn_scalar = {"scalar", scores_scalar, mix_scalar};
 
 #if defined(__x86_64__)
-/* A vector ISA's kernels from one pattern: VW floats a register, query
- * heads GB at a time (the heads' accumulators and a widened row held in
- * registers), value sums DB floats of a head at a time. */
-#define F16_ATTN_KERNELS(ISA, TARGET, VEC, VW, LOADH, ZERO, FMA, SET1, LOADF, STOREF, HSUM, SGB, MGB, DB)          \
+/* Generation streams each head's rows from memory once: ask for the rows
+ * this many positions ahead. */
+#define INF_ATTN_PF_ROWS 8
+
+/* A vector ISA's kernels from one pattern: VW floats a register. Scores:
+ * up to SGB query heads against four key rows at a time (4 x SGB
+ * independent sums in registers, so no sum waits on the one before; the
+ * four positions' lanes summed together, HSUM4, not one at a time); every
+ * head count is compiled as a constant, so a group of 2 heads (GQA) or 1
+ * shares the unrolled loop. Values: MGB heads' sums of DB floats held in
+ * registers over all the positions. */
+#define F16_ATTN_KERNELS(ISA, TARGET, VEC, VW, LOADH, ZERO, FMA, SET1, LOADF, STOREF, HSUM, HSUM4, SGB, MGB, DB)  \
     TARGET static inline __attribute__((always_inline)) void scores_##ISA##_blk(                                   \
         int np, int D, const uint16_t *k, const float *q, float scale, float *s, int lds, const int gb)           \
     {                                                                                                             \
-        for (int p = 0; p < np; p++) {                                                                            \
+        int p = 0;                                                                                                \
+        for (; p + 4 <= np; p += 4) {                                                                             \
+            const uint16_t *kr = k + (size_t)p * (size_t)D;                                                       \
+            for (int o = 0; o < 4 * D * 2; o += 64)                                                               \
+                _mm_prefetch((const char *)(kr + INF_ATTN_PF_ROWS * (size_t)D) + o, _MM_HINT_T0);                 \
+            VEC acc[SGB][4];                                                                                      \
+            _Pragma("GCC unroll 4") for (int g = 0; g < gb; g++)                                                  \
+                _Pragma("GCC unroll 4") for (int i = 0; i < 4; i++)                                               \
+                    acc[g][i] = ZERO();                                                                           \
+            for (int d = 0; d < D; d += VW) {                                                                     \
+                VEC kv[4];                                                                                        \
+                _Pragma("GCC unroll 4") for (int i = 0; i < 4; i++)                                               \
+                    kv[i] = LOADH(kr + (size_t)i * (size_t)D + (size_t)d);                                        \
+                _Pragma("GCC unroll 4") for (int g = 0; g < gb; g++) {                                            \
+                    const VEC qv = LOADF(q + (size_t)g * (size_t)D + (size_t)d);                                  \
+                    _Pragma("GCC unroll 4") for (int i = 0; i < 4; i++)                                           \
+                        acc[g][i] = FMA(kv[i], qv, acc[g][i]);                                                    \
+                }                                                                                                 \
+            }                                                                                                     \
+            _Pragma("GCC unroll 4") for (int g = 0; g < gb; g++) {                                                \
+                float r[4];                                                                                       \
+                HSUM4(acc[g], r);                                                                                 \
+                _Pragma("GCC unroll 4") for (int i = 0; i < 4; i++)                                               \
+                    s[(size_t)g * (size_t)lds + (size_t)(p + i)] = scale * r[i];                                  \
+            }                                                                                                     \
+        }                                                                                                         \
+        for (; p < np; p++) {                                                                                     \
             const uint16_t *kr = k + (size_t)p * (size_t)D;                                                       \
             VEC acc[SGB];                                                                                         \
-            for (int g = 0; g < gb; g++)                                                                          \
+            _Pragma("GCC unroll 4") for (int g = 0; g < gb; g++)                                                  \
                 acc[g] = ZERO();                                                                                  \
             for (int d = 0; d < D; d += VW) {                                                                     \
                 const VEC kv = LOADH(kr + d);                                                                     \
-                for (int g = 0; g < gb; g++)                                                                      \
+                _Pragma("GCC unroll 4") for (int g = 0; g < gb; g++)                                              \
                     acc[g] = FMA(kv, LOADF(q + (size_t)g * (size_t)D + (size_t)d), acc[g]);                       \
             }                                                                                                     \
-            for (int g = 0; g < gb; g++)                                                                          \
+            _Pragma("GCC unroll 4") for (int g = 0; g < gb; g++)                                                  \
                 s[(size_t)g * (size_t)lds + (size_t)p] = scale * HSUM(acc[g]);                                    \
         }                                                                                                         \
     }                                                                                                             \
@@ -81,11 +115,21 @@ const inf_f16_attn_t inf_f16_attn_scalar = {"scalar", scores_scalar, mix_scalar}
             scores_scalar(np, D, k, q, nq, scale, s, lds);                                                        \
             return;                                                                                               \
         }                                                                                                         \
-        int g = 0;                                                                                                \
-        for (; g + SGB <= nq; g += SGB)                                                                           \
-            scores_##ISA##_blk(np, D, k, q + (size_t)g * (size_t)D, scale, s + (size_t)g * (size_t)lds, lds, SGB); \
-        for (; g < nq; g++)                                                                                       \
-            scores_##ISA##_blk(np, D, k, q + (size_t)g * (size_t)D, scale, s + (size_t)g * (size_t)lds, lds, 1);  \
+        /* the heads SGB at a time, then the rest at once: one pass over the keys for up to SGB heads */          \
+        for (int g = 0; g < nq;) {                                                                                \
+            const int b = nq - g < SGB ? nq - g : SGB;                                                            \
+            const float *qg = q + (size_t)g * (size_t)D;                                                          \
+            float *sg = s + (size_t)g * (size_t)lds;                                                              \
+            if (b == SGB)                                                                                         \
+                scores_##ISA##_blk(np, D, k, qg, scale, sg, lds, SGB);                                            \
+            else if (SGB > 3 && b == 3)                                                                           \
+                scores_##ISA##_blk(np, D, k, qg, scale, sg, lds, SGB > 3 ? 3 : 1);                                \
+            else if (SGB > 2 && b == 2)                                                                           \
+                scores_##ISA##_blk(np, D, k, qg, scale, sg, lds, SGB > 2 ? 2 : 1);                                \
+            else                                                                                                  \
+                scores_##ISA##_blk(np, D, k, qg, scale, sg, lds, 1);                                              \
+            g += b;                                                                                               \
+        }                                                                                                         \
     }                                                                                                             \
     TARGET static inline __attribute__((always_inline)) void mix_##ISA##_blk(                                      \
         int np, int D, const uint16_t *v, const float *s, int lds, float *o, int ldo, const int gb)               \
@@ -97,6 +141,8 @@ const inf_f16_attn_t inf_f16_attn_scalar = {"scalar", scores_scalar, mix_scalar}
                 ZERO();                                                                                           \
             for (int p = 0; p < np; p++) {                                                                        \
                 const uint16_t *vr = v + (size_t)p * (size_t)D + (size_t)d0;                                      \
+                for (int o = 0; o < DB * 2; o += 64)                                                              \
+                    _mm_prefetch((const char *)(vr + INF_ATTN_PF_ROWS * (size_t)D) + o, _MM_HINT_T0);             \
                 VEC w[MGB];                                                                                       \
                 for (int g = 0; g < gb; g++)                                                                      \
                     w[g] = SET1(s[(size_t)g * (size_t)lds + (size_t)p]);                                          \
@@ -126,14 +172,28 @@ const inf_f16_attn_t inf_f16_attn_scalar = {"scalar", scores_scalar, mix_scalar}
             mix_##ISA##_blk(np, D, v, s + (size_t)g * (size_t)lds, lds, o + (size_t)g * (size_t)ldo, ldo, 1);     \
     }
 
+/* The sums of four vectors' lanes, in order. */
+__attribute__((target("avx2,fma"))) static inline void hsum4_avx2(const __m256 a[4], float *r)
+{
+    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a[0], a[1]), _mm256_hadd_ps(a[2], a[3]));
+    _mm_storeu_ps(r, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+__attribute__((target("avx2,fma,avx512f"))) static inline void hsum4_avx512(const __m512 a[4], float *r)
+{
+    __m256 h[4];
+    for (int i = 0; i < 4; i++)
+        h[i] = _mm256_add_ps(_mm512_castps512_ps256(a[i]), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a[i]), 1)));
+    hsum4_avx2(h, r);
+}
+
 #define AVX2_LOADH(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p)))
 F16_ATTN_KERNELS(avx2, __attribute__((target("avx2,fma,f16c"))), __m256, 8, AVX2_LOADH, _mm256_setzero_ps,
-                 _mm256_fmadd_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, inf_hsum8, 2, 2, 32)
+                 _mm256_fmadd_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_storeu_ps, inf_hsum8, hsum4_avx2, 2, 2, 32)
 
 #define AVX512_LOADH(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(p)))
 F16_ATTN_KERNELS(avx512, __attribute__((target("avx2,fma,f16c,avx512f"))), __m512, 16, AVX512_LOADH,
                  _mm512_setzero_ps, _mm512_fmadd_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_storeu_ps,
-                 _mm512_reduce_add_ps, 4, 2, 128)
+                 _mm512_reduce_add_ps, hsum4_avx512, 4, 2, 128)
 
 static const inf_f16_attn_t attn_avx2 = {"avx2", scores_avx2, mix_avx2};
 static const inf_f16_attn_t attn_avx512 = {"avx512", scores_avx512, mix_avx512};

@@ -49,7 +49,8 @@ int main(int argc, char **argv)
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         tok[i] = (int32_t)((s >> 33) % (uint64_t)m->hp.n_vocab);
     }
-    double *pp = calloc((size_t)reps, sizeof *pp), *tg = calloc((size_t)reps, sizeof *tg);
+    double *pp = calloc((size_t)reps, sizeof *pp), *tg = calloc((size_t)reps, sizeof *tg),
+           *tg0 = calloc((size_t)reps, sizeof *tg0);
     /* warm-up: the weights into the page cache, the threads started */
     if (inf_decode(c, tok, P < 16 ? P : 16, err, sizeof err)) {
         fprintf(stderr, "llm_bench_bolt: %s\n", err);
@@ -64,15 +65,25 @@ int main(int argc, char **argv)
         for (int g = 0; g < G; g++)
             inf_decode(c, &tok[P + g], 1, err, sizeof err);
         tg[r] = G / (now() - t0);
+        /* generation from an empty context, as llama-bench's tg test */
+        inf_ctx_truncate(c, 0);
+        t0 = now();
+        for (int g = 0; g < G; g++)
+            inf_decode(c, &tok[P + g], 1, err, sizeof err);
+        tg0[r] = G / (now() - t0);
     }
-    const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps);
+    const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps), tg0m = bench_median(tg0, reps);
+    /* the cache bytes a generated token reads at each position it attends to */
+    const uint64_t kv_pos =
+        2ull * (uint64_t)m->hp.n_layer * (uint64_t)m->hp.n_head_kv * (uint64_t)inf_row_bytes(inf_type(cp.kv_type), m->hp.head_dim);
     const char *name = strrchr(argv[1], '/');
-    printf("bolt,%s,%d,%d,%.2f,%d,%.2f,%llu\n", name ? name + 1 : argv[1], th, P, ppm, G, tgm,
-           (unsigned long long)m->token_bytes);
+    printf("bolt,%s,%d,%d,%.2f,%d,%.2f,%llu,%.2f,%llu\n", name ? name + 1 : argv[1], th, P, ppm, G, tgm,
+           (unsigned long long)m->token_bytes, tg0m, (unsigned long long)kv_pos);
     inf_ctx_free(c);
     inf_model_free(m);
     free(tok);
     free(pp);
     free(tg);
+    free(tg0);
     return 0;
 }

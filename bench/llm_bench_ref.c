@@ -61,7 +61,8 @@ int main(int argc, char **argv)
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         tok[i] = (llama_token)((s >> 33) % (unsigned long long)n_vocab);
     }
-    double *pp = calloc((size_t)reps, sizeof *pp), *tg = calloc((size_t)reps, sizeof *tg);
+    double *pp = calloc((size_t)reps, sizeof *pp), *tg = calloc((size_t)reps, sizeof *tg),
+           *tg0 = calloc((size_t)reps, sizeof *tg0);
     llama_decode(ctx, llama_batch_get_one(tok, P < 16 ? P : 16));
     for (int r = 0; r < reps; r++) {
         llama_memory_clear(llama_get_memory(ctx), true);
@@ -74,10 +75,17 @@ int main(int argc, char **argv)
             llama_decode(ctx, llama_batch_get_one(&tok[P + g], 1));
         llama_synchronize(ctx);
         tg[r] = G / (now() - t0);
+        /* generation from an empty context, as llama-bench's tg test */
+        llama_memory_clear(llama_get_memory(ctx), true);
+        t0 = now();
+        for (int g = 0; g < G; g++)
+            llama_decode(ctx, llama_batch_get_one(&tok[P + g], 1));
+        llama_synchronize(ctx);
+        tg0[r] = G / (now() - t0);
     }
-    const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps);
+    const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps), tg0m = bench_median(tg0, reps);
     const char *name = strrchr(argv[2], '/');
-    printf("llama.cpp,%s,%d,%d,%.2f,%d,%.2f,0\n", name ? name + 1 : argv[2], th, P, ppm, G, tgm);
+    printf("llama.cpp,%s,%d,%d,%.2f,%d,%.2f,0,%.2f,0\n", name ? name + 1 : argv[2], th, P, ppm, G, tgm, tg0m);
     llama_free(ctx);
     llama_model_free(model);
     return 0;

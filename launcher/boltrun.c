@@ -15,6 +15,7 @@
 #include "launcher/chan_wire.h"
 #include "launcher/hostlist.h"
 #include "launcher/job.h"
+#include "launcher/rsh.h"
 #include "launcher/spawn.h"
 #include "runtime/config.h"
 
@@ -80,47 +81,6 @@ static int remote_env(const struct boltrun_args *a, struct chan_buf *b, int *n)
         (*n)++;
     }
     return b->failed ? -1 : 0;
-}
-
-/* The remote shell's words (split at blanks). */
-static char **split_words(const char *text)
-{
-    size_t len = strlen(text);
-    char *copy = malloc(len + 1);
-    char **w = calloc(len / 2 + 2, sizeof *w);
-    if (copy == NULL || w == NULL) {
-        free(copy);
-        free(w);
-        return NULL;
-    }
-    memcpy(copy, text, len + 1);
-    int n = 0;
-    for (char *save = NULL, *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
-        w[n++] = t;
-    if (n == 0) {
-        free(copy);
-        free(w);
-        return NULL;
-    }
-    return w; /* w[0] is the start of copy: free(w[0]) and free(w) */
-}
-
-/* bolt-hostd is installed next to boltrun, at the same path on every host. */
-static int hostd_default(const char *argv0, char *out, size_t cap)
-{
-    char self[PATH_MAX], err[PATH_MAX + 64], real[PATH_MAX];
-    if (strchr(argv0, '/') != NULL)
-        snprintf(self, sizeof self, "%s", argv0);
-    else if (spawn_resolve(argv0, self, sizeof self, err, sizeof err) != 0)
-        return -1;
-    if (realpath(self, real) == NULL)
-        return -1;
-    char *slash = strrchr(real, '/');
-    if (slash == NULL)
-        return -1;
-    *slash = '\0';
-    int n = snprintf(out, cap, "%s/bolt-hostd", real);
-    return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -195,13 +155,13 @@ int main(int argc, char **argv)
         const char *hp = bolt_param_string(BOLT_P_HOSTD);
         if (!bad && hp && *hp)
             snprintf(hostd, sizeof hostd, "%s", hp);
-        else if (!bad && hostd_default(argv[0], hostd, sizeof hostd) != 0) {
+        else if (!bad && rsh_hostd_default(argv[0], hostd, sizeof hostd) != 0) {
             snprintf(err, sizeof err, "cannot tell where bolt-hostd is (boltrun's own path is unknown); set "
                      "BOLT_HOSTD to its path on the hosts");
             bad = 2;
         }
         const char *rsh = a.launch_agent ? a.launch_agent : bolt_param_string(BOLT_P_RSH);
-        char **rsh_argv = bad ? NULL : split_words(rsh && *rsh ? rsh : "ssh -o BatchMode=yes");
+        char **rsh_argv = bad ? NULL : rsh_split_words(rsh && *rsh ? rsh : "ssh -o BatchMode=yes");
         if (!bad && rsh_argv == NULL) {
             snprintf(err, sizeof err, "out of memory");
             bad = 1;
@@ -243,8 +203,7 @@ int main(int argc, char **argv)
         };
         fflush(stdout);
         rc = job_run(&cfg);
-        free(rsh_argv[0]);
-        free(rsh_argv);
+        rsh_free_words(rsh_argv);
         chan_buf_free(&env);
         hostlist_free(&hl);
         boltrun_args_free(&a);

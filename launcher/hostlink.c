@@ -16,6 +16,7 @@
 
 #include "launcher/iofwd.h"
 #include "launcher/kvs_server.h"
+#include "launcher/rsh.h"
 #include "runtime/kvs_wire.h"
 
 /* Once the channel ends: how long to wait for the remote shell's last words
@@ -35,30 +36,6 @@ static void fail(struct hostlink *h, int code, const char *fmt, ...)
     va_end(ap);
     if (h->ev.on_fail)
         h->ev.on_fail(h->ev.ctx, h, code, why);
-}
-
-/* A word for the remote shell: single-quoted, quotes inside spelled '\''. */
-static int shell_quote(const char *s, char *out, size_t cap)
-{
-    size_t n = 0;
-    if (cap < 3)
-        return -1;
-    out[n++] = '\'';
-    for (; *s; s++) {
-        if (*s == '\'') {
-            if (n + 5 >= cap)
-                return -1;
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
-        } else {
-            if (n + 2 >= cap)
-                return -1;
-            out[n++] = *s;
-        }
-    }
-    out[n++] = '\'';
-    out[n] = '\0';
-    return 0;
 }
 
 int hostlink_start(struct hostlink *h, const char *name, char *const *rsh_argv, const char *hostd_path,
@@ -85,70 +62,15 @@ int hostlink_start(struct hostlink *h, const char *name, char *const *rsh_argv, 
     for (int i = 0; i < nranks; i++)
         h->is_mine[ranks[i]] = 1;
 
-    char cmd[8192] = "exec ";
-    if (shell_quote(hostd_path, cmd + 5, sizeof cmd - 5) != 0) {
-        snprintf(err, errcap, "the path of bolt-hostd is too long");
+    struct rsh_proc rp;
+    if (rsh_start(&rp, rsh_argv, name, hostd_path, err, errcap) != 0) {
+        free(h->is_mine);
+        h->is_mine = NULL;
         return -1;
     }
-    int nrsh = 0;
-    while (rsh_argv[nrsh])
-        nrsh++;
-    char **argv = calloc((size_t)nrsh + 3, sizeof *argv);
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
-    if (argv == NULL || pipe(in) != 0 || pipe(out) != 0 || pipe(er) != 0) {
-        snprintf(err, errcap, "cannot create the pipes to the remote shell for host %s: %s", name,
-                 argv ? strerror(errno) : "out of memory");
-        int fds[] = {in[0], in[1], out[0], out[1], er[0], er[1]};
-        for (int i = 0; i < 6; i++)
-            if (fds[i] >= 0)
-                close(fds[i]);
-        free(argv);
-        return -1;
-    }
-    for (int i = 0; i < nrsh; i++)
-        argv[i] = rsh_argv[i];
-    argv[nrsh] = (char *)name;
-    argv[nrsh + 1] = cmd;
-    int fds[] = {in[0], in[1], out[0], out[1], er[0], er[1]};
-    for (int i = 0; i < 6; i++)
-        (void)fcntl(fds[i], F_SETFD, FD_CLOEXEC);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, errcap, "cannot start the remote shell for host %s (fork: %s)", name, strerror(errno));
-        for (int i = 0; i < 6; i++)
-            close(fds[i]);
-        free(argv);
-        return -1;
-    }
-    if (pid == 0) {
-        /* Its own process group: a ^C at the terminal reaches boltrun,
-         * which stops the job in order, not ssh. */
-        (void)setpgid(0, 0);
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = SIG_DFL;
-        sigemptyset(&sa.sa_mask);
-        int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGCONT, SIGPIPE, SIGTTIN};
-        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-            sigaction(sigs[i], &sa, NULL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0 || dup2(er[1], 2) < 0)
-            _exit(127);
-        execvp(argv[0], argv);
-        fprintf(stderr, "cannot execute the remote shell '%s': %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    free(argv);
-    close(in[0]);
-    close(out[1]);
-    close(er[1]);
-    h->pid = pid;
-    chan_open(&h->ch, out[0], in[1]);
-    h->errfd = er[0];
-    (void)fcntl(h->errfd, F_SETFL, fcntl(h->errfd, F_GETFL) | O_NONBLOCK);
+    h->pid = rp.pid;
+    chan_open(&h->ch, rp.out_r, rp.in_w);
+    h->errfd = rp.err_r;
     h->start_deadline = bolt_kvs_now() + launch_timeout;
     h->gone_deadline = -1;
     chan_send(&h->ch, CHAN_START, start_body, start_len);

@@ -17,6 +17,7 @@ boltrun_SOURCES = \
 	launcher/boltrun.c \
 	launcher/hostlist.c launcher/hostlist.h \
 	launcher/hostlink.c launcher/hostlink.h \
+	launcher/rsh.c launcher/rsh.h \
 	launcher/args.c launcher/args.h \
 	launcher/job.c launcher/job.h \
 	launcher/spawn.c launcher/spawn.h \

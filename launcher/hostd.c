@@ -28,6 +28,8 @@
 #include <unistd.h>
 
 #include "bolt.h"
+#include "cluster/agent.h"
+#include "cluster/check_wire.h"
 #include "launcher/args.h"
 #include "launcher/bind_setup.h"
 #include "launcher/chan.h"
@@ -318,7 +320,8 @@ static void stdin_flush(void)
     }
 }
 
-/* Reads the START message (blocking, bounded). */
+/* Reads the first message, START from boltrun or CHECK from bolt-cluster
+ * (blocking, bounded). */
 static int read_start(uint8_t **body, size_t *len)
 {
     uint8_t hdr[4];
@@ -329,7 +332,7 @@ static int read_start(uint8_t **body, size_t *len)
     if (l < 2 || l > CHAN_MAX_FRAME)
         return -1;
     uint8_t *b = malloc(l);
-    if (b == NULL || bolt_kvs_read_full(g.ch.rfd, b, l, deadline) != BOLT_OK || b[0] != CHAN_START) {
+    if (b == NULL || bolt_kvs_read_full(g.ch.rfd, b, l, deadline) != BOLT_OK || (b[0] != CHAN_START && b[0] != CK_CHECK)) {
         free(b);
         return -1;
     }
@@ -363,11 +366,16 @@ int main(int argc, char **argv)
     uint8_t *body = NULL;
     size_t blen = 0;
     if (read_start(&body, &blen) != 0) {
-        fprintf(stderr, "bolt-hostd on %s: no valid start message from boltrun on stdin; it is started by "
-                "boltrun, not by hand\n", g.host);
+        fprintf(stderr, "bolt-hostd on %s: no valid start message from boltrun or bolt-cluster on stdin; it "
+                "is started by them, not by hand\n", g.host);
         return 1;
     }
     (void)fcntl(rfd, F_SETFL, fcntl(rfd, F_GETFL) | O_NONBLOCK);
+    if (body[0] == CK_CHECK) {
+        int rc = agent_run(&g.ch, g.host, body + 1, blen - 1);
+        free(body);
+        return rc;
+    }
     struct chan_start st;
     const char *why = NULL;
     if (chan_start_decode(body + 1, blen - 1, &st, &why) != 0) {

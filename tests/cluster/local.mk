@@ -2,6 +2,14 @@
 # their own sshd, wired as a Thunderbolt full mesh (cluster.sh). They need
 # root and skip (exit 77) without it. BOLTRUN and TOP_BUILDDIR come from
 # tests/launcher/local.mk's AM_TESTS_ENVIRONMENT.
-CLUSTER_TESTS = tests/cluster/smoke.sh tests/cluster/hpl.sh tests/cluster/launch.sh tests/cluster/launch_errors.sh tests/cluster/traffic.sh tests/cluster/addresses.sh tests/cluster/failures.sh tests/cluster/relay_stranger.sh tests/cluster/path_failover.sh
+CLUSTER_TESTS = tests/cluster/check.sh tests/cluster/smoke.sh tests/cluster/hpl.sh tests/cluster/launch.sh tests/cluster/launch_errors.sh tests/cluster/traffic.sh tests/cluster/addresses.sh tests/cluster/failures.sh tests/cluster/relay_stranger.sh tests/cluster/path_failover.sh
 TESTS += $(CLUSTER_TESTS)
 dist_check_SCRIPTS += $(CLUSTER_TESTS) tests/cluster/cluster.sh tests/cluster/lib.sh
+if HAVE_CHECK
+check_PROGRAMS += tests/cluster/check_wiring
+TESTS += tests/cluster/check_wiring
+tests_cluster_check_wiring_SOURCES = tests/cluster/check_wiring.c cluster/wiring.c cluster/check_wire.c \
+	launcher/chan_wire.c
+tests_cluster_check_wiring_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(CHECK_CFLAGS)
+tests_cluster_check_wiring_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)
+endif

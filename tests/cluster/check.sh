@@ -1,0 +1,114 @@
+#!/bin/sh
+# check.sh — bolt-cluster check on the namespace cluster (4 hosts in a full
+# mesh of cables):
+#  - the full mesh is found as such, every host reported (OS, Bolt version,
+#    cores, memory, RDMA, interfaces), every link measured; --json agrees;
+#    --dot writes a graph graphviz renders;
+#  - one cable slowed with tc (netem delay) is flagged with its numbers;
+#  - one cable removed: named ("h2 and h4 are not connected: plug a cable
+#    between them"), the wiring partial, exit status 1;
+#  - a host whose sshd is down: named with ssh's error, exit status 1;
+#  - usage errors: exit status 2 with the reason.
+. "$(dirname "$0")/lib.sh"
+BC="$TOP_BUILDDIR/bolt-cluster"
+[ -x "$BC" ] || { echo "SKIP: bolt-cluster not built"; exit 77; }
+printf '# the test cluster\nh1 slots=2\nh2\nh3\nh4\n' >"$T/hosts"
+check() {
+    "$BC" check "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+}
+raw() {
+    "$BC" "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+}
+has() { grep -qF -- "$1" "$T/out" || fail "no line with '$1' in the report"; }
+
+# 1. The full mesh.
+check --hostfile "$T/hosts" --dot "$T/mesh.dot"
+cat "$T/out"
+expect_rc 0 "full mesh"
+has "wiring: full mesh (6 cables between 4 reachable hosts)"
+has "bolt-cluster: a job can run on these 4 hosts"
+for i in 1 2 3 4; do
+    grep -Eq "^h$i: Linux [^ ]+ [^ ]+, Bolt [0-9.]+, [0-9]+ cores, [0-9.]+ [GM]iB memory$" "$T/out" ||
+        fail "no host line for h$i"
+done
+# Each cable found at its own addresses, on the right interfaces.
+for pair in "1 2" "1 3" "1 4" "2 3" "2 4" "3 4"; do
+    set -- $pair
+    line="h$1 tb$2 $(cluster_mesh_addr "$1" "$2") <-> h$2 tb$1 $(cluster_mesh_addr "$2" "$1"): cable, "
+    has "$line"
+done
+[ "$(grep -c ': cable, .* us, .* GB/s' "$T/out")" -eq 6 ] || fail "not every link was measured"
+grep -q "^problem:" "$T/out" && fail "problems reported on a sound cluster"
+# The management addresses reach no other host: never a link.
+grep -q " mgmt0 .*<->" "$T/out" && fail "a management address was taken for a link"
+grep -q 'graph cluster' "$T/mesh.dot" || fail "--dot wrote no graph"
+[ "$(grep -c 'penwidth=2' "$T/mesh.dot")" -eq 6 ] || fail "--dot: not 6 cables"
+if command -v dot >/dev/null 2>&1; then
+    dot -Tsvg "$T/mesh.dot" -o "$T/mesh.svg" || fail "graphviz cannot render the --dot output"
+    grep -q '<svg' "$T/mesh.svg" || fail "no SVG from the --dot output"
+fi
+
+# --json says the same.
+check --hostfile "$T/hosts" --json --no-measure
+expect_rc 0 "--json"
+if command -v jq >/dev/null 2>&1; then
+    [ "$(jq -r '.wiring' "$T/out")" = "full mesh" ] || fail "--json: wiring"
+    [ "$(jq -r '.can_run' "$T/out")" = true ] || fail "--json: can_run"
+    [ "$(jq '[.links[] | select(.kind == "cable")] | length' "$T/out")" -eq 6 ] || fail "--json: links"
+    [ "$(jq -r '[.hosts[].bolt_version] | unique | length' "$T/out")" -eq 1 ] || fail "--json: versions"
+    [ "$(jq '.hosts[0].cores' "$T/out")" -ge 1 ] || fail "--json: cores"
+fi
+
+# 2. The cable h1-h3 slowed down (h1's end sends at most 50 Mbit/s, a
+# hundredth of the others): flagged, with its numbers; the job can still run.
+ip netns exec "$(cluster_ns 1)" tc qdisc add dev tb3 root tbf rate 50mbit burst 64kb latency 100ms ||
+    fail "tc cannot shape h1's cable to h3"
+check --hostfile "$T/hosts"
+ip netns exec "$(cluster_ns 1)" tc qdisc del dev tb3 root
+cat "$T/out"
+expect_rc 0 "one slow cable"
+line=$(grep "^warning: the link h1-h3 (h1 tb3 - h3 tb1) is well below the others: latency [0-9.]* us (median [0-9.]* us), bandwidth [0-9.]* / [0-9.]* GB/s (median [0-9.]* GB/s); check its cable$" "$T/out") ||
+    fail "the slowed cable h1-h3 was not flagged with its numbers"
+# 50 Mbit/s is 0.00625 GB/s: h1 -> h3 is measured at about that.
+gbs=$(echo "$line" | sed 's/.*bandwidth \([0-9.]*\) \/.*/\1/')
+awk -v g="$gbs" 'BEGIN { exit !(g > 0.003 && g < 0.0065) }' || fail "h1 -> h3 measured at $gbs GB/s (shaped to 0.00625)"
+[ "$(grep -c '^warning: the link .* is well below' "$T/out")" -eq 1 ] || fail "other links were flagged too"
+grep -q '^  h1 .*== [0-9]*/0.00[0-9]*!' "$T/out" || fail "the map does not mark h1-h3 slow"
+
+# 3. The cable h2-h4 removed.
+ip -n "$(cluster_ns 2)" link del tb4 || fail "cannot remove the cable h2-h4"
+check --hostfile "$T/hosts" --no-measure --dot "$T/partial.dot"
+cat "$T/out"
+expect_rc 1 "a cable missing"
+has "wiring: partial (5 cables between 4 reachable hosts)"
+has "problem: h2 and h4 are not connected: plug a cable between them"
+[ "$(grep -c '^problem:' "$T/out")" -eq 1 ] || fail "more problems than the missing cable"
+has "bolt-cluster: a job cannot run on these hosts as wired"
+grep -q '"h2" -- "h4" .*missing' "$T/partial.dot" || fail "--dot does not show the missing cable"
+
+# 4. sshd of h3 down.
+kill "$(echo $CL_PIDS | cut -d' ' -f3)" || fail "cannot stop h3's sshd"
+sleep 0.2
+check --hostfile "$T/hosts" --no-measure
+cat "$T/out"
+expect_rc 1 "a host unreachable"
+grep -E "^problem: h3 is unreachable: cannot reach bolt-hostd on h3: ssh: connect to host [0-9.]+ port 22: Connection refused" "$T/out" >/dev/null ||
+    fail "h3's ssh error is not named"
+has "h3: UNREACHABLE"
+has "hosts (3 of 4 reached):"
+
+# 5. Usage errors.
+raw
+expect_rc 2 "no command"
+raw check
+expect_rc 2 "no hosts"
+grep -qF "bolt-cluster: check needs the hosts: --hostfile FILE or --host H1,H2,..." "$T/err" || fail "no-hosts message"
+printf 'h1\nh2 slots=x\n' >"$T/bad"
+raw check --hostfile "$T/bad"
+expect_rc 2 "bad hostfile"
+grep -qF "$T/bad:2:" "$T/err" || fail "the bad hostfile's line is not named: $(cat "$T/err")"
+raw check --hostfile "$T/hosts" --timeout abc
+expect_rc 2 "bad timeout"
+echo "check: full mesh found, slow cable flagged, missing cable named, unreachable host named"

@@ -1,0 +1,304 @@
+/* Unit tests: judging a cluster's wiring from probe results (cluster/wiring.c)
+ * and the check messages' round trips (cluster/check_wire.c). Host i's end of
+ * its cable to j has address 10.0.<i>.<j> on interface tb<j>; a LAN, when
+ * there is one, gives host i 10.9.0.<i>. */
+#include <check.h>
+
+#include "tests/check_run.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "cluster/check_wire.h"
+#include "cluster/wiring.h"
+
+#define N 4
+static const char *const names[N] = {"h1", "h2", "h3", "h4"};
+static struct ck_info info[N];
+static struct wr_path paths[4096];
+static int npaths;
+static int ok[N] = {1, 1, 1, 1};
+
+/* cab[a][b]: a's packets reach b over their cable (both ends present). */
+static int cab[N][N];
+static int lan;
+
+static void hosts(void)
+{
+    memset(info, 0, sizeof info);
+    for (int i = 0; i < N; i++) {
+        ok[i] = 1;
+        for (int j = 0; j < N; j++) {
+            if (i == j)
+                continue;
+            struct ck_if *f = &info[i].ifs[info[i].nifs++];
+            snprintf(f->name, sizeof f->name, "tb%d", j + 1);
+            snprintf(f->addr, sizeof f->addr, "10.0.%d.%d", i + 1, j + 1);
+            f->flags = CK_IF_UP;
+        }
+        if (lan) {
+            struct ck_if *f = &info[i].ifs[info[i].nifs++];
+            snprintf(f->name, sizeof f->name, "lan0");
+            snprintf(f->addr, sizeof f->addr, "10.9.0.%d", i + 1);
+            f->flags = CK_IF_UP;
+        }
+    }
+}
+
+static void mesh(void)
+{
+    for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++)
+            cab[a][b] = a != b;
+}
+
+/* Which host answers a probe from a's src to b's dst (-1: none). */
+static int answer(int a, const struct ck_if *s, int b, const struct ck_if *d)
+{
+    int sl = strncmp(s->name, "lan", 3) == 0, dl = strncmp(d->name, "lan", 3) == 0;
+    if (sl || dl)
+        return sl && dl ? b : -1;
+    int sj = s->name[2] - '1', dj = d->name[2] - '1';
+    return sj == b && dj == a && cab[a][b] ? b : -1;
+}
+
+static void probe_all(void)
+{
+    npaths = 0;
+    for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++) {
+            if (a == b || !ok[a] || !ok[b])
+                continue;
+            for (uint32_t i = 0; i < info[a].nifs; i++)
+                for (uint32_t k = 0; k < info[b].nifs; k++) {
+                    struct wr_path *p = &paths[npaths++];
+                    memset(p, 0, sizeof *p);
+                    p->a = a;
+                    p->b = b;
+                    snprintf(p->src, sizeof p->src, "%s", info[a].ifs[i].addr);
+                    snprintf(p->dst, sizeof p->dst, "%s", info[b].ifs[k].addr);
+                    int who = answer(a, &info[a].ifs[i], b, &info[b].ifs[k]);
+                    p->r.ok = who >= 0;
+                    p->r.who = who >= 0 ? (uint32_t)who : 0;
+                    if (who < 0)
+                        snprintf(p->r.err, sizeof p->r.err, "No route to host");
+                }
+        }
+}
+
+static int judge(struct wr_result *w)
+{
+    hosts();
+    probe_all();
+    return wiring_judge(N, names, ok, info, paths, npaths, w);
+}
+
+static int has_problem(const struct wr_result *w, int fatal, const char *text)
+{
+    for (int i = 0; i < w->nproblems; i++)
+        if (w->problems[i].fatal == fatal && strstr(w->problems[i].text, text))
+            return 1;
+    return 0;
+}
+
+START_TEST(full_mesh)
+{
+    struct wr_result w;
+    lan = 0;
+    mesh();
+    ck_assert_int_eq(judge(&w), 0);
+    ck_assert_str_eq(w.verdict, "full mesh");
+    ck_assert_int_eq(w.ncables, 6);
+    ck_assert_int_eq(w.nlinks, 6);
+    ck_assert_int_eq(w.nproblems, 0);
+    ck_assert_int_eq(w.connected, 1);
+    /* The link h2-h4 is at h2's tb4 and h4's tb2. */
+    for (int i = 0; i < w.nlinks; i++)
+        if (w.links[i].a == 1 && w.links[i].b == 3) {
+            ck_assert_str_eq(w.links[i].a_if, "tb4");
+            ck_assert_str_eq(w.links[i].b_addr, "10.0.4.2");
+        }
+    wiring_free(&w);
+}
+END_TEST
+
+START_TEST(one_missing)
+{
+    struct wr_result w;
+    lan = 0;
+    mesh();
+    cab[1][3] = cab[3][1] = 0;
+    ck_assert_int_eq(judge(&w), 0);
+    ck_assert_str_eq(w.verdict, "partial");
+    ck_assert_int_eq(w.ncables, 5);
+    ck_assert_int_eq(w.nproblems, 1);
+    ck_assert_str_eq(w.problems[0].text, "h2 and h4 are not connected: plug a cable between them");
+    ck_assert_int_eq(w.problems[0].fatal, 1);
+    ck_assert_int_eq(w.connected, 0);
+    wiring_free(&w);
+}
+END_TEST
+
+START_TEST(ring)
+{
+    struct wr_result w;
+    lan = 1; /* the diagonals talk over the LAN */
+    memset(cab, 0, sizeof cab);
+    for (int i = 0; i < N; i++)
+        cab[i][(i + 1) % N] = cab[(i + 1) % N][i] = 1;
+    ck_assert_int_eq(judge(&w), 0);
+    ck_assert_str_eq(w.verdict, "ring");
+    ck_assert_int_eq(w.ncables, 4);
+    ck_assert_int_eq(w.connected, 1);
+    ck_assert(has_problem(&w, 0, "h1 and h3 are not neighbours on the ring"));
+    ck_assert(has_problem(&w, 0, "h2 and h4 are not neighbours on the ring"));
+    /* Two rings of two are no ring of four: h1-h2, h3-h4 only. */
+    wiring_free(&w);
+    memset(cab, 0, sizeof cab);
+    cab[0][1] = cab[1][0] = cab[2][3] = cab[3][2] = 1;
+    ck_assert_int_eq(judge(&w), 0);
+    ck_assert_str_eq(w.verdict, "partial");
+    ck_assert(has_problem(&w, 0, "h1 and h3 have no cable between them"));
+    wiring_free(&w);
+    lan = 0;
+}
+END_TEST
+
+START_TEST(lan_only)
+{
+    struct wr_result w;
+    lan = 1;
+    memset(cab, 0, sizeof cab);
+    ck_assert_int_eq(judge(&w), 0);
+    ck_assert_str_eq(w.verdict, "no cables");
+    ck_assert_int_eq(w.nlinks, 6);
+    ck_assert_int_eq(w.links[0].cable, 0);
+    ck_assert_int_eq(w.connected, 1);
+    wiring_free(&w);
+    lan = 0;
+}
+END_TEST
+
+START_TEST(one_way)
+{
+    struct wr_result w;
+    lan = 0;
+    mesh();
+    cab[2][0] = 0; /* h3 cannot reach h1; h1 reaches h3 */
+    ck_assert_int_eq(judge(&w), 0);
+    ck_assert_int_eq(w.connected, 0);
+    ck_assert(has_problem(&w, 1, "h1 reaches h3 (10.0.1.3 -> 10.0.3.1) but h3 cannot reach h1 (No route to host): "
+                                 "the path works one way only"));
+    wiring_free(&w);
+}
+END_TEST
+
+START_TEST(answered_elsewhere)
+{
+    struct wr_result w;
+    lan = 0;
+    mesh();
+    hosts();
+    probe_all();
+    /* h1's probe to h2's tb1 address came back from h4. */
+    for (int i = 0; i < npaths; i++)
+        if (paths[i].a == 0 && strcmp(paths[i].dst, "10.0.2.1") == 0 && strcmp(paths[i].src, "10.0.1.2") == 0)
+            paths[i].r.who = 3;
+    ck_assert_int_eq(wiring_judge(N, names, ok, info, paths, npaths, &w), 0);
+    ck_assert(has_problem(&w, 0, "h1 reached 10.0.2.1 (an address of h2's tb1) but h4 answered there"));
+    wiring_free(&w);
+}
+END_TEST
+
+START_TEST(unreachable_host)
+{
+    struct wr_result w;
+    lan = 0;
+    mesh();
+    hosts();
+    ok[2] = 0;
+    probe_all();
+    ck_assert_int_eq(wiring_judge(N, names, ok, info, paths, npaths, &w), 0);
+    ck_assert_str_eq(w.verdict, "full mesh"); /* of the three reached */
+    ck_assert_int_eq(w.ncables, 3);
+    ck_assert_int_eq(w.nproblems, 0);          /* bolt-cluster names h3 itself */
+    wiring_free(&w);
+}
+END_TEST
+
+START_TEST(slow_link)
+{
+    struct wr_result w;
+    lan = 0;
+    mesh();
+    ck_assert_int_eq(judge(&w), 0);
+    for (int i = 0; i < w.nlinks; i++) {
+        w.links[i].measured = 1;
+        w.links[i].lat_us = 20 + i;
+        w.links[i].ab_gbs = w.links[i].ba_gbs = 5.0 + 0.1 * i;
+    }
+    w.links[4].ab_gbs = 1.2; /* a Thunderbolt 4 cable among Thunderbolt 5 ones */
+    wiring_flag_slow(&w, names);
+    ck_assert_int_eq(w.nproblems, 1);
+    ck_assert_int_eq(w.links[4].slow, 1);
+    ck_assert(has_problem(&w, 0, "bandwidth 1.200 / 5.400 GB/s"));
+    w.links[4].ab_gbs = 5.4;
+    w.links[1].lat_us = 900;
+    w.links[4].slow = 0;
+    w.nproblems = 0;
+    wiring_flag_slow(&w, names);
+    ck_assert_int_eq(w.nproblems, 1);
+    ck_assert(has_problem(&w, 0, "the link h1-h3 (h1 tb3 - h3 tb1) is well below the others: latency 900.0 us"));
+    wiring_free(&w);
+}
+END_TEST
+
+START_TEST(wire_roundtrip)
+{
+    struct chan_buf b = {0};
+    struct ck_info in, out;
+    hosts();
+    memcpy(&in, &info[1], sizeof in);
+    snprintf(in.version, sizeof in.version, "0.1.0");
+    snprintf(in.os, sizeof in.os, "Darwin");
+    in.mem = 192ull << 30;
+    in.cores = 24;
+    in.nrdma = 1;
+    snprintf(in.rdma[0].name, sizeof in.rdma[0].name, "rdma_en2");
+    in.rdma[0].ngids = 1;
+    snprintf(in.rdma[0].gids[0], sizeof in.rdma[0].gids[0], "fe80:0000:0000:0000:0000:0000:0000:0001");
+    ck_info_encode(&b, &in);
+    ck_assert_int_eq(ck_info_decode(b.p, b.len, &out), 0);
+    ck_assert_int_eq(memcmp(&in, &out, sizeof in), 0);
+    for (size_t cut = 0; cut < b.len; cut += 7)
+        ck_assert_int_eq(ck_info_decode(b.p, cut, &out), -1);
+    chan_buf_free(&b);
+    struct ck_check c = {.host = "h2", .index = 1, .nhosts = 4}, d;
+    ck_check_encode(&b, &c);
+    ck_assert_int_eq(ck_check_decode(b.p, b.len, &d), 0);
+    ck_assert_str_eq(d.host, "h2");
+    b.p[0] = 'X'; /* not a check message */
+    ck_assert_int_eq(ck_check_decode(b.p, b.len, &d), -1);
+    chan_buf_free(&b);
+    c.index = 4; /* outside the cluster */
+    ck_check_encode(&b, &c);
+    ck_assert_int_eq(ck_check_decode(b.p, b.len, &d), -1);
+    chan_buf_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("bolt-cluster wiring");
+    TCase *tc = tcase_create("wiring");
+    tcase_add_test(tc, full_mesh);
+    tcase_add_test(tc, one_missing);
+    tcase_add_test(tc, ring);
+    tcase_add_test(tc, lan_only);
+    tcase_add_test(tc, one_way);
+    tcase_add_test(tc, answered_elsewhere);
+    tcase_add_test(tc, unreachable_host);
+    tcase_add_test(tc, slow_link);
+    tcase_add_test(tc, wire_roundtrip);
+    suite_add_tcase(s, tc);
+    return bolt_check_run(s);
+}

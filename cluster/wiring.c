@@ -246,7 +246,7 @@ void wiring_flag_slow(struct wr_result *w, const char *const *names)
                 continue;
             l->slow = 1;
             snprintf(l->slow_why, sizeof l->slow_why,
-                     "latency %.1f us (median %.1f us), bandwidth %.3f / %.3f GB/s (median %.3f GB/s)", l->lat_us, ml,
+                     "latency %.1f us (median %.1f us), bandwidth %.3g / %.3g GB/s (median %.3g GB/s)", l->lat_us, ml,
                      l->ab_gbs, l->ba_gbs, mb);
             wiring_add_problem(w, 0, "the link %s-%s (%s %s - %s %s) is well below the others: %s; check its cable",
                                names[l->a], names[l->b], names[l->a], l->a_if, names[l->b], l->b_if, l->slow_why);

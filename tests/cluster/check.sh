@@ -71,9 +71,10 @@ cat "$T/out"
 expect_rc 0 "one slow cable"
 line=$(grep "^warning: the link h1-h3 (h1 tb3 - h3 tb1) is well below the others: latency [0-9.]* us (median [0-9.]* us), bandwidth [0-9.]* / [0-9.]* GB/s (median [0-9.]* GB/s); check its cable$" "$T/out") ||
     fail "the slowed cable h1-h3 was not flagged with its numbers"
-# 50 Mbit/s is 0.00625 GB/s: h1 -> h3 is measured at about that.
-gbs=$(echo "$line" | sed 's/.*bandwidth \([0-9.]*\) \/.*/\1/')
-awk -v g="$gbs" 'BEGIN { exit !(g > 0.003 && g < 0.0065) }' || fail "h1 -> h3 measured at $gbs GB/s (shaped to 0.00625)"
+# 50 Mbit/s is 0.00625 GB/s (tbf's burst lets a little more through): h1 ->
+# h3 is measured at about that.
+gbs=$(echo "$line" | sed 's/.*bandwidth \([0-9.e-]*\) \/.*/\1/')
+awk -v g="$gbs" 'BEGIN { exit !(g > 0.003 && g < 0.01) }' || fail "h1 -> h3 measured at $gbs GB/s (shaped to 0.00625)"
 [ "$(grep -c '^warning: the link .* is well below' "$T/out")" -eq 1 ] || fail "other links were flagged too"
 grep -q '^  h1 .*== [0-9]*/0.00[0-9]*!' "$T/out" || fail "the map does not mark h1-h3 slow"
 

@@ -6,10 +6,10 @@ CLUSTER_TESTS = tests/cluster/check.sh tests/cluster/smoke.sh tests/cluster/hpl.
 TESTS += $(CLUSTER_TESTS)
 dist_check_SCRIPTS += $(CLUSTER_TESTS) tests/cluster/cluster.sh tests/cluster/lib.sh
 if HAVE_CHECK
-check_PROGRAMS += tests/cluster/check_wiring
-TESTS += tests/cluster/check_wiring
-tests_cluster_check_wiring_SOURCES = tests/cluster/check_wiring.c cluster/wiring.c cluster/check_wire.c \
+check_PROGRAMS += tests/cluster/check_cluster
+TESTS += tests/cluster/check_cluster
+tests_cluster_check_cluster_SOURCES = tests/cluster/check_cluster.c cluster/wiring.c cluster/check_wire.c cluster/probe.c \
 	launcher/chan_wire.c
-tests_cluster_check_wiring_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(CHECK_CFLAGS)
-tests_cluster_check_wiring_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)
+tests_cluster_check_cluster_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(CHECK_CFLAGS)
+tests_cluster_check_cluster_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)
 endif

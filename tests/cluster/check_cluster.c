@@ -1,14 +1,19 @@
-/* Unit tests: judging a cluster's wiring from probe results (cluster/wiring.c)
- * and the check messages' round trips (cluster/check_wire.c). Host i's end of
+/* Unit tests: judging a cluster's wiring from probe results (cluster/wiring.c),
+ * the check messages' round trips (cluster/check_wire.c), and the probes'
+ * authenticated exchange and measurement over loopback (cluster/probe.c). Host i's end of
  * its cable to j has address 10.0.<i>.<j> on interface tb<j>; a LAN, when
  * there is one, gives host i 10.9.0.<i>. */
 #include <check.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "tests/check_run.h"
 #include <stdio.h>
 #include <string.h>
 
 #include "cluster/check_wire.h"
+#include "cluster/probe.h"
 #include "cluster/wiring.h"
 
 #define N 4
@@ -240,7 +245,7 @@ START_TEST(slow_link)
     wiring_flag_slow(&w, names);
     ck_assert_int_eq(w.nproblems, 1);
     ck_assert_int_eq(w.links[4].slow, 1);
-    ck_assert(has_problem(&w, 0, "bandwidth 1.200 / 5.400 GB/s"));
+    ck_assert(has_problem(&w, 0, "bandwidth 1.2 / 5.4 GB/s"));
     w.links[4].ab_gbs = 5.4;
     w.links[1].lat_us = 900;
     w.links[4].slow = 0;
@@ -286,6 +291,88 @@ START_TEST(wire_roundtrip)
 }
 END_TEST
 
+/* A listener of host 1 under secret `key`, serving one connection. */
+struct listener {
+    struct probe_self self;
+    int fd;
+    uint32_t port;
+    pthread_t t;
+};
+
+static void *serve_one(void *arg)
+{
+    struct listener *l = arg;
+    int c = accept(l->fd, NULL, NULL);
+    if (c >= 0)
+        probe_serve(&l->self, c);
+    return NULL;
+}
+
+static void listener_start(struct listener *l, uint8_t key)
+{
+    char err[256];
+    memset(l, 0, sizeof *l);
+    memset(l->self.secret, key, sizeof l->self.secret);
+    l->self.index = 1;
+    ck_assert_int_eq(probe_listen(&l->fd, &l->port, err, sizeof err), 0);
+    ck_assert_int_eq(pthread_create(&l->t, NULL, serve_one, l), 0);
+}
+
+static void listener_stop(struct listener *l)
+{
+    pthread_join(l->t, NULL);
+    close(l->fd);
+}
+
+START_TEST(probe_proves_both_ends)
+{
+    struct listener l;
+    struct probe_self me = {.index = 0};
+    memset(me.secret, 7, sizeof me.secret);
+    struct ck_probe p = {.id = 3, .src = "127.0.0.1", .dst = "127.0.0.1"};
+    struct ck_probed r;
+    /* The same secret: proven, and the answer names host 1. */
+    listener_start(&l, 7);
+    p.port = l.port;
+    probe_connect(&me, &p, &r);
+    listener_stop(&l);
+    ck_assert_msg(r.ok, "%s", r.err);
+    ck_assert_int_eq(r.who, 1);
+    ck_assert_int_eq(r.id, 3);
+    ck_assert_str_eq(r.local, "127.0.0.1");
+    /* Another check's listener: refused, and said so. */
+    listener_start(&l, 8);
+    p.port = l.port;
+    probe_connect(&me, &p, &r);
+    listener_stop(&l);
+    ck_assert_int_eq(r.ok, 0);
+    ck_assert_msg(strstr(r.err, "did not prove itself") != NULL, "%s", r.err);
+    /* Nothing listening: the system's error. */
+    probe_connect(&me, &p, &r);
+    ck_assert_int_eq(r.ok, 0);
+    ck_assert_str_eq(r.err, "Connection refused");
+}
+END_TEST
+
+START_TEST(probe_measures)
+{
+    struct listener l;
+    struct probe_self me = {.index = 0};
+    memset(me.secret, 7, sizeof me.secret);
+    listener_start(&l, 7);
+    struct ck_measure m = {.id = 1, .port = l.port, .pings = 50, .bytes = 4u << 20, .src = "127.0.0.1",
+                           .dst = "127.0.0.1"};
+    struct ck_measured r;
+    probe_measure(&me, &m, &r);
+    listener_stop(&l);
+    ck_assert_msg(r.ok, "%s", r.err);
+    ck_assert_uint_gt(r.lat_ns, 0);
+    ck_assert_uint_lt(r.lat_ns, 10000000);
+    ck_assert_uint_gt(r.tx_kbs, 1000); /* loopback: far above 1 MB/s */
+    ck_assert_uint_gt(r.rx_kbs, 1000);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bolt-cluster wiring");
@@ -299,6 +386,8 @@ int main(void)
     tcase_add_test(tc, unreachable_host);
     tcase_add_test(tc, slow_link);
     tcase_add_test(tc, wire_roundtrip);
+    tcase_add_test(tc, probe_proves_both_ends);
+    tcase_add_test(tc, probe_measures);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

@@ -18,6 +18,7 @@
 
 #include "bolt.h"
 #include "cluster/check.h"
+#include "cluster/outfiles.h"
 #include "cluster/remote.h"
 #include "cluster/report.h"
 #include "launcher/hostlist.h"
@@ -46,10 +47,12 @@ static const char usage[] =
     "  --dot FILE        also write the map as a graphviz graph (dot -Tsvg FILE -o map.svg)\n"
     "  --no-measure      prove the paths only; do not measure latency and bandwidth\n"
     "  --timeout SEC     seconds each host has to answer (default BOLT_LAUNCH_TIMEOUT, 30)\n"
+    "  --write-hostfile FILE     a hostfile for boltrun: the reachable hosts, slots = cores\n"
+    "  --write-calibration FILE  per-host cores and caches, per-link alpha/beta (needs the measurement)\n"
     "  -h, --help, --version\n";
 
 struct opts {
-    const char *hostfile, *hosts, *dot;
+    const char *hostfile, *hosts, *dot, *out_hosts, *out_calib;
     int json, measure;
     double timeout;
 };
@@ -60,6 +63,7 @@ static int parse(int argc, char **argv, struct opts *o)
                                        {"json", 0, NULL, 'j'},     {"dot", 1, NULL, 'd'},
                                        {"no-measure", 0, NULL, 'n'}, {"timeout", 1, NULL, 't'},
                                        {"help", 0, NULL, 'h'},     {"version", 0, NULL, 'V'},
+                                       {"write-hostfile", 1, NULL, 'w'}, {"write-calibration", 1, NULL, 'c'},
                                        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->measure = 1;
@@ -87,6 +91,8 @@ static int parse(int argc, char **argv, struct opts *o)
         case 'j': o->json = 1; break;
         case 'd': o->dot = optarg; break;
         case 'n': o->measure = 0; break;
+        case 'w': o->out_hosts = optarg; break;
+        case 'c': o->out_calib = optarg; break;
         case 't':
             o->timeout = strtod(optarg, &end);
             if (*end || end == optarg || !(o->timeout > 0)) {
@@ -105,6 +111,17 @@ static int parse(int argc, char **argv, struct opts *o)
         fprintf(stderr, "bolt-cluster: unexpected argument '%s'\n%s", argv[optind], usage);
         return 2;
     }
+    if (o->out_calib && !o->measure) {
+        fprintf(stderr, "bolt-cluster: --write-calibration needs the links measured: drop --no-measure\n");
+        return 2;
+    }
+#ifndef BOLT_HAVE_JANSSON
+    if (o->json) {
+        fprintf(stderr, "bolt-cluster: --json: this build has no JSON writer (configure found no jansson; "
+                "scripts/deps installs it)\n");
+        return 2;
+    }
+#endif
     if (!o->hostfile && !o->hosts) {
         fprintf(stderr, "bolt-cluster: check needs the hosts: --hostfile FILE or --host H1,H2,...\n");
         return 2;
@@ -335,6 +352,12 @@ int main(int argc, char **argv)
         report_text(stdout, &c);
     }
     if (o.dot && report_dot(o.dot, &c, err, sizeof err) != 0) {
+        fprintf(stderr, "bolt-cluster: %s\n", err);
+        rc = 1;
+        goto out;
+    }
+    if ((o.out_hosts && outfiles_hostfile(o.out_hosts, &c, err, sizeof err) != 0) ||
+        (o.out_calib && outfiles_calibration(o.out_calib, &c, err, sizeof err) != 0)) {
         fprintf(stderr, "bolt-cluster: %s\n", err);
         rc = 1;
         goto out;

@@ -27,6 +27,18 @@ static void get_str(struct chan_rd *r, char *out, size_t cap)
     out[n] = '\0';
 }
 
+static void put_u64(struct chan_buf *b, uint64_t v)
+{
+    chan_buf_u32(b, (uint32_t)(v >> 32));
+    chan_buf_u32(b, (uint32_t)v);
+}
+
+static uint64_t get_u64(struct chan_rd *r)
+{
+    uint64_t hi = chan_rd_u32(r);
+    return hi << 32 | chan_rd_u32(r);
+}
+
 static int done(const struct chan_rd *r)
 {
     return r->bad || r->p != r->end ? -1 : 0;
@@ -65,8 +77,10 @@ void ck_info_encode(struct chan_buf *b, const struct ck_info *in)
     put_str(b, in->os_release);
     put_str(b, in->machine);
     chan_buf_u32(b, in->cores);
-    chan_buf_u32(b, (uint32_t)(in->mem >> 32));
-    chan_buf_u32(b, (uint32_t)in->mem);
+    chan_buf_u32(b, in->pus);
+    put_u64(b, in->mem);
+    for (int k = 0; k < 3; k++)
+        put_u64(b, in->cache[k]);
     chan_buf_u32(b, in->port);
     chan_buf_u32(b, in->nifs);
     for (uint32_t i = 0; i < in->nifs; i++) {
@@ -99,8 +113,10 @@ int ck_info_decode(const uint8_t *body, size_t len, struct ck_info *in)
     get_str(&r, in->os_release, sizeof in->os_release);
     get_str(&r, in->machine, sizeof in->machine);
     in->cores = chan_rd_u32(&r);
-    uint64_t hi = chan_rd_u32(&r);
-    in->mem = hi << 32 | chan_rd_u32(&r);
+    in->pus = chan_rd_u32(&r);
+    in->mem = get_u64(&r);
+    for (int k = 0; k < 3; k++)
+        in->cache[k] = get_u64(&r);
     in->port = chan_rd_u32(&r);
     in->nifs = chan_rd_u32(&r);
     if (in->nifs > CK_MAX_IFS)

@@ -15,7 +15,7 @@
  *   MEASURED (struct ck_measured)
  *   ERROR    as in a job (chan_wire.h): u32 code, text
  * Strings are u32 length + bytes (no NUL); numbers u32 big-endian, memory as
- * two u32 (high, low).
+ * two u32 (high, low), and so are cache sizes.
  */
 #ifndef BOLT_CLUSTER_CHECK_WIRE_H
 #define BOLT_CLUSTER_CHECK_WIRE_H
@@ -63,8 +63,9 @@ struct ck_rdma {
 
 struct ck_info {
     char version[32], hostname[256], os[64], os_release[128], machine[32];
-    uint32_t cores, port;
+    uint32_t cores, pus, port;
     uint64_t mem;             /* bytes */
+    uint64_t cache[3];        /* bytes of one L1d, L2, L3 (0: none or unknown) */
     uint32_t nifs, nrdma;
     struct ck_if ifs[CK_MAX_IFS];
     struct ck_rdma rdma[CK_MAX_RDMA];

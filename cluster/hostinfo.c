@@ -1,6 +1,7 @@
 /*
  * hostinfo.c — the host's identity and interfaces (see hostinfo.h), through
- * POSIX calls that Linux and macOS both have (uname, sysconf, getifaddrs).
+ * POSIX calls that Linux and macOS both have (uname, sysconf, getifaddrs), and
+ * the runtime's topology (runtime/topo.h) for cores and caches.
  */
 #include "cluster/hostinfo.h"
 
@@ -13,6 +14,9 @@
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include "bolt.h"
+#include "runtime/topo.h"
 
 static uint32_t prefix_len(const struct sockaddr_in *mask)
 {
@@ -55,8 +59,20 @@ void hostinfo_collect(struct ck_info *in)
         snprintf(in->os_release, sizeof in->os_release, "%.*s", (int)sizeof in->os_release - 1, u.release);
         snprintf(in->machine, sizeof in->machine, "%.*s", (int)sizeof in->machine - 1, u.machine);
     }
+    /* Cores and caches as boltrun and bolt-info see them (hwloc where built). */
+    struct bolt_topo t;
+    if (bolt_topo_load(&t) == BOLT_OK) {
+        in->cores = t.cores > 0 ? (uint32_t)t.cores : 0;
+        in->pus = t.pus > 0 ? (uint32_t)t.pus : 0;
+        for (int k = 0; k < 3 && k < BOLT_TOPO_CACHE_LEVELS; k++)
+            in->cache[k] = t.cache_bytes[k];
+    }
+    bolt_topo_free(&t);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    in->cores = n > 0 ? (uint32_t)n : 1;
+    if (in->cores == 0)
+        in->cores = n > 0 ? (uint32_t)n : 1;
+    if (in->pus == 0)
+        in->pus = in->cores;
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     if (pages > 0 && psize > 0)
         in->mem = (uint64_t)pages * (uint64_t)psize;

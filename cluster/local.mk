@@ -23,6 +23,7 @@ bolt_cluster_SOURCES = \
 	cluster/remote.c cluster/remote.h \
 	cluster/wiring.c cluster/wiring.h \
 	cluster/report.c cluster/report_json.c cluster/report.h \
+	cluster/outfiles.c cluster/outfiles.h \
 	launcher/rsh.c launcher/rsh.h \
 	launcher/hostlist.c launcher/hostlist.h \
 	launcher/chan.c launcher/chan.h launcher/chan_wire.c launcher/chan_wire.h

@@ -32,6 +32,10 @@ static void host_text(FILE *f, const struct cl_check *c, int i)
     human_bytes(in->mem, mem, sizeof mem);
     fprintf(f, "%s: %s %s %s, Bolt %s%s, %u cores, %s memory\n", c->names[i], in->os, in->os_release, in->machine,
             in->version, strcmp(in->version, PACKAGE_VERSION) ? " (DIFFERS)" : "", in->cores, mem);
+    if (in->cache[0] || in->cache[1] || in->cache[2])
+        fprintf(f, "  %u PUs; caches: L1d %llu KiB, L2 %llu KiB, L3 %llu KiB\n", in->pus,
+                (unsigned long long)in->cache[0] >> 10, (unsigned long long)in->cache[1] >> 10,
+                (unsigned long long)in->cache[2] >> 10);
     if (in->nrdma == 0)
         fprintf(f, "  rdma: none (%s)\n", in->rdma_note);
     for (uint32_t k = 0; k < in->nrdma; k++) {

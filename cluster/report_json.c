@@ -21,7 +21,10 @@ static json_t *host_json(const struct cl_check *c, int i)
     json_object_set_new(h, "hostname", json_string(in->hostname));
     json_object_set_new(h, "bolt_version", json_string(in->version));
     json_object_set_new(h, "cores", json_integer(in->cores));
+    json_object_set_new(h, "pus", json_integer(in->pus));
     json_object_set_new(h, "memory_bytes", json_integer((json_int_t)in->mem));
+    json_object_set_new(h, "cache_bytes", json_pack("{s:I, s:I, s:I}", "l1d", (json_int_t)in->cache[0], "l2",
+                                                    (json_int_t)in->cache[1], "l3", (json_int_t)in->cache[2]));
     json_t *ifs = json_array(), *rdma = json_array();
     for (uint32_t k = 0; k < in->nifs; k++)
         json_array_append_new(ifs, json_pack("{s:s, s:s, s:i, s:b}", "name", in->ifs[k].name, "address",

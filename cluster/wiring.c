@@ -105,9 +105,10 @@ static int is_ring(int n, const int *ok, const unsigned char *cab)
         if (deg != 2)
             return 0;
     }
-    if (hosts < 3)
+    if (first < 0)
         return 0;
-    /* One cycle through every host, not two smaller ones. */
+    /* One cycle through every host, not two smaller ones (degree 2
+     * everywhere takes three hosts or more). */
     int prev = -1, cur = first, len = 0;
     do {
         int next = -1;

@@ -3,7 +3,8 @@
 # mesh of cables):
 #  - the full mesh is found as such, every host reported (OS, Bolt version,
 #    cores, memory, RDMA, interfaces), every link measured; --json agrees;
-#    --dot writes a graph graphviz renders;
+#    --dot writes a graph graphviz renders; the hostfile it writes runs a
+#    job, the calibration file has every host and link;
 #  - one cable slowed with tc (netem delay) is flagged with its numbers;
 #  - one cable removed: named ("h2 and h4 are not connected: plug a cable
 #    between them"), the wiring partial, exit status 1;
@@ -24,7 +25,7 @@ raw() {
 has() { grep -qF -- "$1" "$T/out" || fail "no line with '$1' in the report"; }
 
 # 1. The full mesh.
-check --hostfile "$T/hosts" --dot "$T/mesh.dot"
+check --hostfile "$T/hosts" --dot "$T/mesh.dot" --write-hostfile "$T/written" --write-calibration "$T/calib"
 cat "$T/out"
 expect_rc 0 "full mesh"
 has "wiring: full mesh (6 cables between 4 reachable hosts)"
@@ -49,6 +50,20 @@ if command -v dot >/dev/null 2>&1; then
     dot -Tsvg "$T/mesh.dot" -o "$T/mesh.svg" || fail "graphviz cannot render the --dot output"
     grep -q '<svg' "$T/mesh.svg" || fail "no SVG from the --dot output"
 fi
+
+# The hostfile it wrote runs a job on every host, a rank per core; the
+# calibration has every host and every link with its alpha and beta.
+[ "$(grep -c '^h[1-4] slots=[1-9][0-9]*$' "$T/written")" -eq 4 ] || fail "--write-hostfile: $(cat "$T/written")"
+slots=$(awk -F'slots=' '/^h/ { s += $2 } END { print s }' "$T/written")
+run --hostfile "$T/written" sh -c 'echo "$BOLT_RANK $(hostname)"'
+expect_rc 0 "a job on the written hostfile"
+[ "$(wc -l <"$T/out")" -eq "$slots" ] || fail "the written hostfile ran $(wc -l <"$T/out") ranks, not $slots"
+[ "$(cut -d' ' -f2 "$T/out" | sort -u | paste -sd, -)" = "h1,h2,h3,h4" ] || fail "not every host ran ranks"
+grep -qx 'bolt-calibration 1' "$T/calib" || fail "--write-calibration: no header"
+[ "$(grep -c '^host h[1-4] cores=[0-9]* pus=[0-9]* mem=[0-9]* l1d=[0-9]* l2=[0-9]* l3=[0-9]*$' "$T/calib")" -eq 4 ] ||
+    fail "--write-calibration: hosts"
+[ "$(grep -c '^link h[1-4] h[1-4] transport=tcp kind=cable .* alpha_us=[0-9.]* beta_ab_ns=[0-9.]* beta_ba_ns=[0-9.]*$' "$T/calib")" -eq 6 ] ||
+    fail "--write-calibration: links"
 
 # --json says the same.
 check --hostfile "$T/hosts" --json --no-measure

@@ -1,0 +1,27 @@
+/*
+ * outfiles.h — the files a cluster check writes for later jobs:
+ *
+ * A hostfile boltrun takes (--hostfile): one reachable host a line, as it was
+ * named to bolt-cluster (the name ssh reaches), slots = its cores.
+ *
+ * A calibration file: what the collectives' cost model needs to know about
+ * this cluster, one record a line, '#' comments:
+ *   bolt-calibration 1
+ *   host NAME cores=C pus=P mem=BYTES l1d=BYTES l2=BYTES l3=BYTES
+ *   link A B transport=tcp kind=cable|shared a_if=IF a_addr=ADDR b_if=IF b_addr=ADDR
+ *        alpha_us=LATENCY beta_ab_ns=NS_PER_BYTE beta_ba_ns=NS_PER_BYTE [slow=1]
+ * alpha is the small-message half round trip, beta the time per byte each
+ * way (1 / bandwidth) measured with both ways busy at once.
+ */
+#ifndef BOLT_CLUSTER_OUTFILES_H
+#define BOLT_CLUSTER_OUTFILES_H
+
+#include <stddef.h>
+
+#include "cluster/check.h"
+
+/* 0, or -1 with err naming the file. */
+int outfiles_hostfile(const char *path, const struct cl_check *c, char *err, size_t cap);
+int outfiles_calibration(const char *path, const struct cl_check *c, char *err, size_t cap);
+
+#endif

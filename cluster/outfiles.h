@@ -11,7 +11,8 @@
  *   link A B transport=tcp kind=cable|shared a_if=IF a_addr=ADDR b_if=IF b_addr=ADDR
  *        alpha_us=LATENCY beta_ab_ns=NS_PER_BYTE beta_ba_ns=NS_PER_BYTE [slow=1]
  * alpha is the small-message half round trip, beta the time per byte each
- * way (1 / bandwidth) measured with both ways busy at once.
+ * way (1 / bandwidth) measured with both ways busy at once. boltrun reads it
+ * (launcher/calibration.c, --calibration FILE).
  */
 #ifndef BOLT_CLUSTER_OUTFILES_H
 #define BOLT_CLUSTER_OUTFILES_H

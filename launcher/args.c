@@ -14,7 +14,8 @@ const char *boltrun_usage(void)
 {
     return "usage: boltrun [-np N] [-x VAR[=VALUE]]... [--tag-output] [--timeout SEC] [--stdin RANK|none]\n"
            "               [--bind-to core|numa|none] [--map-by slot|node|core|numa] [--report-bindings]\n"
-           "               [--host H1[:SLOTS],H2[:SLOTS]...] [--hostfile FILE] [--launch-agent CMD] [--]\n"
+           "               [--host H1[:SLOTS],H2[:SLOTS]...] [--hostfile FILE] [--launch-agent CMD]\n"
+           "               [--calibration FILE] [--]\n"
            "               PROGRAM [ARGS...]\n"
            "Starts N ranks of PROGRAM on this host, or on the hosts given.\n"
            "  -np N, -n N, --np N  number of ranks (default 1; with hosts, one per slot)\n"
@@ -23,6 +24,10 @@ const char *boltrun_usage(void)
            "                       -o BatchMode=yes), which starts bolt-hostd there\n"
            "  --hostfile FILE      hosts from FILE, Open MPI's format: \"host slots=N\" per line\n"
            "  --launch-agent CMD   the remote shell command (overrides BOLT_RSH)\n"
+           "  --calibration FILE   the cluster's measured links (bolt-cluster check\n"
+           "                       --write-calibration): the collectives' cost model takes the\n"
+           "                       slowest link's alpha and beta among the job's hosts (a\n"
+           "                       BOLT_COLL_* setting given explicitly wins)\n"
            "  -x VAR               pass boltrun's value of VAR to the ranks\n"
            "  -x VAR=VALUE         set VAR=VALUE in the ranks' environment\n"
            "  --tag-output         prefix each output line with \"[rank] \"\n"
@@ -183,6 +188,9 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
         } else if (match_opt(arg, "launch-agent", &val)) {
             name = "--launch-agent";
             which = 9;
+        } else if (match_opt(arg, "calibration", &val)) {
+            name = "--calibration";
+            which = 10;
         } else {
             return fail(err, errcap, "unknown option '%s' (see boltrun --help)", arg);
         }
@@ -210,6 +218,10 @@ int boltrun_parse_args(int argc, char **argv, struct boltrun_args *a, char *err,
             if (*val == '\0')
                 return fail(err, errcap, "--hostfile expects a file name");
             a->hostfile = val;
+        } else if (which == 10) {
+            if (*val == '\0')
+                return fail(err, errcap, "--calibration expects a file name");
+            a->calibration = val;
         } else if (which == 9) {
             if (strspn(val, " \t") == strlen(val))
                 return fail(err, errcap, "--launch-agent expects a command (like 'ssh -o BatchMode=yes')");

@@ -16,6 +16,7 @@ struct boltrun_args {
     const char *host_spec;  /* --host h1:2,h2:2 (NULL: none) */
     const char *hostfile;   /* --hostfile FILE (NULL: none) */
     const char *launch_agent; /* --launch-agent "CMD ARGS" (remote shell; NULL: BOLT_RSH) */
+    const char *calibration; /* --calibration FILE (bolt-cluster's; NULL: none) */
     int tag_output;         /* --tag-output */
     double timeout;         /* --timeout seconds; 0 = none */
     const char *timeout_text; /* as given, for messages */

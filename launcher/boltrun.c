@@ -12,6 +12,7 @@
 #include "bolt.h"
 #include "launcher/args.h"
 #include "launcher/bind_setup.h"
+#include "launcher/calibration.h"
 #include "launcher/chan_wire.h"
 #include "launcher/hostlist.h"
 #include "launcher/job.h"
@@ -83,6 +84,48 @@ static int remote_env(const struct boltrun_args *a, struct chan_buf *b, int *n)
     return b->failed ? -1 : 0;
 }
 
+/* The collectives' cost model from bolt-cluster's calibration, for the ranks
+ * (through the BOLT_* variables every host's ranks get): the slowest link's
+ * alpha and beta among the hosts that have ranks, the smallest L2. A value
+ * the user set (environment or -x) wins. */
+static int apply_calibration(const char *path, const struct hostlist *hl, char *err, size_t cap)
+{
+    struct calibration c;
+    if (calib_load(&c, path, err, cap) != 0)
+        return -1;
+    const char **names = calloc((size_t)hl->n + 1, sizeof *names);
+    int n = 0, rc = names ? 0 : -1;
+    for (int i = 0; names && i < hl->n; i++)
+        if (hl->h[i].nranks > 0)
+            names[n++] = hl->h[i].name;
+    double alpha, beta;
+    unsigned long long l2;
+    char why[600];
+    if (rc == 0 && calib_model(&c, names, n, &alpha, &beta, &l2, why, sizeof why) != 0) {
+        snprintf(err, cap, "--calibration %s: %s", path, why);
+        rc = -1;
+    }
+    if (rc == 0 && n > 1) {
+        char v[64];
+        snprintf(v, sizeof v, "%.3f", alpha);
+        if (getenv("BOLT_COLL_ALPHA_US") == NULL)
+            rc |= setenv("BOLT_COLL_ALPHA_US", v, 1);
+        snprintf(v, sizeof v, "%.3f", beta);
+        if (getenv("BOLT_COLL_BETA_NS_PER_KB") == NULL)
+            rc |= setenv("BOLT_COLL_BETA_NS_PER_KB", v, 1);
+        snprintf(v, sizeof v, "%llu", l2);
+        if (l2 > 0 && getenv("BOLT_COLL_CACHE") == NULL)
+            rc |= setenv("BOLT_COLL_CACHE", v, 1);
+        if (rc != 0)
+            snprintf(err, cap, "out of memory");
+    }
+    if (names == NULL)
+        snprintf(err, cap, "out of memory");
+    free(names);
+    calib_free(&c);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     std_fds_open();
@@ -130,6 +173,11 @@ int main(int argc, char **argv)
     }
     double grace0 = bolt_param_double(BOLT_P_KILL_GRACE);
     double auth0 = bolt_param_double(BOLT_P_TIMEOUT);
+    if (a.calibration && !a.host_spec && !a.hostfile) {
+        fprintf(stderr, "boltrun: --calibration describes the links between hosts: it needs --host or --hostfile\n");
+        boltrun_args_free(&a);
+        return 2;
+    }
     if (a.host_spec || a.hostfile) {
         struct hostlist hl;
         hostlist_init(&hl);
@@ -145,6 +193,8 @@ int main(int argc, char **argv)
         if (!bad && a.hostfile && hostlist_add_file(&hl, a.hostfile, err, sizeof err) != 0)
             bad = 2;
         if (!bad && hostlist_place(&hl, a.np_given ? a.np : 0, m == MAP_BY_NODE, err, sizeof err) != 0)
+            bad = 2;
+        if (!bad && a.calibration && apply_calibration(a.calibration, &hl, err, sizeof err) != 0)
             bad = 2;
         if (!bad && a.stdin_rank >= hl.np) {
             snprintf(err, sizeof err, "--stdin %d: the job has no such rank (ranks 0 to %d)", a.stdin_rank,

@@ -18,6 +18,7 @@ boltrun_SOURCES = \
 	launcher/hostlist.c launcher/hostlist.h \
 	launcher/hostlink.c launcher/hostlink.h \
 	launcher/rsh.c launcher/rsh.h \
+	launcher/calibration.c launcher/calibration.h \
 	launcher/args.c launcher/args.h \
 	launcher/job.c launcher/job.h \
 	launcher/spawn.c launcher/spawn.h \

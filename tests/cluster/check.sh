@@ -4,7 +4,8 @@
 #  - the full mesh is found as such, every host reported (OS, Bolt version,
 #    cores, memory, RDMA, interfaces), every link measured; --json agrees;
 #    --dot writes a graph graphviz renders; the hostfile it writes runs a
-#    job, the calibration file has every host and link;
+#    job, the calibration file has every host and link, and boltrun
+#    --calibration hands the slowest link's alpha and beta to the ranks;
 #  - one cable slowed with tc (netem delay) is flagged with its numbers;
 #  - one cable removed: named ("h2 and h4 are not connected: plug a cable
 #    between them"), the wiring partial, exit status 1;
@@ -64,6 +65,24 @@ grep -qx 'bolt-calibration 1' "$T/calib" || fail "--write-calibration: no header
     fail "--write-calibration: hosts"
 [ "$(grep -c '^link h[1-4] h[1-4] transport=tcp kind=cable .* alpha_us=[0-9.]* beta_ab_ns=[0-9.]* beta_ba_ns=[0-9.]*$' "$T/calib")" -eq 6 ] ||
     fail "--write-calibration: links"
+
+# boltrun --calibration: every rank's cost model gets the slowest link's
+# alpha (us) and beta (ns per KiB); a value given with -x wins; a bad file is
+# refused with its line.
+want=$(awk '/^link/ { for (i = 4; i <= NF; i++) { split($i, kv, "="); v = kv[2] + 0
+           if (kv[1] == "alpha_us" && v > a) a = v; if ((kv[1] == "beta_ab_ns" || kv[1] == "beta_ba_ns") && v > b) b = v } }
+           END { printf "%.3f %.3f", a, b * 1024 }' "$T/calib")
+run --hostfile "$T/written" --calibration "$T/calib" sh -c 'echo "$BOLT_COLL_ALPHA_US $BOLT_COLL_BETA_NS_PER_KB"'
+expect_rc 0 "--calibration"
+[ "$(sort -u "$T/out")" = "$want" ] || fail "--calibration: the ranks got '$(sort -u "$T/out" | paste -sd'|' -)', not '$want'"
+run --hostfile "$T/written" --calibration "$T/calib" -x BOLT_COLL_ALPHA_US=7 sh -c 'echo "$BOLT_COLL_ALPHA_US"'
+expect_rc 0 "--calibration with -x"
+[ "$(sort -u "$T/out")" = 7 ] || fail "-x BOLT_COLL_ALPHA_US=7 did not win over the calibration"
+printf 'bolt-calibration 1\nlink h1 h2 alpha_us=fast beta_ab_ns=1 beta_ba_ns=1\n' >"$T/badcal"
+run --hostfile "$T/written" --calibration "$T/badcal" true
+expect_rc 2 "bad calibration"
+grep -qxF "boltrun: $T/badcal:2: alpha_us= expects a number of 0 or more, got 'fast'" "$T/err" ||
+    fail "bad calibration message: $(cat "$T/err")"
 
 # --json says the same.
 check --hostfile "$T/hosts" --json --no-measure

@@ -14,6 +14,7 @@
 
 #include "cluster/check_wire.h"
 #include "cluster/probe.h"
+#include "launcher/calibration.h"
 #include "cluster/wiring.h"
 
 #define N 4
@@ -373,6 +374,54 @@ START_TEST(probe_measures)
 }
 END_TEST
 
+START_TEST(calibration_file)
+{
+    static const char text[] =
+        "# written by bolt-cluster\n"
+        "bolt-calibration 1\n"
+        "host h1 cores=2 pus=2 mem=100 l1d=49152 l2=2097152 l3=0\n"
+        "host h2 cores=2 l2=1048576 future_key=whatever\n"
+        "host h3 cores=2\n"
+        "link h1 h2 transport=tcp kind=cable alpha_us=5.5 beta_ab_ns=0.5 beta_ba_ns=0.25\n"
+        "link h3 h1 transport=tcp alpha_us=9 beta_ab_ns=0.125 beta_ba_ns=0.125 slow=1\n"
+        "link h2 h3 alpha_us=4 beta_ab_ns=2 beta_ba_ns=0.5   # the slow one\n";
+    struct calibration c;
+    char e[512];
+    ck_assert_int_eq(calib_parse(&c, text, "cal", e, sizeof e), 0);
+    ck_assert_int_eq(c.nhost, 3);
+    ck_assert_int_eq(c.nlink, 3);
+    const char *all[] = {"h1", "h2", "h3"}, *two[] = {"h3", "h1"}, *missing[] = {"h1", "h4"};
+    double a, b;
+    unsigned long long l2;
+    ck_assert_int_eq(calib_model(&c, all, 3, &a, &b, &l2, e, sizeof e), 0);
+    ck_assert_double_eq(a, 9);
+    ck_assert_double_eq(b, 2 * 1024);
+    ck_assert_uint_eq(l2, 1048576);
+    ck_assert_int_eq(calib_model(&c, two, 2, &a, &b, &l2, e, sizeof e), 0);
+    ck_assert_double_eq(a, 9);
+    ck_assert_double_eq(b, 128);
+    ck_assert_uint_eq(l2, 2097152);
+    ck_assert_int_eq(calib_model(&c, missing, 2, &a, &b, &l2, e, sizeof e), -1);
+    ck_assert_str_eq(e, "the calibration has no link between h1 and h4 (run bolt-cluster check on these hosts again)");
+    calib_free(&c);
+    ck_assert_int_eq(calib_parse(&c, "h1 slots=2\n", "hosts", e, sizeof e), -1);
+    ck_assert_str_eq(e, "hosts:1: not a calibration file (it starts 'bolt-calibration 1'; bolt-cluster check "
+                        "--write-calibration writes one)");
+    ck_assert_int_eq(calib_parse(&c, "bolt-calibration 2\n", "cal", e, sizeof e), -1);
+    ck_assert_str_eq(e, "cal:1: calibration format 2; this boltrun reads format 1");
+    ck_assert_int_eq(calib_parse(&c, "bolt-calibration 1\n\nlink h1 h2 alpha_us=x beta_ab_ns=1 beta_ba_ns=1\n", "cal",
+                                 e, sizeof e), -1);
+    ck_assert_str_eq(e, "cal:3: alpha_us= expects a number of 0 or more, got 'x'");
+    ck_assert_int_eq(calib_parse(&c, "bolt-calibration 1\nlink h1 h2 alpha_us=1 beta_ab_ns=1\n", "cal", e, sizeof e),
+                     -1);
+    ck_assert_str_eq(e, "cal:2: beta_ba_ns= is missing");
+    ck_assert_int_eq(calib_parse(&c, "bolt-calibration 1\nswitch s1\n", "cal", e, sizeof e), -1);
+    ck_assert_str_eq(e, "cal:2: unknown record 'switch' (host or link)");
+    ck_assert_int_eq(calib_parse(&c, "# nothing\n", "cal", e, sizeof e), -1);
+    ck_assert_str_eq(e, "cal: empty calibration file");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("bolt-cluster wiring");
@@ -388,6 +437,7 @@ int main(void)
     tcase_add_test(tc, wire_roundtrip);
     tcase_add_test(tc, probe_proves_both_ends);
     tcase_add_test(tc, probe_measures);
+    tcase_add_test(tc, calibration_file);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

@@ -321,8 +321,10 @@ int main(int argc, char **argv)
         c.info[i] = r[i].info;
         c.why[i] = r[i].why;
     }
-    if (run_probes(&c, r) != 0 ||
-        wiring_judge(n, c.names, c.ok, c.info, c.paths, c.npaths, &c.w) != 0) {
+    int probed = run_probes(&c, r);
+    for (int i = 0; i < n; i++)
+        c.ok[i] = c.ok[i] && !r[i].failed; /* a host lost during the probes is not judged for cables */
+    if (probed != 0 || wiring_judge(n, c.names, c.ok, c.info, c.paths, c.npaths, &c.w) != 0) {
         fprintf(stderr, "bolt-cluster: out of memory for the probes\n");
         rc = 1;
         goto out;

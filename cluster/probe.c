@@ -67,13 +67,15 @@ static void addr_text(int fd, int peer, char *out, size_t cap)
 }
 
 /* Moves n bytes each way at once. Returns 0 with the seconds receiving took,
- * or a BOLT_ERR_* code. */
+ * or a BOLT_ERR_* code. (Both ends may run in one process: buffers are the
+ * call's own.) */
 static int duplex(int fd, uint32_t n, double deadline, double *rx_s)
 {
-    static uint8_t out[65536], in[65536];
+    enum { CHUNK = 65536 };
+    uint8_t *out = calloc(1, CHUNK), *in = malloc(CHUNK);
     size_t sent = 0, got = 0;
     double t0 = bolt_kvs_now();
-    int rc = BOLT_OK;
+    int rc = out && in ? BOLT_OK : BOLT_ERR_SYS;
     while (rc == BOLT_OK && (sent < n || got < n)) {
         struct pollfd p = {.fd = fd, .events = (short)((sent < n ? POLLOUT : 0) | (got < n ? POLLIN : 0))};
         double left = deadline - bolt_kvs_now();
@@ -86,7 +88,7 @@ static int duplex(int fd, uint32_t n, double deadline, double *rx_s)
             break;
         }
         if (p.revents & (POLLIN | POLLHUP | POLLERR) && got < n) {
-            size_t want = n - got < sizeof in ? n - got : sizeof in;
+            size_t want = n - got < CHUNK ? n - got : CHUNK;
             ssize_t r = bolt_kvs_recv_some(fd, in, want);
             if (r < 0)
                 rc = BOLT_ERR_PEER;
@@ -95,13 +97,15 @@ static int duplex(int fd, uint32_t n, double deadline, double *rx_s)
                 *rx_s = bolt_kvs_now() - t0;
         }
         if (rc == BOLT_OK && p.revents & POLLOUT && sent < n) {
-            size_t want = n - sent < sizeof out ? n - sent : sizeof out;
+            size_t want = n - sent < CHUNK ? n - sent : CHUNK;
             ssize_t w = bolt_kvs_send_some(fd, out, want);
             if (w < 0)
                 rc = BOLT_ERR_PEER;
             sent += w > 0 ? (size_t)w : 0;
         }
     }
+    free(out);
+    free(in);
     return rc;
 }
 

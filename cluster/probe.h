@@ -9,7 +9,7 @@
  *   L -> P  auth: L's index + HMAC(secret, nP, index)     (L closes if P's is wrong)
  * Both ends thus know the other holds the check's secret and which host it
  * is. Mode 1 (measure) goes on: u32 pings, then that many 8-byte round
- * trips; then three times u32 n and n bytes each way at once, L reporting after
+ * trips (latency: the lowest median of four batches, halved); then three times u32 n and n bytes each way at once, L reporting after
  * each how long its receiving took (u32 microseconds).
  */
 #ifndef BOLT_CLUSTER_PROBE_H

@@ -144,7 +144,10 @@ int report_dot(const char *path, const struct cl_check *c, char *err, size_t cap
         snprintf(err, cap, "--dot %s: cannot write it: %s", path, strerror(errno));
         return -1;
     }
-    fprintf(f, "graph cluster {\n  layout=circo;\n  node [shape=box, style=rounded];\n");
+    /* Hosts on a circle; curved edges keep a mesh's crossing diagonals'
+     * labels apart. */
+    fprintf(f, "graph cluster {\n  layout=circo;\n  mindist=2.2;\n  splines=curved;\n"
+               "  node [shape=box, style=rounded, fontsize=12];\n  edge [fontsize=10];\n");
     for (int i = 0; i < c->n; i++) {
         if (c->ok[i])
             fprintf(f, "  \"%s\" [label=\"%s\\n%u cores\"];\n", c->names[i], c->names[i], c->info[i].cores);

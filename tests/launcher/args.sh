@@ -26,6 +26,9 @@ bad 126 "boltrun: cannot execute '/': it is a directory" --timeout 5 /
 bad 2 "boltrun: --stdin expects a rank number or 'none', got 'all'" --stdin all hostname
 bad 2 "boltrun: --stdin 2: the job has no such rank (-np 2: ranks 0 to 1)" --stdin 2 -np 2 hostname
 bad 2 "boltrun: --stdin needs a value" -np 2 --stdin
+bad 2 "boltrun: --calibration describes the links between hosts: it needs --host or --hostfile" --calibration cal true
+bad 2 "boltrun: --calibration expects a file name" --calibration= true
+bad 2 "boltrun: cannot read the calibration file $T/nosuch: No such file or directory" --host h1 --calibration "$T/nosuch" true
 BOLT_KILL_GRACE=abc bad 2 "$(BOLT_KILL_GRACE=abc "$BOLTRUN" --timeout 5 true 2>&1 >/dev/null)" --timeout 5 true
 
 run --version

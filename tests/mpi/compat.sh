@@ -11,7 +11,7 @@ ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi
      mpi_complex mpi_consts mpi_nbc mpi_graph mpi_neighbor mpi_intercomm mpi_intercoll
      mpi_type_decode mpi_darray mpi_external32 mpi_type_attr mpi_type_misc
      mpi_handles mpi_errclass mpi_grequest mpi_comm_info
-     mpi_keyval_errh mpi_tools mpi_cxx"
+     mpi_keyval_errh mpi_tools mpi_cxx mpi_thread"
 # Topologies take shapes at 5 to 8 ranks that 4 do not show (grids of 3 x 2,
 # 2 x 2 x 2, rings with distant neighbours); so do intercommunicators' groups
 # and darray's process grids.

@@ -176,8 +176,11 @@ int bolt_progress_until(int (*done)(void *arg), void *arg, double timeout)
 {
     double deadline = timeout > 0 ? bolt_now() + timeout : 0;
     long idle = 0;
+    /* Read once: the lock is turned on before a second thread calls in. */
+    int threaded = atomic_load_explicit(&bolt_lock_on, memory_order_relaxed);
     while (!done(arg)) {
-        bolt_lock_yield(); /* a thread waiting to call in runs now */
+        if (threaded)
+            bolt_lock_yield_slow(); /* a thread waiting to call in runs now */
         if (bolt_progress_poll() > 0) {
             idle = 0;
             continue;

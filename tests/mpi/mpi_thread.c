@@ -4,8 +4,9 @@
  *    its own tag (blocking receive, eager and rendezvous sizes), so a thread
  *    blocked in MPI_Recv must let the others' sends through;
  *  - ping-pong between rank pairs, one tag per thread, blocking calls;
- *  - communicators made at once: each thread duplicates and splits its own
- *    parent, then runs collectives on what it made while the others do too;
+ *  - communicators made at once: each thread duplicates, splits and makes a
+ *    group communicator of its own parent, then runs collectives on what it
+ *    made while the others do too;
  *  - one thread receives with MPI_ANY_SOURCE / MPI_ANY_TAG while the others
  *    send, per sender in order;
  *  - matched probes: every thread takes messages with MPI_Mprobe(ANY, ANY)
@@ -136,10 +137,15 @@ static MPI_Comm parents[NT];
 static void *comms(void *arg)
 {
     int t = *(int *)arg;
-    MPI_Comm dup = MPI_COMM_NULL, half = MPI_COMM_NULL;
+    MPI_Comm dup = MPI_COMM_NULL, half = MPI_COMM_NULL, grp = MPI_COMM_NULL;
+    MPI_Group g;
     TCHECK_MPI(MPI_Comm_dup(parents[t], &dup));
     TCHECK_MPI(MPI_Comm_split(parents[t], mt_rank % 2, -mt_rank, &half));
-    if (dup == MPI_COMM_NULL || half == MPI_COMM_NULL)
+    /* Collective over the group only, its tag the thread's. */
+    TCHECK_MPI(MPI_Comm_group(parents[t], &g));
+    TCHECK_MPI(MPI_Comm_create_group(parents[t], g, t, &grp));
+    MPI_Group_free(&g);
+    if (dup == MPI_COMM_NULL || half == MPI_COMM_NULL || grp == MPI_COMM_NULL)
         return NULL;
     int hsize, hrank;
     MPI_Comm_size(half, &hsize);
@@ -174,9 +180,15 @@ static void *comms(void *arg)
             free(all);
         }
         TCHECK_MPI(MPI_Barrier(half));
+        /* Reduce on the group's communicator to its last rank. */
+        int one = t + s, sum = -1;
+        TCHECK_MPI(MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, mt_size - 1, grp));
+        TCHECK(mt_rank != mt_size - 1 || sum == mt_size * (t + s),
+               "reduce thread %d round %d: %d, want %d", t, s, sum, mt_size * (t + s));
     }
     MPI_Comm_free(&dup);
     MPI_Comm_free(&half);
+    MPI_Comm_free(&grp);
     return NULL;
 }
 
@@ -247,7 +259,7 @@ static void *mprobe(void *arg)
         MPI_Get_count(&st, MPI_BYTE, &count);
         unsigned char *in = malloc(count > 0 ? (size_t)count : 1);
         TCHECK_MPI(MPI_Mrecv(in, count, MPI_BYTE, &m, &st));
-        TCHECK(m == MPI_MESSAGE_NULL, "Mrecv left the message handle %d", (int)m);
+        TCHECK(m == MPI_MESSAGE_NULL, "Mrecv did not set the message to MPI_MESSAGE_NULL%s", "");
         int seq = -1;
         for (int s = 0; s < ROUNDS; s++)
             if ((size_t)count == size_of(s) && in &&

@@ -144,6 +144,9 @@ static void backoff_slow(long *idle)
         if (r > 0)
             nfds += r;
     }
+    int wake = bolt_lock_wake_fd();
+    if (wake >= 0 && nfds < MAX_WAIT_FDS)
+        fds[nfds++] = (struct pollfd){.fd = wake, .events = POLLIN};
     /* Transports woken by a doorbell announce the sleep and re-check first,
      * so a message published meanwhile is never slept through. */
     int busy = 0;

@@ -39,6 +39,9 @@ static inline void bolt_lock_yield(void)
  * sleepers would clear each other's doorbell flags). Single-threaded, claim
  * returns 1 and the others do nothing. */
 int bolt_lock_sleep_claim(void);
+/* A descriptor the sleeper polls too (readable when another thread left the
+ * lock meanwhile), or -1. */
+int bolt_lock_wake_fd(void);
 void bolt_lock_sleep_drop(void);
 void bolt_lock_sleep_end(void);
 

@@ -17,7 +17,9 @@
 #include "mtest.h"
 
 #define NT 4       /* threads per rank */
-#define ROUNDS 40  /* messages per thread and scenario */
+#ifndef ROUNDS
+#define ROUNDS 40 /* messages per thread and scenario (-DROUNDS=400: a longer soak) */
+#endif
 #define BIG 70000  /* bytes: past every transport's eager limit */
 
 static pthread_mutex_t fails_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -38,10 +40,15 @@ static int main_flag_in_thread = -1;
         TCHECK(rc_ == MPI_SUCCESS, "%s returned %d", #call, rc_);          \
     } while (0)
 
-/* The byte at i of message (src, tag, seq). */
+/* The byte at i of message (src, tag, seq): a hash, so no two messages of
+ * one size look alike. */
 static unsigned char pattern(int src, int tag, int seq, size_t i)
 {
-    return (unsigned char)(src * 131 + tag * 31 + seq * 7 + (int)(i % 251));
+    uint32_t h = (uint32_t)src * 2654435761u ^ (uint32_t)tag * 40503u ^
+                 (uint32_t)seq * 2246822519u ^ (uint32_t)i * 374761393u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    return (unsigned char)(h >> 13);
 }
 
 static void fill(unsigned char *b, size_t n, int src, int tag, int seq)

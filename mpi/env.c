@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "mpi/coll.h"
+#include "runtime/config.h"
 #include "runtime/thread.h"
 
 int face_initialized, face_finalized;
@@ -70,13 +71,14 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (!provided)
         return init_failed("MPI_Init_thread", MPI_ERR_ARG, "provided is NULL");
-    /* Every level is provided. MULTIPLE turns on the runtime lock (see
-     * runtime/thread.h): each call then runs under it, and blocking waits
-     * hand it over, so threads may call at once. Below MULTIPLE the lock
-     * stays off and costs nothing. */
-    thread_level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
-                   : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
-                                                    : required;
+    /* MULTIPLE turns on the runtime lock (see runtime/thread.h): each call
+     * then runs under it, and blocking waits hand it over, so threads may
+     * call at once. Granted only with BOLT_THREAD_MULTIPLE=1 (params.def
+     * says why); otherwise SERIALIZED at most, and the lock stays off. */
+    int top = bolt_param_int(BOLT_P_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                   : required > top             ? top
+                                                : required;
     *provided = thread_level;
     int rc = do_init(argc, argv, "MPI_Init_thread");
     if (rc == MPI_SUCCESS && thread_level == MPI_THREAD_MULTIPLE)

@@ -18,8 +18,10 @@
 
 #include "collectives/coll.h"
 
+/* Not under a sanitizer: the clones' resolvers run while the library is
+ * relocated, before the sanitizer's runtime is set up, and crash in its hooks. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&     \
-    !defined(__SANITIZE_ADDRESS__)
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define KERNEL __attribute__((target_clones("avx2", "default")))
 #else
 #define KERNEL

@@ -83,7 +83,7 @@ struct coll_sched {
     _Alignas(max_align_t) unsigned char tmp_inline[INLINE_TMP];
 };
 
-static struct coll_sched *spare; /* calls are serialized (MPI_THREAD_SERIALIZED at most) */
+static struct coll_sched *spare; /* calls are serialized (the runtime lock under MPI_THREAD_MULTIPLE) */
 
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
                                   int flags)

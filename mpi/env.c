@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "mpi/coll.h"
+#include "runtime/config.h"
+#include "runtime/thread.h"
 
 int face_initialized, face_finalized;
 static int thread_level;
@@ -69,13 +71,19 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     if (!provided)
         return init_failed("MPI_Init_thread", MPI_ERR_ARG, "provided is NULL");
-    /* The runtime is single-threaded: calls may come from any thread as long
-     * as they never overlap. Say so instead of promising MULTIPLE. */
-    thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-    if (thread_level < MPI_THREAD_SINGLE)
-        thread_level = MPI_THREAD_SINGLE;
+    /* MULTIPLE turns on the runtime lock (see runtime/thread.h): each call
+     * then runs under it, and blocking waits hand it over, so threads may
+     * call at once. Granted only with BOLT_THREAD_MULTIPLE=1 (params.def
+     * says why); otherwise SERIALIZED at most, and the lock stays off. */
+    int top = bolt_param_int(BOLT_P_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                   : required > top             ? top
+                                                : required;
     *provided = thread_level;
-    return do_init(argc, argv, "MPI_Init_thread");
+    int rc = do_init(argc, argv, "MPI_Init_thread");
+    if (rc == MPI_SUCCESS && thread_level == MPI_THREAD_MULTIPLE)
+        bolt_lock_enable();
+    return rc;
 }
 
 int PMPI_Initialized(int *flag)

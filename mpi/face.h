@@ -16,6 +16,16 @@
 /* Internal to libmpi: calls between its files go direct, not through the PLT. */
 #pragma GCC visibility push(hidden)
 
+/* The face's functions are face_impl_X: profile.c defines PMPI_X as the
+ * call of face_impl_X under the runtime lock when the thread level is
+ * MPI_THREAD_MULTIPLE (runtime/thread.h). A call from one of the face's
+ * functions to another (PMPI_X in the source) goes straight to face_impl_X:
+ * the lock is held already. */
+#define BOLT_MPI_FN(name, params, args) int face_impl_##name params;
+#include "mpi_functions.h"
+#undef BOLT_MPI_FN
+#include "face_impl.h"
+
 /* ---- errors ------------------------------------------------------------------- */
 /* Raises an MPI error in call `fn` on `comm` (MPI_COMM_NULL: the world's
  * handler): with MPI_ERRORS_ARE_FATAL prints "rank R on H: fn: message" and

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mpi/face.h"
+#include "runtime/thread.h"
 
 _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0 &&
                    offsetof(MPI_Status, MPI_SOURCE) == 0 &&
@@ -27,10 +28,22 @@ static int file_live(MPI_File h) { return (void)h, 0; }
 #define errhandler_live face_errh_live
 #define message_live face_message_live
 
+/* f2c reads the handle tables, which another thread may grow at the same
+ * time under MPI_THREAD_MULTIPLE: under the runtime lock then. */
+static int live_locked(int (*live)(int), int handle)
+{
+    if (!atomic_load_explicit(&bolt_lock_on, memory_order_relaxed))
+        return live(handle);
+    bolt_lock_take();
+    int r = live(handle);
+    bolt_lock_release();
+    return r;
+}
+
 #define CONVERSIONS(T, name, live, null)                                                           \
     MPI_Fint PMPI_##name##_c2f(T handle) { return (MPI_Fint)handle; }                              \
     MPI_Fint MPI_##name##_c2f(T handle) { return PMPI_##name##_c2f(handle); }                      \
-    T PMPI_##name##_f2c(MPI_Fint handle) { return live(handle) ? (T)handle : null; }               \
+    T PMPI_##name##_f2c(MPI_Fint handle) { return live_locked(live, handle) ? (T)handle : null; }  \
     T MPI_##name##_f2c(MPI_Fint handle) { return PMPI_##name##_f2c(handle); }
 CONVERSIONS(MPI_Comm, Comm, comm_live, MPI_COMM_NULL)
 CONVERSIONS(MPI_Datatype, Type, type_live, MPI_DATATYPE_NULL)

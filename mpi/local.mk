@@ -16,7 +16,17 @@ libmpi_la_SOURCES = \
 	mpi/mpit.h mpi/mpit.c mpi/mpit_cvar.c mpi/mpit_pvar.c \
 	mpi/unsupported.c mpi/win.c mpi/file.c \
 	mpi/profile.c
-libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi -I$(top_builddir)/mpi
+# face_impl.h renames each PMPI_X the face defines to face_impl_X, so that
+# profile.c's PMPI_X can take the runtime lock around it (thread.h) and the
+# face's own calls between functions go straight to the implementation.
+nodist_libmpi_la_SOURCES = mpi/face_impl.h
+BUILT_SOURCES = mpi/face_impl.h
+$(libmpi_la_OBJECTS): mpi/face_impl.h
+mpi/face_impl.h: $(top_srcdir)/mpi/mpi_functions.h
+	$(AM_V_GEN)$(MKDIR_P) mpi && \
+	    sed -n 's/^BOLT_MPI_FN(\([A-Za-z0-9_]*\),.*/#define PMPI_\1 face_impl_\1/p' \
+	    $(top_srcdir)/mpi/mpi_functions.h >$@.tmp && mv $@.tmp $@
 libmpi_la_LIBADD = libbolt.la
 libmpi_la_LDFLAGS = -version-info 0:0:0 $(BOLT_LIB_SYMBOLIC)
 boltmpiincdir = $(includedir)/bolt
@@ -25,7 +35,7 @@ boltmpiinc_HEADERS = mpi/mpi.h mpi/mpi_functions.h
 # boltcc (C) and boltc++ (C++): one template, the language's compiler and the
 # variable that overrides it filled in.
 bin_SCRIPTS = boltcc boltc++
-CLEANFILES = boltcc boltc++
+CLEANFILES = boltcc boltc++ mpi/face_impl.h
 EXTRA_DIST += mpi/boltcc.in
 MPI_WRAPPER_SED = sed -e 's|@includedir[@]|$(includedir)|g' -e 's|@libdir[@]|$(libdir)|g' \
 	-e 's|@VERSION[@]|$(VERSION)|g'

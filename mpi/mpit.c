@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "mpi/mpit.h"
+#include "runtime/config.h"
+#include "runtime/thread.h"
 
 int mpit_inits;
 
@@ -23,14 +25,19 @@ void mpit_string(char *dst, int *len, const char *src)
     dst[*len - 1] = 0;
 }
 
-/* The runtime serves one thread at a time, as MPI_Init_thread says. */
+/* As MPI_Init_thread: MULTIPLE (with BOLT_THREAD_MULTIPLE=1) turns the
+ * runtime lock on (runtime/thread.h), so the tools calls of several threads
+ * run one at a time. */
 int PMPI_T_init_thread(int required, int *provided)
 {
     if (!provided)
         return MPI_T_ERR_INVALID;
-    *provided = required < MPI_THREAD_SINGLE       ? MPI_THREAD_SINGLE
-                : required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
-                                                   : required;
+    int top = bolt_param_int(BOLT_P_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    *provided = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                : required > top             ? top
+                                             : required;
+    if (*provided == MPI_THREAD_MULTIPLE)
+        bolt_lock_enable();
     mpit_inits++;
     return MPI_SUCCESS;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mpi/face.h"
+#include "runtime/thread.h"
 
 int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc, MPI_Status *st,
                       const char *fn);
@@ -325,6 +326,7 @@ int PMPI_Waitany(int count, MPI_Request rs[], int *index, MPI_Status *st)
     /* A neighbourhood collective is many native requests, a generalized one
      * none: no single one to sleep on, so the set is polled. */
     while (i < 0 && live && multi) {
+        bolt_lock_yield(); /* another thread's call runs between passes */
         bolt_progress();
         i = find_done(count, rs, &live);
     }

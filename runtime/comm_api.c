@@ -1,9 +1,14 @@
 /* comm_api.c — the public communicator calls: rank, size, dup, split, join,
  * free.
  *
- * dup and split agree on a fresh context id and on the new groups by a
- * gather to rank 0 and a reply to every rank, on the parent's internal
- * context (ctx + 1) so that user messages can never interfere. */
+ * dup and split agree on the new groups by a gather to rank 0 and a reply
+ * to every rank, on the parent's internal context (ctx + 1) so that user
+ * messages can never interfere. The new context id is one rank 0 reserves
+ * (bolt_comm_ctx_reserve: unique among all processes by construction), not
+ * the largest of the ranks' next free ids: with several threads making
+ * communicators on different parents at once (MPI_THREAD_MULTIPLE), two
+ * such agreements could interleave in a different order on different ranks
+ * and settle on the same id. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,7 +85,6 @@ static int recv_internal(void *buf, size_t n, int src, int tag, struct bolt_comm
 
 struct split_entry {
     int color, key, rank;
-    uint32_t next_ctx;
 };
 
 static int by_color_key_rank(const void *a, const void *b)
@@ -95,13 +99,9 @@ static int by_color_key_rank(const void *a, const void *b)
 
 /* Rank 0 of the parent: computes every rank's new group and tells it.
  * Reply to each rank: [ctx, new rank, new size, world ranks...]. */
-static int split_root(struct bolt_comm *c, struct split_entry *all, int **reply0)
+static int split_root(struct bolt_comm *c, struct split_entry *all, uint32_t ctx, int **reply0)
 {
     int n = c->size, rc = BOLT_OK;
-    uint32_t ctx = 0;
-    for (int i = 0; i < n; i++)
-        if (all[i].next_ctx > ctx)
-            ctx = all[i].next_ctx;
     struct split_entry *sorted = malloc((size_t)n * sizeof *sorted);
     int *reply = malloc((size_t)(n + 3) * sizeof *reply);
     if (!sorted || !reply) {
@@ -164,7 +164,7 @@ int bolt_comm_split(bolt_comm_t comm, int color, int key, bolt_comm_t *newcomm)
                             "BOLT_UNDEFINED",
                             color);
     *newcomm = BOLT_COMM_NULL;
-    struct split_entry mine = {color, key, comm->rank, bolt_rt.next_ctx};
+    struct split_entry mine = {color, key, comm->rank};
     int *reply = NULL;
     if (comm->rank == 0) {
         struct split_entry *all = malloc((size_t)comm->size * sizeof *all);
@@ -174,10 +174,13 @@ int bolt_comm_split(bolt_comm_t comm, int color, int key, bolt_comm_t *newcomm)
         int r = 1;
         for (; r < comm->size && !rc; r++)
             rc = recv_internal(&all[r], sizeof all[r], r, TAG_SPLIT_UP, comm);
-        if (!rc)
-            rc = split_root(comm, all, &reply);
-        else
+        uint32_t ctx = 0;
+        if (rc)
             split_abort(comm, r - 1);
+        else if ((rc = bolt_comm_ctx_reserve(&ctx)))
+            split_abort(comm, 0); /* its message says why: no id left */
+        else
+            rc = split_root(comm, all, ctx, &reply);
         free(all);
     } else {
         struct bolt_request *r;
@@ -207,8 +210,6 @@ int bolt_comm_split(bolt_comm_t comm, int color, int key, bolt_comm_t *newcomm)
                             failed);
     }
     uint32_t ctx = (uint32_t)reply[0];
-    if (ctx + 2 > bolt_rt.next_ctx)
-        bolt_rt.next_ctx = ctx + 2;
     if (reply[1] >= 0) {
         *newcomm = bolt_comm_create(ctx, reply[1], reply[2], reply + 3);
         if (!*newcomm)
@@ -226,11 +227,12 @@ int bolt_comm_dup(bolt_comm_t comm, bolt_comm_t *newcomm)
 
 /* Context ids that need no agreement: 2 * (n * world size + world rank) +
  * OWN_CTX_BASE for the n-th one this process takes, so no two processes
- * ever take the same, and none meets the agreed ones (from BOLT_CTX_FIRST_FREE
- * up, far below the base). A nonblocking duplicate (MPI_Comm_idup) takes
- * one on the parent's rank 0 and sends it to the others: no agreement round,
- * which could not start from inside a later test or wait without breaking
- * the order of collectives on the parent. */
+ * ever take the same, and none meets the predefined ones (below
+ * BOLT_CTX_FIRST_FREE). Every new communicator's id is one of these, taken by
+ * one process and sent to the others: a nonblocking duplicate
+ * (MPI_Comm_idup) needs no agreement round, which could not start from
+ * inside a later test or wait without breaking the order of collectives on
+ * the parent; and threads that make communicators at once never meet. */
 #define OWN_CTX_BASE 0x80000000u
 
 int bolt_comm_ctx_reserve(uint32_t *ctx)
@@ -264,8 +266,8 @@ int bolt_comm_dup_ctx(bolt_comm_t comm, uint32_t ctx, bolt_comm_t *newcomm)
 #define TAG_GROUP_BASE 0x40000000
 
 /* Only the listed ranks take part, so the agreement is among them: the first
- * gathers every member's next free context id, takes the largest (fresh for
- * each member, as in split) and sends it back; 0 there means it failed. */
+ * hears from every member, reserves a context id (as split's rank 0 does)
+ * and sends it back; 0 there means it failed. */
 int bolt_comm_create_group(bolt_comm_t comm, int n, const int *ranks, int tag,
                            bolt_comm_t *newcomm)
 {
@@ -305,14 +307,14 @@ int bolt_comm_create_group(bolt_comm_t comm, int n, const int *ranks, int tag,
                             comm->rank);
     }
     int t = TAG_GROUP_BASE | tag;
-    uint32_t ctx = bolt_rt.next_ctx;
+    uint32_t ctx = 0; /* the members' word "here"; the leader's reply: the id, 0 on failure */
     if (me == 0) {
         for (int i = 1; i < n && !rc; i++) {
-            uint32_t theirs;
-            rc = recv_internal(&theirs, sizeof theirs, ranks[i], t, comm);
-            if (!rc && theirs > ctx)
-                ctx = theirs;
+            uint32_t here;
+            rc = recv_internal(&here, sizeof here, ranks[i], t, comm);
         }
+        if (!rc)
+            rc = bolt_comm_ctx_reserve(&ctx);
         uint32_t reply = rc ? 0 : ctx;
         for (int i = 1; i < n; i++) {
             int src = isend_internal(&reply, sizeof reply, ranks[i], t, comm);
@@ -331,8 +333,6 @@ int bolt_comm_create_group(bolt_comm_t comm, int n, const int *ranks, int tag,
         }
     }
     if (!rc) {
-        if (ctx + 2 > bolt_rt.next_ctx)
-            bolt_rt.next_ctx = ctx + 2;
         *newcomm = bolt_comm_create(ctx, me, n, wr);
         if (!*newcomm)
             rc = bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
@@ -346,8 +346,8 @@ int bolt_comm_create_group(bolt_comm_t comm, int n, const int *ranks, int tag,
 /* ---- two groups joined through their leaders (MPI_Intercomm_create) ---------------- */
 enum { TAG_JOIN_UP = 3, TAG_JOIN_PEER = 4, TAG_JOIN_DOWN = 5 };
 
-/* What a leader sends the other leader (its group's largest next free
- * context id and size), then its own members: a context id fresh for both
+/* What a leader sends the other leader (the context id it reserved and its
+ * group's size), then its own members: a context id fresh for both
  * groups, or code, an error; whether their group comes first; the size of
  * the remote group, whose world ranks follow in a second message. */
 struct join_head {
@@ -357,24 +357,27 @@ struct join_head {
     int n;
 };
 
-/* The leader's part: the largest next free context id of its group, then
- * the exchange with the remote leader on peer's internal context (sends
+/* The leader's part: its members' word that they are there, a context id of
+ * its own, then the exchange with the remote leader on peer's internal context (sends
  * posted before the receives, so neither leader waits for the other's send
  * to be taken). *h and *remote: what to tell the members. A native code. */
 static int join_lead(struct bolt_comm *local, struct bolt_comm *peer, int remote_leader,
                      struct join_head *h, int **remote)
 {
     const char *fn = "bolt_comm_join";
-    uint32_t ctx = bolt_rt.next_ctx;
+    uint32_t ctx = 0;
     int rc = BOLT_OK;
     for (int r = 0; r < local->size && !rc; r++) {
-        uint32_t theirs = 0;
-        if (r != local->rank && !(rc = recv_internal(&theirs, sizeof theirs, r, TAG_JOIN_UP, local)) &&
-            theirs > ctx)
-            ctx = theirs;
+        uint32_t here = 0;
+        if (r != local->rank)
+            rc = recv_internal(&here, sizeof here, r, TAG_JOIN_UP, local);
     }
     if (rc)
         return bolt_err_within(rc, fn);
+    /* Each leader reserves an id no other process can take; both keep the
+     * larger of the two. */
+    if ((rc = bolt_comm_ctx_reserve(&ctx)))
+        return rc;
     if (!peer || remote_leader < 0 || remote_leader >= peer->size)
         return bolt_err_set(BOLT_ERR_ARG,
                             "%s: the remote leader %d is not a rank of the peer communicator%s", fn,
@@ -462,8 +465,8 @@ int bolt_comm_join(bolt_comm_t local, int local_leader, bolt_comm_t peer, int re
             return h.code; /* its message is join_lead's */
         }
     } else {
-        uint32_t ctx = bolt_rt.next_ctx;
-        rc = isend_internal(&ctx, sizeof ctx, local_leader, TAG_JOIN_UP, local);
+        uint32_t here = 0;
+        rc = isend_internal(&here, sizeof here, local_leader, TAG_JOIN_UP, local);
         if (!rc)
             rc = recv_internal(&h, sizeof h, local_leader, TAG_JOIN_DOWN, local);
         if (!rc && h.code)
@@ -487,8 +490,6 @@ int bolt_comm_join(bolt_comm_t local, int local_leader, bolt_comm_t peer, int re
     int off = h.first ? 0 : h.n;
     memcpy(wr + off, local->world_ranks, (size_t)local->size * sizeof *wr);
     memcpy(wr + (h.first ? local->size : 0), remote, (size_t)h.n * sizeof *wr);
-    if (h.ctx + 2 > bolt_rt.next_ctx)
-        bolt_rt.next_ctx = h.ctx + 2;
     if (!(*newcomm = bolt_comm_create(h.ctx, off + local->rank, n, wr)))
         rc = bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
     free(wr);

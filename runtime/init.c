@@ -175,7 +175,6 @@ static int make_builtin_comms(void)
     if (!bolt_rt.world || !bolt_rt.self)
         return BOLT_ERR_NOMEM;
     bolt_rt.world->builtin = bolt_rt.self->builtin = 1;
-    bolt_rt.next_ctx = BOLT_CTX_FIRST_FREE;
     return BOLT_OK;
 }
 

@@ -47,6 +47,7 @@ libbolt_la_SOURCES += \
 	runtime/peers.c \
 	runtime/failover.c runtime/failover.h \
 	runtime/progress.c runtime/progress.h \
+	runtime/thread.c runtime/thread.h \
 	runtime/init.c \
 	runtime/p2p.c \
 	runtime/mprobe.c \

@@ -10,6 +10,7 @@
 #include "runtime/proto.h"
 #include "runtime/proto_internal.h"
 #include "runtime/runtime.h"
+#include "runtime/thread.h"
 
 static void fail_waiting_send(struct bolt_request *req, void *arg)
 {
@@ -111,6 +112,10 @@ static int recv_orphaned(const struct bolt_request *req, int *last)
 {
     const struct bolt_comm *c = req->comm;
     *last = -1;
+    /* With several threads (MPI_THREAD_MULTIPLE) another thread of this rank
+     * may still send it: only a departed peer ends such a receive. */
+    if (atomic_load_explicit(&bolt_lock_on, memory_order_relaxed))
+        return 0;
     if (req->peer != BOLT_ANY_SOURCE) {
         int w = c->world_ranks[req->peer];
         return w == bolt_rt.rank; /* others fail at once when they go */

@@ -7,6 +7,7 @@
 #include "bolt.h"
 #include "runtime/progress.h"
 #include "runtime/runtime.h"
+#include "runtime/thread.h"
 
 #define MAX_WAIT_FDS 1024
 /* Longest single sleep: bounds how late a wait notices a deadline. */
@@ -128,7 +129,11 @@ static void backoff_slow(long *idle)
         return;
     }
     /* Sleep until a descriptor is ready: the kernel wakes us on data, so no
-     * CPU is burnt while other ranks on this core need it. */
+     * CPU is burnt while other ranks on this core need it. With several
+     * threads, one sleeps; another waits until that sleep ends (the lock
+     * dropped meanwhile), then polls again. */
+    if (!bolt_lock_sleep_claim())
+        return;
     struct pollfd fds[MAX_WAIT_FDS];
     int nfds = 0;
     const int *idx;
@@ -139,6 +144,9 @@ static void backoff_slow(long *idle)
         if (r > 0)
             nfds += r;
     }
+    int wake = bolt_lock_wake_fd();
+    if (wake >= 0 && nfds < MAX_WAIT_FDS)
+        fds[nfds++] = (struct pollfd){.fd = wake, .events = POLLIN};
     /* Transports woken by a doorbell announce the sleep and re-check first,
      * so a message published meanwhile is never slept through. */
     int busy = 0;
@@ -147,8 +155,11 @@ static void backoff_slow(long *idle)
         if (bolt_rt.tls[t]->sleep_prepare && bolt_rt.tls[t]->sleep_prepare(bolt_rt.tlctx[t]) > 0)
             busy = 1;
     }
+    /* The lock is dropped while asleep, so another thread's send runs. */
+    bolt_lock_sleep_drop();
     if (!busy && poll(fds, (nfds_t)nfds, IDLE_SLEEP_MS) < 0 && errno != EINTR)
         (void)0; /* a poll failure only costs a busier loop */
+    bolt_lock_sleep_end();
     for (int i = 0; i < k; i++) {
         int t = idx[i];
         if (bolt_rt.tls[t]->sleep_done)
@@ -158,6 +169,7 @@ static void backoff_slow(long *idle)
 
 void bolt_progress_backoff(long *idle)
 {
+    bolt_lock_yield();
     if (++*idle <= bolt_rt.spin_count)
         return;
     backoff_slow(idle);
@@ -167,7 +179,11 @@ int bolt_progress_until(int (*done)(void *arg), void *arg, double timeout)
 {
     double deadline = timeout > 0 ? bolt_now() + timeout : 0;
     long idle = 0;
+    /* Read once: the lock is turned on before a second thread calls in. */
+    int threaded = atomic_load_explicit(&bolt_lock_on, memory_order_relaxed);
     while (!done(arg)) {
+        if (threaded)
+            bolt_lock_yield_slow(); /* a thread waiting to call in runs now */
         if (bolt_progress_poll() > 0) {
             idle = 0;
             continue;

@@ -39,7 +39,6 @@ struct bolt_runtime {
     int tl_index[BOLT_MAX_TRANSPORTS];
     struct bolt_comm *world;
     struct bolt_comm *self;
-    uint32_t next_ctx;      /* lowest context id this process has not used */
     struct bolt_match match;
     long spin_count;
     long yield_count; /* polls with sched_yield between them, after the spin */

@@ -11,7 +11,7 @@ ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi
      mpi_complex mpi_consts mpi_nbc mpi_graph mpi_neighbor mpi_intercomm mpi_intercoll
      mpi_type_decode mpi_darray mpi_external32 mpi_type_attr mpi_type_misc
      mpi_handles mpi_errclass mpi_grequest mpi_comm_info
-     mpi_keyval_errh mpi_tools mpi_cxx"
+     mpi_keyval_errh mpi_tools mpi_cxx mpi_thread"
 # Topologies take shapes at 5 to 8 ranks that 4 do not show (grids of 3 x 2,
 # 2 x 2 x 2, rings with distant neighbours); so do intercommunicators' groups
 # and darray's process grids.
@@ -20,9 +20,15 @@ nps() { case " $WIDE " in *" $1 "*) echo 1 2 3 4 5 6 7 8 ;; *) echo 1 2 3 4 ;; e
 # Bolt-only: what they expect (e.g. unsupported calls failing) need not hold elsewhere.
 BOLT_ONLY="mpi_unsupported mpi_unsupported_more mpi_tools_bolt"
 PROGS=${BOLT_MPI_TESTS:-$ALL}
+# MPI_THREAD_MULTIPLE is opt-in (BOLT_THREAD_MULTIPLE, runtime/params.def):
+# the programs run with it, so the threaded ones are tested; mpi_thread also
+# runs without it, where it must be granted SERIALIZED.
+case " ${BOLT_MPI_TESTS:-$ALL} " in *" mpi_thread "*) run 2 "$M/mpi_thread" ;; esac
+export BOLT_THREAD_MULTIPLE=1
 for p in ${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}; do
     for np in $(nps "$p"); do run "$np" "$M/$p"; done
 done
+unset BOLT_THREAD_MULTIPLE
 
 if [ -z "${BOLT_TEST_OMPI_MPICC:-}" ] || ! command -v mpirun.openmpi >/dev/null 2>&1; then
     echo "SKIP: Open MPI is not installed here: the programs were not cross-checked on it"

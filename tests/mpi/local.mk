@@ -15,6 +15,8 @@ MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/m
 # Handles, error classes, generalized requests, communicator info, tools interface.
 MPI_TEST_PROGS += tests/mpi/mpi_handles tests/mpi/mpi_errclass tests/mpi/mpi_grequest \
 	tests/mpi/mpi_comm_info tests/mpi/mpi_keyval_errh tests/mpi/mpi_tools
+# Several threads calling at once (MPI_THREAD_MULTIPLE).
+MPI_TEST_PROGS += tests/mpi/mpi_thread
 # Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
 MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
 MPI_BOLT_ONLY_PROGS += tests/mpi/mpi_unsupported_more tests/mpi/mpi_tools_bolt
@@ -85,6 +87,8 @@ tests_mpi_mpi_errclass_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_errclass_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_grequest_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_grequest_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_thread_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_thread_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_comm_info_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_comm_info_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_keyval_errh_CPPFLAGS = $(MPI_TEST_CPPFLAGS)

@@ -29,6 +29,12 @@ static void fail(struct remote *r, const char *fmt, ...)
     va_end(ap);
 }
 
+static void keep_last(void *ctx, const char *text)
+{
+    struct remote *r = ctx;
+    snprintf(r->lasterr, sizeof r->lasterr, "%s", text);
+}
+
 /* Keeps the last whole line of the remote shell's stderr (ssh's reason). */
 static void read_err(struct remote *r)
 {
@@ -44,26 +50,7 @@ static void read_err(struct remote *r)
         } else {
             r->errlen += (size_t)n;
         }
-        r->errbuf[r->errlen] = '\0';
-        char *start = r->errbuf, *nl;
-        while ((nl = strchr(start, '\n')) != NULL || (r->rp.err_r < 0 && *start) ||
-               r->errlen == sizeof r->errbuf - 1) {
-            if (nl)
-                *nl = '\0';
-            size_t l = strlen(start);
-            while (l > 0 && start[l - 1] == '\r')
-                start[--l] = '\0';
-            if (l > 0)
-                snprintf(r->lasterr, sizeof r->lasterr, "%s", start);
-            if (!nl) {
-                start += strlen(start);
-                break;
-            }
-            start = nl + 1;
-        }
-        size_t left = r->errlen - (size_t)(start - r->errbuf);
-        memmove(r->errbuf, start, left);
-        r->errlen = left;
+        r->errlen = rsh_err_lines(r->errbuf, r->errlen, sizeof r->errbuf, r->rp.err_r < 0, keep_last, r);
     }
 }
 

@@ -219,6 +219,24 @@ static void on_frame(void *ctx, uint8_t type, const uint8_t *body, size_t len)
 
 /* Lines of the remote shell's stderr: before READY they are kept (the last
  * one explains a failed start); after, passed on as they are. */
+/* A line of the remote shell's stderr: while starting (or after a failure)
+ * it may explain the failure; once the host is up it is forwarded. */
+static void err_line(void *ctx, const char *text)
+{
+    struct hostlink *h = ctx;
+    size_t l = strlen(text);
+    if (h->state == HL_STARTING || h->failed)
+        snprintf(h->lasterr, sizeof h->lasterr, "%s", text);
+    if (h->state == HL_STARTING && h->startlen + l + 2 < sizeof h->startlog) {
+        memcpy(h->startlog + h->startlen, text, l);
+        h->startlen += l;
+        h->startlog[h->startlen++] = '\n';
+        h->startlog[h->startlen] = '\0';
+    }
+    if (h->state != HL_STARTING && !h->failed)
+        iofwd_log("%s", text);
+}
+
 static void read_err(struct hostlink *h)
 {
     for (int round = 0; round < 16 && h->errfd >= 0; round++) {
@@ -230,35 +248,7 @@ static void read_err(struct hostlink *h)
         int eof = n <= 0;
         if (n > 0)
             h->errlen += (size_t)n;
-        h->errbuf[h->errlen] = '\0';
-        char *start = h->errbuf, *nl;
-        while ((nl = strchr(start, '\n')) != NULL || (eof && *start) || (h->errlen == sizeof h->errbuf - 1)) {
-            if (nl)
-                *nl = '\0';
-            size_t l = strlen(start);
-            while (l > 0 && start[l - 1] == '\r')
-                start[--l] = '\0';
-            if (l > 0) {
-                if (h->state == HL_STARTING || h->failed)
-                    snprintf(h->lasterr, sizeof h->lasterr, "%s", start);
-                if (h->state == HL_STARTING && h->startlen + l + 2 < sizeof h->startlog) {
-                    memcpy(h->startlog + h->startlen, start, l);
-                    h->startlen += l;
-                    h->startlog[h->startlen++] = '\n';
-                    h->startlog[h->startlen] = '\0';
-                }
-                if (h->state != HL_STARTING && !h->failed)
-                    iofwd_log("%s", start);
-            }
-            if (!nl) {
-                start += strlen(start);
-                break;
-            }
-            start = nl + 1;
-        }
-        size_t left = h->errlen - (size_t)(start - h->errbuf);
-        memmove(h->errbuf, start, left);
-        h->errlen = left;
+        h->errlen = rsh_err_lines(h->errbuf, h->errlen, sizeof h->errbuf, eof, err_line, h);
         if (eof) {
             close(h->errfd);
             h->errfd = -1;

@@ -171,3 +171,27 @@ int rsh_hostd_default(const char *argv0, char *out, size_t cap)
     int n = snprintf(out, cap, "%s/bolt-hostd", real);
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
+
+size_t rsh_err_lines(char *buf, size_t len, size_t cap, int eof, void (*line)(void *ctx, const char *text),
+                     void *ctx)
+{
+    buf[len] = '\0';
+    char *start = buf, *nl;
+    while ((nl = strchr(start, '\n')) != NULL || (eof && *start) || len == cap - 1) {
+        if (nl)
+            *nl = '\0';
+        size_t l = strlen(start);
+        while (l > 0 && start[l - 1] == '\r')
+            start[--l] = '\0';
+        if (l > 0)
+            line(ctx, start);
+        if (!nl) {
+            start += strlen(start);
+            break;
+        }
+        start = nl + 1;
+    }
+    size_t left = len - (size_t)(start - buf);
+    memmove(buf, start, left);
+    return left;
+}

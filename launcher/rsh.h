@@ -32,4 +32,11 @@ void rsh_free_words(char **w);
  * (searched in PATH when it has no '/'). Returns 0, or -1 when unknown. */
 int rsh_hostd_default(const char *argv0, char *out, size_t cap);
 
+/* The remote shell's stderr as lines: buf holds len bytes read so far (cap
+ * its size, one byte kept for a terminator); each whole line, the rest at
+ * eof, or everything when the buffer is full, goes to line() without its
+ * '\r\n' (empty lines skipped). Returns the bytes left, moved to the front. */
+size_t rsh_err_lines(char *buf, size_t len, size_t cap, int eof, void (*line)(void *ctx, const char *text),
+                     void *ctx);
+
 #endif

@@ -1,10 +1,16 @@
 /* thread.c — the runtime lock for MPI_THREAD_MULTIPLE (see thread.h): a
- * ticket lock over one mutex and condition variable, with the holder's
- * nesting depth kept per thread. */
+ * ticket lock over one mutex, with the holder's nesting depth kept per
+ * thread. Waiters watch the ticket served outside the mutex, yielding and
+ * then napping, rather than on a condition variable: glibc 2.36's
+ * pthread_cond_broadcast was seen stuck for good in
+ * __condvar_quiesce_and_switch_g1 under this lock's mix of timed and untimed
+ * waits (a soak of tests/mpi/mpi_thread, 3 ranks of 4 threads), holding the
+ * mutex and so the whole rank. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,13 +19,13 @@
 atomic_int bolt_lock_on;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 /* Tickets: taken, and the one served (holds the lock). Written under mu;
  * `waiting` is read without it, to skip a hand-over nobody wants. */
-static unsigned long next_ticket, serving;
+static unsigned long next_ticket;
+static atomic_ulong serving;
 static atomic_int waiting;
 static int sleeper;           /* a thread sleeps in poll(); under the lock */
-static unsigned long wake_gen; /* bumped under mu when that sleep ends */
+static atomic_ulong wake_gen; /* bumped under mu when that sleep ends */
 static _Thread_local int depth; /* this thread's takes not yet released */
 /* The sleeper also watches this pipe: a thread that ends a call or hands
  * the lock over while it sleeps (having perhaps completed what it waits for,
@@ -46,13 +52,37 @@ void bolt_lock_enable(void)
     atomic_store(&bolt_lock_on, 1);
 }
 
-/* Waits for a ticket's turn; mu held. */
+/* Until *v differs from `was` (or `until`, a CLOCK_MONOTONIC time in ns,
+ * passes, when not 0); mu dropped meanwhile and taken again. Yields first,
+ * then naps a little: the thread it waits for may need this core. */
+static void await_change(atomic_ulong *v, unsigned long was, int64_t until)
+{
+    pthread_mutex_unlock(&mu);
+    for (int n = 0; atomic_load_explicit(v, memory_order_acquire) == was; n++) {
+        if (n < 64) {
+            sched_yield();
+            continue;
+        }
+        struct timespec now, nap = {0, 20 * 1000};
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (until && (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec >= until)
+            break;
+        nanosleep(&nap, NULL);
+    }
+    pthread_mutex_lock(&mu);
+}
+
+/* Waits for a ticket's turn; mu held (dropped while waiting). */
 static void turn_wait(void)
 {
     unsigned long t = next_ticket++;
     atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed);
-    while (serving != t)
-        pthread_cond_wait(&cv, &mu);
+    for (;;) {
+        const unsigned long s = atomic_load_explicit(&serving, memory_order_acquire);
+        if (s == t)
+            break;
+        await_change(&serving, s, 0);
+    }
     atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed);
 }
 
@@ -60,8 +90,7 @@ static void turn_wait(void)
  * wake_pipe). mu held. */
 static void turn_pass(int wake)
 {
-    serving++;
-    pthread_cond_broadcast(&cv);
+    atomic_fetch_add_explicit(&serving, 1, memory_order_release);
     if (wake && in_poll && !poked && wake_pipe[1] >= 0) {
         poked = 1;
         atomic_store_explicit(&waking, 1, memory_order_relaxed);
@@ -75,7 +104,7 @@ void bolt_lock_take(void)
     if (depth++ > 0)
         return;
     pthread_mutex_lock(&mu);
-    if (serving == next_ticket) /* free: take it without waiting */
+    if (atomic_load_explicit(&serving, memory_order_relaxed) == next_ticket) /* free: take it without waiting */
         next_ticket++;
     else
         turn_wait();
@@ -124,18 +153,11 @@ int bolt_lock_sleep_claim(void)
     }
     /* Wait for the sleeper to wake (it will within its poll timeout), the
      * lock dropped meanwhile; bounded in case a wake-up is missed. */
-    unsigned long gen = wake_gen;
+    unsigned long gen = atomic_load_explicit(&wake_gen, memory_order_relaxed);
     turn_pass(0);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 50 * 1000 * 1000;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    while (wake_gen == gen)
-        if (pthread_cond_timedwait(&cv, &mu, &until) == ETIMEDOUT)
-            break;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    await_change(&wake_gen, gen, (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec + 50 * 1000 * 1000);
     turn_wait();
     pthread_mutex_unlock(&mu);
     return 0;
@@ -166,7 +188,6 @@ void bolt_lock_sleep_end(void)
     }
     turn_wait();
     sleeper = 0;
-    wake_gen++;
-    pthread_cond_broadcast(&cv);
+    atomic_fetch_add_explicit(&wake_gen, 1, memory_order_release);
     pthread_mutex_unlock(&mu);
 }

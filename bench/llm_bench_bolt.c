@@ -26,6 +26,15 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Tokens/s of G tokens generated one at a time from where the context is. */
+static double generate(inf_ctx_t *c, const int32_t *tok, int G, char *err, size_t cap)
+{
+    const double t0 = now();
+    for (int g = 0; g < G; g++)
+        inf_decode(c, &tok[g], 1, err, cap);
+    return G / (now() - t0);
+}
+
 int main(int argc, char **argv)
 {
     blas_kernels_ensure("llm_bench_bolt", argv);
@@ -61,16 +70,10 @@ int main(int argc, char **argv)
         double t0 = now();
         inf_decode(c, tok, P, err, sizeof err);
         pp[r] = P / (now() - t0);
-        t0 = now();
-        for (int g = 0; g < G; g++)
-            inf_decode(c, &tok[P + g], 1, err, sizeof err);
-        tg[r] = G / (now() - t0);
+        tg[r] = generate(c, &tok[P], G, err, sizeof err);
         /* generation from an empty context, as llama-bench's tg test */
         inf_ctx_truncate(c, 0);
-        t0 = now();
-        for (int g = 0; g < G; g++)
-            inf_decode(c, &tok[P + g], 1, err, sizeof err);
-        tg0[r] = G / (now() - t0);
+        tg0[r] = generate(c, &tok[P], G, err, sizeof err);
     }
     const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps), tg0m = bench_median(tg0, reps);
     /* the cache bytes a generated token reads at each position it attends to */

@@ -31,6 +31,16 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Tokens/s of G tokens generated one at a time from where the context is. */
+static double generate(struct llama_context *ctx, llama_token *tok, int G)
+{
+    const double t0 = now();
+    for (int g = 0; g < G; g++)
+        llama_decode(ctx, llama_batch_get_one(&tok[g], 1));
+    llama_synchronize(ctx);
+    return G / (now() - t0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -70,18 +80,10 @@ int main(int argc, char **argv)
         llama_decode(ctx, llama_batch_get_one(tok, P));
         llama_synchronize(ctx);
         pp[r] = P / (now() - t0);
-        t0 = now();
-        for (int g = 0; g < G; g++)
-            llama_decode(ctx, llama_batch_get_one(&tok[P + g], 1));
-        llama_synchronize(ctx);
-        tg[r] = G / (now() - t0);
+        tg[r] = generate(ctx, &tok[P], G);
         /* generation from an empty context, as llama-bench's tg test */
         llama_memory_clear(llama_get_memory(ctx), true);
-        t0 = now();
-        for (int g = 0; g < G; g++)
-            llama_decode(ctx, llama_batch_get_one(&tok[P + g], 1));
-        llama_synchronize(ctx);
-        tg0[r] = G / (now() - t0);
+        tg0[r] = generate(ctx, &tok[P], G);
     }
     const double ppm = bench_median(pp, reps), tgm = bench_median(tg, reps), tg0m = bench_median(tg0, reps);
     const char *name = strrchr(argv[2], '/');

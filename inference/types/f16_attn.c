@@ -115,7 +115,8 @@ const inf_f16_attn_t inf_f16_attn_scalar = {"scalar", scores_scalar, mix_scalar}
             scores_scalar(np, D, k, q, nq, scale, s, lds);                                                        \
             return;                                                                                               \
         }                                                                                                         \
-        /* the heads SGB at a time, then the rest at once: one pass over the keys for up to SGB heads */          \
+        /* the heads SGB at a time, then the rest at once: one pass over the keys for up to SGB heads; each      \
+         * count a constant no larger than SGB (the 3 and 2 branches are dead where SGB is smaller) */           \
         for (int g = 0; g < nq;) {                                                                                \
             const int b = nq - g < SGB ? nq - g : SGB;                                                            \
             const float *qg = q + (size_t)g * (size_t)D;                                                          \

@@ -5,26 +5,14 @@
  */
 #include "cluster/check_wire.h"
 
+#include <stdio.h>
 #include <string.h>
 
-static void put_str(struct chan_buf *b, const char *s)
-{
-    chan_buf_bytes(b, s, strlen(s));
-}
-
+/* A string field (chan_wire's), cut to its field's size. */
 static void get_str(struct chan_rd *r, char *out, size_t cap)
 {
-    size_t n;
-    const uint8_t *p = chan_rd_bytes(r, &n);
-    if (p == NULL || memchr(p, '\0', n) != NULL) {
-        r->bad = 1;
-        out[0] = '\0';
-        return;
-    }
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(out, p, n);
-    out[n] = '\0';
+    const char *t = chan_rd_str(r);
+    snprintf(out, cap, "%s", t ? t : "");
 }
 
 static void put_u64(struct chan_buf *b, uint64_t v)
@@ -47,7 +35,7 @@ static int done(const struct chan_rd *r)
 void ck_check_encode(struct chan_buf *b, const struct ck_check *c)
 {
     chan_buf_raw(b, CK_MAGIC, sizeof CK_MAGIC);
-    put_str(b, c->host);
+    chan_buf_str(b, c->host);
     chan_buf_u32(b, c->index);
     chan_buf_u32(b, c->nhosts);
     chan_buf_raw(b, c->secret, BOLT_SECRET_BYTES);
@@ -71,11 +59,11 @@ int ck_check_decode(const uint8_t *body, size_t len, struct ck_check *c)
 
 void ck_info_encode(struct chan_buf *b, const struct ck_info *in)
 {
-    put_str(b, in->version);
-    put_str(b, in->hostname);
-    put_str(b, in->os);
-    put_str(b, in->os_release);
-    put_str(b, in->machine);
+    chan_buf_str(b, in->version);
+    chan_buf_str(b, in->hostname);
+    chan_buf_str(b, in->os);
+    chan_buf_str(b, in->os_release);
+    chan_buf_str(b, in->machine);
     chan_buf_u32(b, in->cores);
     chan_buf_u32(b, in->pus);
     put_u64(b, in->mem);
@@ -84,23 +72,23 @@ void ck_info_encode(struct chan_buf *b, const struct ck_info *in)
     chan_buf_u32(b, in->port);
     chan_buf_u32(b, in->nifs);
     for (uint32_t i = 0; i < in->nifs; i++) {
-        put_str(b, in->ifs[i].name);
-        put_str(b, in->ifs[i].addr);
+        chan_buf_str(b, in->ifs[i].name);
+        chan_buf_str(b, in->ifs[i].addr);
         chan_buf_u32(b, in->ifs[i].prefix);
         chan_buf_u32(b, in->ifs[i].flags);
     }
     chan_buf_u32(b, in->nrdma);
     for (uint32_t i = 0; i < in->nrdma; i++) {
         const struct ck_rdma *d = &in->rdma[i];
-        put_str(b, d->name);
+        chan_buf_str(b, d->name);
         chan_buf_u32(b, d->port_state);
-        put_str(b, d->link_layer);
+        chan_buf_str(b, d->link_layer);
         chan_buf_u32(b, d->mtu);
         chan_buf_u32(b, d->ngids);
         for (uint32_t k = 0; k < d->ngids; k++)
-            put_str(b, d->gids[k]);
+            chan_buf_str(b, d->gids[k]);
     }
-    put_str(b, in->rdma_note);
+    chan_buf_str(b, in->rdma_note);
 }
 
 int ck_info_decode(const uint8_t *body, size_t len, struct ck_info *in)
@@ -149,8 +137,8 @@ int ck_info_decode(const uint8_t *body, size_t len, struct ck_info *in)
 void ck_probe_encode(struct chan_buf *b, const struct ck_probe *p)
 {
     chan_buf_u32(b, p->id);
-    put_str(b, p->src);
-    put_str(b, p->dst);
+    chan_buf_str(b, p->src);
+    chan_buf_str(b, p->dst);
     chan_buf_u32(b, p->port);
 }
 
@@ -170,9 +158,9 @@ void ck_probed_encode(struct chan_buf *b, const struct ck_probed *p)
     chan_buf_u32(b, p->ok);
     chan_buf_u32(b, p->who);
     chan_buf_u32(b, p->us);
-    put_str(b, p->local);
-    put_str(b, p->remote);
-    put_str(b, p->err);
+    chan_buf_str(b, p->local);
+    chan_buf_str(b, p->remote);
+    chan_buf_str(b, p->err);
 }
 
 int ck_probed_decode(const uint8_t *body, size_t len, struct ck_probed *p)
@@ -192,8 +180,8 @@ int ck_probed_decode(const uint8_t *body, size_t len, struct ck_probed *p)
 void ck_measure_encode(struct chan_buf *b, const struct ck_measure *m)
 {
     chan_buf_u32(b, m->id);
-    put_str(b, m->src);
-    put_str(b, m->dst);
+    chan_buf_str(b, m->src);
+    chan_buf_str(b, m->dst);
     chan_buf_u32(b, m->port);
     chan_buf_u32(b, m->pings);
     chan_buf_u32(b, m->bytes);
@@ -219,7 +207,7 @@ void ck_measured_encode(struct chan_buf *b, const struct ck_measured *m)
     chan_buf_u32(b, m->lat_ns);
     chan_buf_u32(b, m->tx_kbs);
     chan_buf_u32(b, m->rx_kbs);
-    put_str(b, m->err);
+    chan_buf_str(b, m->err);
 }
 
 int ck_measured_decode(const uint8_t *body, size_t len, struct ck_measured *m)

@@ -14,7 +14,7 @@
  *   PROBED   one per probe (struct ck_probed)
  *   MEASURED (struct ck_measured)
  *   ERROR    as in a job (chan_wire.h): u32 code, text
- * Strings are u32 length + bytes (no NUL); numbers u32 big-endian, memory as
+ * Strings are chan_wire's (u32 length + bytes ending in one NUL); numbers u32 big-endian, memory as
  * two u32 (high, low), and so are cache sizes.
  */
 #ifndef BOLT_CLUSTER_CHECK_WIRE_H

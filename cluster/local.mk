@@ -24,7 +24,7 @@ bolt_cluster_SOURCES = \
 	cluster/wiring.c cluster/wiring.h \
 	cluster/report.c cluster/report_json.c cluster/report.h \
 	cluster/outfiles.c cluster/outfiles.h \
-	launcher/rsh.c launcher/rsh.h \
+	launcher/rsh.c launcher/rsh.h launcher/pathsearch.c launcher/spawn.h \
 	launcher/hostlist.c launcher/hostlist.h \
 	launcher/chan.c launcher/chan.h launcher/chan_wire.c launcher/chan_wire.h
 bolt_cluster_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(JANSSON_CFLAGS)

@@ -118,13 +118,12 @@ int chan_frame_complete(const uint8_t *buf, size_t have, size_t *framelen, const
     return 1;
 }
 
-/* A string field: bytes ending in exactly one NUL, none inside. */
-static void put_str(struct chan_buf *b, const char *s)
+void chan_buf_str(struct chan_buf *b, const char *s)
 {
     chan_buf_bytes(b, s, strlen(s) + 1);
 }
 
-static const char *get_str(struct chan_rd *r)
+const char *chan_rd_str(struct chan_rd *r)
 {
     size_t n;
     const uint8_t *p = chan_rd_bytes(r, &n);
@@ -148,13 +147,13 @@ static int blob_ok(const uint8_t *p, size_t n, uint32_t count)
 void chan_start_encode(struct chan_buf *b, const struct chan_start *s)
 {
     chan_buf_raw(b, CHAN_MAGIC, sizeof CHAN_MAGIC); /* with its NUL: 8 bytes */
-    put_str(b, s->host);
+    chan_buf_str(b, s->host);
     chan_buf_u32(b, s->size);
     chan_buf_u32(b, s->nlocal);
     chan_buf_raw(b, s->ranks_be, (size_t)s->nlocal * 4);
     chan_buf_raw(b, s->secret, BOLT_SECRET_BYTES);
-    put_str(b, s->job_id);
-    put_str(b, s->cwd);
+    chan_buf_str(b, s->job_id);
+    chan_buf_str(b, s->cwd);
     chan_buf_u32(b, s->stdin_rank);
     chan_buf_u32(b, s->bind_to);
     chan_buf_u32(b, s->map_by);
@@ -176,7 +175,7 @@ int chan_start_decode(const uint8_t *body, size_t len, struct chan_start *s, con
         return -1;
     }
     r.p += sizeof CHAN_MAGIC;
-    s->host = get_str(&r);
+    s->host = chan_rd_str(&r);
     s->size = chan_rd_u32(&r);
     s->nlocal = chan_rd_u32(&r);
     if (!r.bad && (s->nlocal == 0 || s->nlocal > s->size || (size_t)(r.end - r.p) / 4 < s->nlocal)) {
@@ -200,8 +199,8 @@ int chan_start_decode(const uint8_t *body, size_t len, struct chan_start *s, con
     }
     memcpy(s->secret, r.p, BOLT_SECRET_BYTES);
     r.p += BOLT_SECRET_BYTES;
-    s->job_id = get_str(&r);
-    s->cwd = get_str(&r);
+    s->job_id = chan_rd_str(&r);
+    s->cwd = chan_rd_str(&r);
     s->stdin_rank = chan_rd_u32(&r);
     s->bind_to = chan_rd_u32(&r);
     s->map_by = chan_rd_u32(&r);

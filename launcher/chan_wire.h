@@ -80,6 +80,8 @@ void chan_buf_u8(struct chan_buf *b, uint8_t v);
 void chan_buf_u32(struct chan_buf *b, uint32_t v);
 void chan_buf_raw(struct chan_buf *b, const void *data, size_t n);
 void chan_buf_bytes(struct chan_buf *b, const void *data, size_t n); /* u32 length + bytes */
+/* A string field: u32 length + bytes ending in exactly one NUL, none inside. */
+void chan_buf_str(struct chan_buf *b, const char *s);
 void chan_buf_free(struct chan_buf *b);
 
 /* A reader over one frame's body; any read past the end sets `bad`. */
@@ -92,6 +94,8 @@ uint8_t chan_rd_u8(struct chan_rd *r);
 uint32_t chan_rd_u32(struct chan_rd *r);
 /* A byte string: pointer into the frame and its length (NULL, 0 when bad). */
 const uint8_t *chan_rd_bytes(struct chan_rd *r, size_t *len);
+/* A string field (chan_buf_str), pointing into the body; NULL and r->bad when malformed. */
+const char *chan_rd_str(struct chan_rd *r);
 
 /* Appends one framed message of `type` whose body is `body` (len bytes). */
 void chan_frame(struct chan_buf *out, uint8_t type, const void *body, size_t len);

@@ -217,8 +217,6 @@ static void on_frame(void *ctx, uint8_t type, const uint8_t *body, size_t len)
     }
 }
 
-/* Lines of the remote shell's stderr: before READY they are kept (the last
- * one explains a failed start); after, passed on as they are. */
 /* A line of the remote shell's stderr: while starting (or after a failure)
  * it may explain the failure; once the host is up it is forwarded. */
 static void err_line(void *ctx, const char *text)

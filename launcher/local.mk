@@ -3,7 +3,7 @@
 bin_PROGRAMS += boltrun bolt-hostd
 LAUNCHER_COMMON = \
 	launcher/args.c launcher/args.h \
-	launcher/spawn.c launcher/spawn.h \
+	launcher/spawn.c launcher/spawn.h launcher/pathsearch.c \
 	launcher/pdeath.h \
 	launcher/reaper.h \
 	launcher/iofwd.c launcher/iofwd.h \
@@ -21,7 +21,7 @@ boltrun_SOURCES = \
 	launcher/calibration.c launcher/calibration.h \
 	launcher/args.c launcher/args.h \
 	launcher/job.c launcher/job.h \
-	launcher/spawn.c launcher/spawn.h \
+	launcher/spawn.c launcher/spawn.h launcher/pathsearch.c \
 	launcher/pdeath.h \
 	launcher/reaper.h \
 	launcher/iofwd.c launcher/iofwd.h \

@@ -2,6 +2,7 @@
  * rsh.c — the remote shell to a host (see rsh.h).
  */
 #include "launcher/rsh.h"
+#include "launcher/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,27 +143,10 @@ void rsh_free_words(char **w)
     free(w);
 }
 
-/* argv0 as execvp would find it. */
-static int self_path(const char *argv0, char *out, size_t cap)
-{
-    if (strchr(argv0, '/') != NULL)
-        return snprintf(out, cap, "%s", argv0) < (int)cap ? 0 : -1;
-    const char *path = getenv("PATH");
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        const char *end = strchr(p, ':');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        int w = snprintf(out, cap, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", argv0);
-        if (w > 0 && (size_t)w < cap && access(out, X_OK) == 0)
-            return 0;
-        p += n + (end != NULL);
-    }
-    return -1;
-}
-
 int rsh_hostd_default(const char *argv0, char *out, size_t cap)
 {
-    char self[PATH_MAX], real[PATH_MAX];
-    if (self_path(argv0, self, sizeof self) != 0 || realpath(self, real) == NULL)
+    char self[PATH_MAX], real[PATH_MAX], err[PATH_MAX + 64];
+    if (spawn_resolve(argv0, self, sizeof self, err, sizeof err) != 0 || realpath(self, real) == NULL)
         return -1;
     char *slash = strrchr(real, '/');
     if (slash == NULL)

@@ -75,10 +75,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
      * then runs under it, and blocking waits hand it over, so threads may
      * call at once. Granted only with BOLT_THREAD_MULTIPLE=1 (params.def
      * says why); otherwise SERIALIZED at most, and the lock stays off. */
-    int top = bolt_param_int(BOLT_P_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
-    thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                   : required > top             ? top
-                                                : required;
+    thread_level = face_thread_grant(required);
     *provided = thread_level;
     int rc = do_init(argc, argv, "MPI_Init_thread");
     if (rc == MPI_SUCCESS && thread_level == MPI_THREAD_MULTIPLE)

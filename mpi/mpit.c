@@ -25,6 +25,12 @@ void mpit_string(char *dst, int *len, const char *src)
     dst[*len - 1] = 0;
 }
 
+int face_thread_grant(int required)
+{
+    int top = bolt_param_int(BOLT_P_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    return required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required > top ? top : required;
+}
+
 /* As MPI_Init_thread: MULTIPLE (with BOLT_THREAD_MULTIPLE=1) turns the
  * runtime lock on (runtime/thread.h), so the tools calls of several threads
  * run one at a time. */
@@ -32,10 +38,7 @@ int PMPI_T_init_thread(int required, int *provided)
 {
     if (!provided)
         return MPI_T_ERR_INVALID;
-    int top = bolt_param_int(BOLT_P_THREAD_MULTIPLE) ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
-    *provided = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
-                : required > top             ? top
-                                             : required;
+    *provided = face_thread_grant(required);
     if (*provided == MPI_THREAD_MULTIPLE)
         bolt_lock_enable();
     mpit_inits++;

@@ -241,7 +241,7 @@ int bolt_comm_ctx_reserve(uint32_t *ctx)
     uint64_t k = taken * (uint64_t)bolt_rt.size + (uint64_t)bolt_rt.rank;
     if (k >= (UINT32_MAX - OWN_CTX_BASE) / 2)
         return bolt_err_set(BOLT_ERR_NOMEM, "bolt_comm_ctx_reserve: this process has used all "
-                                            "its %llu context ids for nonblocking duplicates",
+                                            "its %llu context ids for new communicators",
                             (unsigned long long)taken);
     taken++;
     *ctx = OWN_CTX_BASE + 2 * (uint32_t)k;
@@ -374,10 +374,6 @@ static int join_lead(struct bolt_comm *local, struct bolt_comm *peer, int remote
     }
     if (rc)
         return bolt_err_within(rc, fn);
-    /* Each leader reserves an id no other process can take; both keep the
-     * larger of the two. */
-    if ((rc = bolt_comm_ctx_reserve(&ctx)))
-        return rc;
     if (!peer || remote_leader < 0 || remote_leader >= peer->size)
         return bolt_err_set(BOLT_ERR_ARG,
                             "%s: the remote leader %d is not a rank of the peer communicator%s", fn,
@@ -387,7 +383,12 @@ static int join_lead(struct bolt_comm *local, struct bolt_comm *peer, int remote
                             "%s: the remote leader (rank %d of the peer communicator) is this "
                             "process, but the two groups must be disjoint",
                             fn, remote_leader);
-    struct join_head mine = {ctx, BOLT_OK, 0, local->size}, theirs;
+    /* The leader of lower world rank reserves an id no other process can
+     * take; both use it (the other sends 0). */
+    const int first = local->world_ranks[local->rank] < peer->world_ranks[remote_leader];
+    if (first && (rc = bolt_comm_ctx_reserve(&ctx)))
+        return rc;
+    struct join_head mine = {first ? ctx : 0, BOLT_OK, 0, local->size}, theirs;
     struct bolt_request *sr[2] = {NULL, NULL};
     rc = bolt_proto_isend(&mine, sizeof mine, remote_leader, TAG_JOIN_PEER, peer, peer->ctx + 1, 0,
                           &sr[0]);
@@ -399,6 +400,8 @@ static int join_lead(struct bolt_comm *local, struct bolt_comm *peer, int remote
     if (!rc && theirs.n < 1)
         rc = bolt_err_set(BOLT_ERR_PROTO, "%s: the remote leader sent a group of %d ranks", fn,
                           theirs.n);
+    if (!rc && !first && theirs.ctx == 0)
+        rc = bolt_err_set(BOLT_ERR_PROTO, "%s: the remote leader sent no context id", fn);
     if (!rc && !(*remote = malloc((size_t)theirs.n * sizeof **remote)))
         rc = bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
     if (!rc)
@@ -426,9 +429,7 @@ static int join_lead(struct bolt_comm *local, struct bolt_comm *peer, int remote
     free(seen);
     if (rc)
         return rc;
-    *h = (struct join_head){theirs.ctx > ctx ? theirs.ctx : ctx, BOLT_OK,
-                            local->world_ranks[local->rank] < peer->world_ranks[remote_leader],
-                            theirs.n};
+    *h = (struct join_head){first ? ctx : theirs.ctx, BOLT_OK, first, theirs.n};
     return BOLT_OK;
 }
 

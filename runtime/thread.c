@@ -6,14 +6,13 @@
  * __condvar_quiesce_and_switch_g1 under this lock's mix of timed and untimed
  * waits (a soak of tests/mpi/mpi_thread, 3 ranks of 4 threads), holding the
  * mutex and so the whole rank. */
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/progress.h"
 #include "runtime/thread.h"
 
 atomic_int bolt_lock_on;
@@ -52,10 +51,10 @@ void bolt_lock_enable(void)
     atomic_store(&bolt_lock_on, 1);
 }
 
-/* Until *v differs from `was` (or `until`, a CLOCK_MONOTONIC time in ns,
- * passes, when not 0); mu dropped meanwhile and taken again. Yields first,
- * then naps a little: the thread it waits for may need this core. */
-static void await_change(atomic_ulong *v, unsigned long was, int64_t until)
+/* Until *v differs from `was` (or bolt_now() passes `until`, when not 0);
+ * mu dropped meanwhile and taken again. Yields first, then naps a little:
+ * the thread it waits for may need this core. */
+static void await_change(atomic_ulong *v, unsigned long was, double until)
 {
     pthread_mutex_unlock(&mu);
     for (int n = 0; atomic_load_explicit(v, memory_order_acquire) == was; n++) {
@@ -63,10 +62,9 @@ static void await_change(atomic_ulong *v, unsigned long was, int64_t until)
             sched_yield();
             continue;
         }
-        struct timespec now, nap = {0, 20 * 1000};
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (until && (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec >= until)
+        if (until > 0 && bolt_now() >= until)
             break;
+        struct timespec nap = {0, 20 * 1000};
         nanosleep(&nap, NULL);
     }
     pthread_mutex_lock(&mu);
@@ -155,9 +153,7 @@ int bolt_lock_sleep_claim(void)
      * lock dropped meanwhile; bounded in case a wake-up is missed. */
     unsigned long gen = atomic_load_explicit(&wake_gen, memory_order_relaxed);
     turn_pass(0);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    await_change(&wake_gen, gen, (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec + 50 * 1000 * 1000);
+    await_change(&wake_gen, gen, bolt_now() + 0.05);
     turn_wait();
     pthread_mutex_unlock(&mu);
     return 0;

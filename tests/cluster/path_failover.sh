@@ -60,6 +60,9 @@ pull() {
     shift 2
     MARK="pf$$.$name"
     l0=$(lan_h1) c0=$(cable_h1h2)
+    # Emptied here, not by the job's redirection: that runs in the child,
+    # and the wait below could read the last case's "round 2 ok" first.
+    : >"$T/out"; : >"$T/err"
     "$BOLTRUN" --host h1:2,h2:2,h3:2,h4:2 -x BOLT_TIMEOUT=5 "$@" "$STREAM" "$n" 1048576 "$MARK" \
         >"$T/out" 2>"$T/err" </dev/null &
     brun=$!

@@ -12,6 +12,7 @@ ls /dev/shm | grep '^bolt\.' | sort >"$T/before"
 # Starts a 4-rank job in the background (pid in $job) and waits until every
 # rank is wired and talking over shared memory.
 start_job() {
+    : >"$T/out"; : >"$T/err"   # the wait below must not count the last job's lines
     BOLT_TRANSPORTS=shm,tcp "$BOLTRUN" --timeout 60 -np 4 "$BUSY" "$MARK" >"$T/out" 2>"$T/err" </dev/null &
     job=$!
     n=0

@@ -31,6 +31,8 @@ no_leftovers "$MARK" 10
 
 # kill -9 of a rank's guard: boltrun reports the rank as killed and clears its
 # process group itself (the rank's children would otherwise be left running).
+# The output is emptied first: the wait below must not count the last run's lines.
+: >"$T/out"; : >"$T/err"
 "$BOLTRUN" --timeout 30 -np 2 sh -c 'echo "$BOLT_RANK $(ps -o pgid= -p $$)"; sleep '"$MARK"' & sleep '"$MARK" "$MARK" \
     >"$T/out" 2>"$T/err" </dev/null &
 pid=$!

@@ -164,16 +164,20 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
  * 32 bytes of high bits copied to both halves of a register, each half
  * shifted by its own count so that the two bits it wants land at bits 4-5.
  * Half the instructions of unpacking to 32-byte registers and joining them.
- * Each 16's scale spread over its 8 lanes of 16 bits, the products times the
- * scales summed by dpwssd; the offset's scales against the sums of 16 in
+ * dpbusd sums the products 4 at a time; two registers' sums packed to int16
+ * meet their scales in one dpwssd (fewer vector ops than maddubs and a scale
+ * permute per register); the offset's scales against the sums of 16 in
  * one madd. */
 INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
 {
     const block_t *x = vx;
     const inf_block_q8_k *y = vy;
-    /* 16-bit lane l takes scale l / 8 (of four) */
-    const __m512i quarter = _mm512_set_epi16(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0,
-                                             0, 0, 0, 0, 0, 0, 0);
+    /* dpbusd sums each 4 products of a 16-value sub-block (at most
+     * 4 * 63 * 128, an int16); packs leaves each 128-bit lane k as A A B B
+     * (dword pairs of sub-blocks 8h + k and 8h + 4 + k), to meet their
+     * scales in one dpwssd (D: each scale in both halves of a dword) */
+    const __m512i idx0 = _mm512_set_epi32(7, 7, 3, 3, 6, 6, 2, 2, 5, 5, 1, 1, 4, 4, 0, 0);
+    const __m512i idx1 = _mm512_add_epi32(idx0, _mm512_set1_epi32(8));
     /* the top bits' shifts: left 4 and 2 for values 0-31 and 32-63 (bits
      * 0-1 and 2-3), right 0 and 2 for 64-95 and 96-127 (bits 4-5, 6-7) */
     const __m512i shl = _mm512_set_epi16(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
@@ -184,11 +188,12 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     __m512 acc = _mm512_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
         inf_prefetch(x + i, (int)sizeof(block_t));
-        const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)x[i].scales));
+        const __m128i sc = _mm_loadu_si128((const __m128i *)x[i].scales);
+        const __m256i sc16 = _mm256_cvtepi8_epi16(sc);
         const __m256i o = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)y[i].bsums));
-        const __m512i s16 = _mm512_castsi256_si512(sc16);
+        const __m512i D = _mm512_cvtepi8_epi16(_mm256_set_m128i(_mm_unpackhi_epi8(sc, sc), _mm_unpacklo_epi8(sc, sc)));
         __m512i isum = _mm512_setzero_si512();
-#pragma GCC unroll 2 /* the scales' lane indices become constants */
+#pragma GCC unroll 2
         for (int h = 0; h < 2; h++) {
             const __m512i l = _mm512_loadu_si512((const void *)(x[i].ql + 64 * h));
             const __m512i hb = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(x[i].qh + 32 * h)));
@@ -197,12 +202,11 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
                 _mm512_ternarylogic_epi32(_mm512_and_si512(l, m0f), _mm512_sllv_epi16(hb, shl), m30, 0xf8);
             const __m512i v1 = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(l, 4), m0f),
                                                          _mm512_srlv_epi16(hb, shr), m30, 0xf8);
-            const __m512i p0 = _mm512_maddubs_epi16(v0, _mm512_loadu_si512((const void *)(y[i].qs + 128 * h)));
-            const __m512i p1 = _mm512_maddubs_epi16(v1, _mm512_loadu_si512((const void *)(y[i].qs + 128 * h + 64)));
-            isum = _mm512_dpwssd_epi32(isum, p0,
-                                       _mm512_permutexvar_epi16(_mm512_add_epi16(quarter, _mm512_set1_epi16(8 * h)), s16));
-            isum = _mm512_dpwssd_epi32(
-                isum, p1, _mm512_permutexvar_epi16(_mm512_add_epi16(quarter, _mm512_set1_epi16(8 * h + 4)), s16));
+            const __m512i A =
+                _mm512_dpbusd_epi32(_mm512_setzero_si512(), v0, _mm512_loadu_si512((const void *)(y[i].qs + 128 * h)));
+            const __m512i B = _mm512_dpbusd_epi32(_mm512_setzero_si512(), v1,
+                                                  _mm512_loadu_si512((const void *)(y[i].qs + 128 * h + 64)));
+            isum = _mm512_dpwssd_epi32(isum, _mm512_packs_epi32(A, B), _mm512_permutexvar_epi32(h ? idx1 : idx0, D));
         }
         /* the -32 offset against the scaled sums, in lanes: the sums stay in
          * registers until the end */

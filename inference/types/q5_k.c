@@ -2,8 +2,10 @@
  * q5_k.c — Q5_K: Q4_K's layout (8 sub-blocks of 32 under 6-bit scales and
  * mins) with a fifth bit per value: for the group of 64 number c, bit 2c of
  * qh[l] tops value l of its first sub-block, bit 2c + 1 value l of its
- * second. Dot type Q8_K (scalar; AVX2; NEON).
+ * second. Dot type Q8_KN, as Q4_K's (scalar; AVX2; AVX-512 VNNI).
  */
+#include <string.h>
+
 #include "inference/types.h"
 #include "inference/types/x86.h"
 #include "inference/types/kq16.h"
@@ -64,19 +66,19 @@ static void dot_scalar(int n, float *s, const void *vx, const void *vy)
     float sum = 0;
     for (int i = 0; i < n / 256; i++) {
         const uint8_t *q = x[i].qs, *qh = x[i].qh;
-        const int8_t *q8 = y[i].qs;
         int isum = 0, msum = 0;
-        for (int c = 0; c < 4; c++, q += 32, q8 += 64) {
+        for (int c = 0; c < 4; c++, q += 32) {
             uint8_t s0, m0, s1, m1;
             kq_scale_min(2 * c, x[i].scales, &s0, &m0);
             kq_scale_min(2 * c + 1, x[i].scales, &s1, &m1);
+            const int8_t *y0 = y[i].qs + 32 * inf_q8_kn_at(2 * c), *y1 = y[i].qs + 32 * inf_q8_kn_at(2 * c + 1);
             int a = 0, b = 0;
             for (int l = 0; l < 32; l++) {
-                a += ((q[l] & 0xf) + ((qh[l] >> (2 * c)) & 1) * 16) * q8[l];
-                b += ((q[l] >> 4) + ((qh[l] >> (2 * c + 1)) & 1) * 16) * q8[l + 32];
+                a += ((q[l] & 0xf) + ((qh[l] >> (2 * c)) & 1) * 16) * y0[l];
+                b += ((q[l] >> 4) + ((qh[l] >> (2 * c + 1)) & 1) * 16) * y1[l];
             }
             isum += a * s0 + b * s1;
-            msum += m0 * (y[i].bsums[4 * c] + y[i].bsums[4 * c + 1]) + m1 * (y[i].bsums[4 * c + 2] + y[i].bsums[4 * c + 3]);
+            msum += m0 * y[i].bsums[2 * c] + m1 * y[i].bsums[2 * c + 1];
         }
         sum += y[i].d * (inf_f16_to_f32(x[i].d) * (float)isum - inf_f16_to_f32(x[i].dmin) * (float)msum);
     }
@@ -97,12 +99,12 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         kq_scales_mins(x[i].scales, sc, mn);
         int msum = 0;
         for (int j = 0; j < 8; j++)
-            msum += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+            msum += mn[j] * y[i].bsums[j];
         const uint8_t *q = x[i].qs;
-        const int8_t *q8 = y[i].qs;
         const __m256i hb = _mm256_loadu_si256((const __m256i *)x[i].qh);
         __m256i isum = _mm256_setzero_si256();
-        for (int c = 0; c < 4; c++, q += 32, q8 += 64) {
+        for (int c = 0; c < 4; c++, q += 32) {
+            const int8_t *y0 = y[i].qs + 32 * inf_q8_kn_at(2 * c), *y1 = y[i].qs + 32 * inf_q8_kn_at(2 * c + 1);
             __m256i b = _mm256_loadu_si256((const __m256i *)q);
             /* bit 2c (2c + 1) of each qh byte to 16 */
             __m256i m0 = _mm256_set1_epi8((char)(1 << (2 * c))), m1 = _mm256_set1_epi8((char)(2 << (2 * c)));
@@ -110,8 +112,8 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
             __m256i h1 = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hb, m1), m1), sixteen);
             __m256i lo = _mm256_or_si256(_mm256_and_si256(b, low), h0);
             __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b, 4), low), h1);
-            __m256i p0 = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)q8));
-            __m256i p1 = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)(q8 + 32)));
+            __m256i p0 = _mm256_maddubs_epi16(lo, _mm256_loadu_si256((const __m256i *)y0));
+            __m256i p1 = _mm256_maddubs_epi16(hi, _mm256_loadu_si256((const __m256i *)y1));
             p0 = _mm256_madd_epi16(p0, _mm256_set1_epi16(sc[2 * c]));
             p1 = _mm256_madd_epi16(p1, _mm256_set1_epi16(sc[2 * c + 1]));
             isum = _mm256_add_epi32(isum, _mm256_add_epi32(p0, p1));
@@ -124,6 +126,62 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
 #endif
 
 #if defined(__x86_64__)
+/* Generation (AVX-512 VNNI): Q4_K's kernel (q4_k.c) with each value's fifth
+ * bit from qh, copied to both halves of a register and shifted per half so
+ * that the bit a half wants lands at bit 4: bit 2g (2g + 1) of qh[l] for
+ * byte l of group g's low (high) nibbles; a 64-byte load holds groups 2c
+ * and 2c + 1. Values 0..31: dpbusd's sums of 4 stay within an int16. */
+INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    const __m512i low = _mm512_set1_epi8(0xf), bit4 = _mm512_set1_epi8(0x10);
+    const __m512i idx0 = _mm512_set_epi32(3, 3, 2, 2, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 0, 0);
+    const __m512i idx1 = _mm512_add_epi32(idx0, _mm512_set1_epi32(4));
+    /* to bit 4 from bits 0 | 2 (low nibbles), 1 | 3 (high) of the halves; then 4 | 6, 5 | 7 */
+#define HALVES(a, b) _mm512_inserti64x4(_mm512_set1_epi16(a), _mm256_set1_epi16(b), 1) /* 16-bit counts */
+    const __m512i shl_lo = HALVES(4, 2), shl_hi = HALVES(3, 1), shr_lo = HALVES(0, 2), shr_hi = HALVES(1, 3);
+#undef HALVES
+    const __m128i c_shift = _mm_set_epi32(4, 0, 0, 0);
+    const __m128i c_keep = _mm_set_epi32(0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f);
+    const __m128i c_top = _mm_set_epi32(0x30303030, 0, 0x30303030, 0);
+    __m512 acc = _mm512_setzero_ps();
+    __m128 mins = _mm_setzero_ps();
+    for (int i = 0; i < n / 256; i++) {
+        inf_prefetch(x + i, (int)sizeof(block_t));
+        /* the scales and mins as in q4_k.c: r holds the scales in bytes 0-7, the mins in 8-15 */
+        const __m128i v = _mm_loadu_si128((const __m128i *)x[i].scales);
+        const __m128i t = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0)), c_shift), c_keep);
+        const __m128i r = _mm_ternarylogic_epi32(t, _mm_srli_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0)), 2),
+                                                 c_top, 0xf8);
+        int32_t dm;
+        memcpy(&dm, &x[i].d, sizeof dm);
+        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(dm)), _mm_set1_ps(y[i].d));
+        const __m128i mp = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(r, r)),
+                                          _mm_loadu_si128((const __m128i *)y[i].bsums));
+        mins = _mm_fmadd_ps(_mm_permute_ps(dd, 0x55), _mm_cvtepi32_ps(mp), mins);
+        const __m512i D = _mm512_castsi256_si512(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(r, r)));
+        const __m512i hb = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)x[i].qh));
+        __m512i isum = _mm512_setzero_si512();
+#pragma GCC unroll 2
+        for (int c = 0; c < 2; c++) {
+            const __m512i b = _mm512_loadu_si512((const void *)(x[i].qs + 64 * c));
+            const __m512i h0 = c ? _mm512_srlv_epi16(hb, shr_lo) : _mm512_sllv_epi16(hb, shl_lo);
+            const __m512i h1 = c ? _mm512_srlv_epi16(hb, shr_hi) : _mm512_sllv_epi16(hb, shl_hi);
+            /* ternary logic 0xf8: a | (b & c) */
+            const __m512i lo = _mm512_ternarylogic_epi32(_mm512_and_si512(b, low), h0, bit4, 0xf8);
+            const __m512i hi = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(b, 4), low), h1, bit4, 0xf8);
+            const __m512i A =
+                _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512((const void *)(y[i].qs + 128 * c)));
+            const __m512i B = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi,
+                                                  _mm512_loadu_si512((const void *)(y[i].qs + 128 * c + 64)));
+            isum = _mm512_dpwssd_epi32(isum, _mm512_packs_epi32(A, B), _mm512_permutexvar_epi32(c ? idx1 : idx0, D));
+        }
+        acc = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(isum), acc);
+    }
+    *s = _mm512_reduce_add_ps(_mm512_sub_ps(acc, _mm512_zextps128_ps512(mins)));
+}
+
 /* Batches (AVX-512 VNNI): kq16.h's kernel, as Q4_K's; a row's 5-bit values
  * (the nibble and its bit of qh) unpacked to bytes 0..31, mins against the
  * tokens' sums. */
@@ -149,12 +207,11 @@ static const inf_gemm_t gemm_avx512vnni = {
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    /* generation keeps the AVX2 dot product; prompts take the batch kernel */
-    {"avx2, avx512-vnni batch", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx2, &gemm_avx512vnni},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni},
     {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
 #endif
     {NULL, 0, NULL, NULL}};
 
-inf_type_t inf_type_q5_k = {.id = GGML_Q5_K, .name = "Q5_K", .block = 256, .bytes = 176, .dot_type = GGML_Q8_K,
+inf_type_t inf_type_q5_k = {.id = GGML_Q5_K, .name = "Q5_K", .block = 256, .bytes = 176, .dot_type = INF_Q8_KN,
                             .to_float = q5_k_to_float, .from_float = q5_k_from_float, .vec_dot = dot_scalar,
                             .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

@@ -1,6 +1,7 @@
 /*
  * matmul.c — the batched matrix product over the pool (matmul.h).
  */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #define ROWS 4        /* weight rows a thread takes against every token at once */
 #define GEMM_MIN 4    /* tokens from which a batch kernel beats dot products */
 #define XBLOCK 393216 /* bytes of packed activations a row tile sweeps: in L2 */
+#define CHUNKS 8      /* row chunks a thread takes on average, dot products */
+#define QPIECE 256    /* values of a token a thread quantizes at a time, generation */
 
 typedef struct mm_job {
     const float *x;
@@ -23,6 +26,7 @@ typedef struct mm_job {
     size_t xs[3]; /* bytes from one token's row (or packed group) to the next */
     int ndt;
     inf_pool_t *pool;
+    atomic_int next; /* the first row (of all the matrices) no thread has taken */
 } mm_job_t;
 
 /* The batch kernel a matrix takes here, or NULL for dot products. */
@@ -66,35 +70,9 @@ static void mm_rows_gemm(const mm_job_t *j, const inf_mm_t *m, int s, int a, int
                 m->y[(size_t)t * (size_t)m->ldy + r] += m->bias[r];
 }
 
-static void mm_run(void *arg, int ith, int nth)
+/* Rows [r0, r1) of the matrices taken end to end, against every token. */
+static void mm_rows(const mm_job_t *j, int r0, int r1)
 {
-    mm_job_t *j = arg;
-    /* the activations, quantized a token (or packed a group) at a time by
-     * whichever thread */
-    for (int d = 0; d < j->ndt; d++) {
-        const inf_gemm_t *g = j->gemm[d];
-        if (g && !g->pack)
-            continue;
-        if (g) {
-            for (int t = ith * g->group; t < j->n; t += nth * g->group)
-                g->pack(j->x + (size_t)t * (size_t)j->ldx, j->ldx, j->n - t < g->group ? j->n - t : g->group, j->cols,
-                        (uint8_t *)j->xq[d] + (size_t)(t / g->group) * j->xs[d]);
-            continue;
-        }
-        if (j->dt[d] == GGML_F32)
-            continue;
-        const inf_type_t *qt = inf_type(j->dt[d]);
-        for (int t = ith; t < j->n; t += nth)
-            qt->from_float(j->x + (size_t)t * (size_t)j->ldx, (uint8_t *)j->xq[d] + (size_t)t * j->xs[d], j->cols);
-    }
-    inf_pool_barrier(j->pool);
-    /* this thread's rows of all the matrices, in blocks of ROWS */
-    int total = 0;
-    for (int i = 0; i < j->nm; i++)
-        total += j->m[i].rows;
-    int per = (total + nth - 1) / nth;
-    per = (per + ROWS - 1) / ROWS * ROWS;
-    int r0 = ith * per, r1 = r0 + per < total ? r0 + per : total;
     for (int i = 0, base = 0; i < j->nm && r0 < r1; base += j->m[i].rows, i++) {
         const inf_mm_t *m = &j->m[i];
         int a = r0 > base ? r0 - base : 0, b = r1 - base < m->rows ? r1 - base : m->rows;
@@ -123,6 +101,60 @@ static void mm_run(void *arg, int ith, int nth)
     }
 }
 
+static void mm_run(void *arg, int ith, int nth)
+{
+    mm_job_t *j = arg;
+    /* the activations, quantized a token (or packed a group) at a time by
+     * whichever thread */
+    for (int d = 0; d < j->ndt; d++) {
+        const inf_gemm_t *g = j->gemm[d];
+        if (g && !g->pack)
+            continue;
+        if (g) {
+            for (int t = ith * g->group; t < j->n; t += nth * g->group)
+                g->pack(j->x + (size_t)t * (size_t)j->ldx, j->ldx, j->n - t < g->group ? j->n - t : g->group, j->cols,
+                        (uint8_t *)j->xq[d] + (size_t)(t / g->group) * j->xs[d]);
+            continue;
+        }
+        if (j->dt[d] == GGML_F32)
+            continue;
+        const inf_type_t *qt = inf_type(j->dt[d]);
+        if (j->n >= nth) {
+            for (int t = ith; t < j->n; t += nth)
+                qt->from_float(j->x + (size_t)t * (size_t)j->ldx, (uint8_t *)j->xq[d] + (size_t)t * j->xs[d], j->cols);
+            continue;
+        }
+        /* fewer tokens than threads (generation): each token in pieces of
+         * QPIECE values, whole blocks (and Q8_0P pairs) of every dot type */
+        for (int t = 0; t < j->n; t++)
+            for (int c0 = ith * QPIECE; c0 < j->cols; c0 += nth * QPIECE)
+                qt->from_float(j->x + (size_t)t * (size_t)j->ldx + c0,
+                               (uint8_t *)j->xq[d] + (size_t)t * j->xs[d] + inf_row_bytes(qt, c0),
+                               j->cols - c0 < QPIECE ? j->cols - c0 : QPIECE);
+    }
+    inf_pool_barrier(j->pool);
+    int total = 0;
+    for (int i = 0; i < j->nm; i++)
+        total += j->m[i].rows;
+    if (j->n >= GEMM_MIN) {
+        /* batches: a thread's share of the rows in one range, in whole
+         * blocks of ROWS, so its tiles sweep each activation block once */
+        int per = (total + nth - 1) / nth;
+        per = (per + ROWS - 1) / ROWS * ROWS;
+        const int r0 = ith * per;
+        mm_rows(j, r0, r0 + per < total ? r0 + per : total);
+        return;
+    }
+    /* dot products (generation): chunks taken as threads get to them, so
+     * a thread slowed by its neighbour on the core or by a page walk does
+     * not leave the others waiting at the end (with equal shares, 2
+     * threads idled a fifth of a stories110M token) */
+    int chunk = total / (nth * CHUNKS);
+    chunk = chunk < ROWS ? ROWS : (chunk + ROWS - 1) / ROWS * ROWS;
+    for (int r0; (r0 = atomic_fetch_add_explicit(&j->next, chunk, memory_order_relaxed)) < total;)
+        mm_rows(j, r0, r0 + chunk < total ? r0 + chunk : total);
+}
+
 size_t inf_mm_scratch(int cols, int n)
 {
     /* three converted copies at most, none over 4 bytes an element (F16
@@ -136,6 +168,7 @@ size_t inf_mm_scratch(int cols, int n)
 void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, inf_mm_t *m, int nm, void *scratch)
 {
     mm_job_t j = {.x = x, .ldx = ldx, .n = n, .cols = cols, .m = m, .nm = nm, .pool = pool};
+    atomic_init(&j.next, 0);
     uint8_t *free_at = scratch;
     for (int i = 0; i < nm; i++) {
         if (slot_of(&j, &m[i]) >= 0)

@@ -129,7 +129,7 @@ END_TEST
  * remainder), against 1 to 21 tokens (whole and partial groups), the output
  * wider than the rows and the input wider than its columns, through the
  * engine's matmul. */
-enum { MM_COLS = 512, MM_MAXN = 21, MM_LDX = MM_COLS + 8 };
+enum { MM_COLS = 768, MM_MAXN = 21, MM_LDX = MM_COLS + 8 }; /* 3 pieces a token for 2 threads (matmul.c) */
 
 typedef struct {
     const inf_type_t *t;

@@ -1,7 +1,8 @@
 /*
  * kquant.h — what the K-quant types (q4_k.c, q5_k.c, q6_k.c) share: the
  * packing of eight 6-bit scales and eight 6-bit mins in 12 bytes, and the
- * choice of a sub-block's scale and min.
+ * choice of a sub-block's scale and min; on x86-64, the pieces of Q4_K's and
+ * Q5_K's AVX-512 VNNI generation kernels they share.
  */
 #ifndef INF_KQUANT_H
 #define INF_KQUANT_H
@@ -108,5 +109,53 @@ static inline void kq_quantize(const float *x, int nmax, uint16_t *d16, uint16_t
             q[32 * j + l] = (uint8_t)(s ? kq_round((x[32 * j + l] + m) / s, 0, nmax) : 0);
     }
 }
+
+#if defined(__x86_64__)
+#include "inference/types/x86.h"
+
+/* The AVX-512 VNNI generation kernels of Q4_K and Q5_K (against Q8_KN):
+ * what a super-block needs before its values. Returns D, each of the 8
+ * scales in both halves of a 32-bit lane (for kq_dot_nibbles); adds the
+ * mins against the activations' 32-value sums into *mins; *dd: d and dmin
+ * times the activations' scale (lanes 0 and 1). The 12 bytes of scales and
+ * mins (kq_scale_min) as 32-bit words a, b, c: scales 0-3 = a & 63, 4-7 =
+ * (c & 15) | (a >> 6) << 4, the mins likewise from b and c >> 4; the load
+ * takes 4 bytes past them, within the block. */
+INF_T_AVX512VNNI static inline __m512i kq_block_start(const uint16_t *d_dmin, const uint8_t *scales,
+                                                      const inf_block_q8_k *y, __m128 *mins, __m128 *dd)
+{
+    const __m128i c_shift = _mm_set_epi32(4, 0, 0, 0);
+    const __m128i c_keep = _mm_set_epi32(0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f);
+    const __m128i c_top = _mm_set_epi32(0x30303030, 0, 0x30303030, 0);
+    const __m128i v = _mm_loadu_si128((const __m128i *)scales);
+    const __m128i t = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0)), c_shift), c_keep);
+    /* r: the scales in bytes 0-7, the mins in 8-15 (ternary logic 0xf8: a | (b & c)) */
+    const __m128i r =
+        _mm_ternarylogic_epi32(t, _mm_srli_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0)), 2), c_top, 0xf8);
+    int32_t dm;
+    memcpy(&dm, d_dmin, sizeof dm);
+    *dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(dm)), _mm_set1_ps(y->d));
+    const __m128i mp =
+        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(r, r)), _mm_loadu_si128((const __m128i *)y->bsums));
+    *mins = _mm_fmadd_ps(_mm_permute_ps(*dd, 0x55), _mm_cvtepi32_ps(mp), *mins);
+    return _mm512_castsi256_si512(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(r, r)));
+}
+
+/* isum + the products of 128 values (0..31) in lo (sub-blocks 4c and 4c + 2
+ * in its halves) and hi (4c + 1 and 4c + 3) with their 128 activation bytes
+ * at y (Q8_KN's order), each sub-block's sum times its scale. dpbusd sums 4
+ * products (at most 4 * 31 * 128, an int16); packs leaves each 128-bit lane
+ * as A A B B (dword pairs of lo's and hi's sums), so one dpwssd meets them
+ * with their scales: one permute of D for the pair of registers. */
+INF_T_AVX512VNNI static inline __m512i kq_dot_nibbles(__m512i isum, __m512i lo, __m512i hi, const int8_t *y, int c,
+                                                      __m512i D)
+{
+    const __m512i idx = _mm512_add_epi32(_mm512_set_epi32(3, 3, 2, 2, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 0, 0),
+                                         _mm512_set1_epi32(4 * c));
+    const __m512i A = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512((const void *)y));
+    const __m512i B = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, _mm512_loadu_si512((const void *)(y + 64)));
+    return _mm512_dpwssd_epi32(isum, _mm512_packs_epi32(A, B), _mm512_permutexvar_epi32(idx, D));
+}
+#endif
 
 #endif

@@ -116,54 +116,26 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
 
 /* Generation (AVX-512 VNNI): 128 values from one 64-byte load, sub-blocks
  * 2c and 2c + 2 in the low nibbles and 2c + 1 and 2c + 3 in the high ones,
- * against Q8_KN's activations in that order. dpbusd sums each 4 products
- * (at most 4 * 15 * 128, an int16); the two registers' sums packed to
- * int16 meet their scales in one dpwssd, whose scale vector is one permute
- * of the 8 scales: a third fewer vector ops than maddubs and a scale
- * permute per sub-block pair (the two ports' budget sets the speed). */
+ * against Q8_KN's activations in that order (kquant.h: the scales, the
+ * mins, and the sums; a third fewer vector ops than maddubs and a scale
+ * permute per register: the two vector ports' budget sets the speed). */
 INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
 {
     const block_t *x = vx;
     const inf_block_q8_k *y = vy;
     const __m512i low = _mm512_set1_epi8(0xf);
-    /* packs leaves each 128-bit lane as A A B B (dword pairs of the low
-     * and the high nibbles' sums): scales 4c, 4c+1 in the lower 256 bits,
-     * 4c+2, 4c+3 in the upper (D: each scale in both halves of a dword) */
-    const __m512i idx0 = _mm512_set_epi32(3, 3, 2, 2, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 0, 0);
-    const __m512i idx1 = _mm512_add_epi32(idx0, _mm512_set1_epi32(4));
-    const __m128i c_shift = _mm_set_epi32(4, 0, 0, 0);
-    const __m128i c_keep = _mm_set_epi32(0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f);
-    const __m128i c_top = _mm_set_epi32(0x30303030, 0, 0x30303030, 0);
     __m512 acc = _mm512_setzero_ps();
     __m128 mins = _mm_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
         inf_prefetch(x + i, (int)sizeof(block_t));
-        /* the 12 bytes of scales and mins as 32-bit words a, b, c (kq_scales_mins):
-         * scales 0-3 = a & 63, 4-7 = (c & 15) | (a >> 6) << 4, and the mins
-         * likewise from b and c >> 4; r: the scales in bytes 0-7, the mins in 8-15 */
-        const __m128i v = _mm_loadu_si128((const __m128i *)x[i].scales);
-        const __m128i t = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0)), c_shift), c_keep);
-        const __m128i r = _mm_ternarylogic_epi32(t, _mm_srli_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0)), 2),
-                                                 c_top, 0xf8); /* t | (top bits & mask) */
-        /* d and dmin converted together, times the activations' scale */
-        int32_t dm;
-        memcpy(&dm, &x[i].d, sizeof dm);
-        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(dm)), _mm_set1_ps(y[i].d));
-        /* the mins against the 32-value sums */
-        const __m128i mp = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(r, r)),
-                                          _mm_loadu_si128((const __m128i *)y[i].bsums));
-        mins = _mm_fmadd_ps(_mm_permute_ps(dd, 0x55), _mm_cvtepi32_ps(mp), mins);
-        const __m512i D = _mm512_castsi256_si512(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(r, r)));
+        __m128 dd;
+        const __m512i D = kq_block_start(&x[i].d, x[i].scales, &y[i], &mins, &dd);
         __m512i isum = _mm512_setzero_si512();
 #pragma GCC unroll 2
         for (int c = 0; c < 2; c++) {
             const __m512i b = _mm512_loadu_si512((const void *)(x[i].qs + 64 * c));
-            const __m512i lo = _mm512_and_si512(b, low), hi = _mm512_and_si512(_mm512_srli_epi16(b, 4), low);
-            const __m512i A =
-                _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512((const void *)(y[i].qs + 128 * c)));
-            const __m512i B = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi,
-                                                  _mm512_loadu_si512((const void *)(y[i].qs + 128 * c + 64)));
-            isum = _mm512_dpwssd_epi32(isum, _mm512_packs_epi32(A, B), _mm512_permutexvar_epi32(c ? idx1 : idx0, D));
+            isum = kq_dot_nibbles(isum, _mm512_and_si512(b, low), _mm512_and_si512(_mm512_srli_epi16(b, 4), low),
+                                  y[i].qs + 128 * c, c, D);
         }
         acc = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(isum), acc);
     }

@@ -130,37 +130,22 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
  * bit from qh, copied to both halves of a register and shifted per half so
  * that the bit a half wants lands at bit 4: bit 2g (2g + 1) of qh[l] for
  * byte l of group g's low (high) nibbles; a 64-byte load holds groups 2c
- * and 2c + 1. Values 0..31: dpbusd's sums of 4 stay within an int16. */
+ * and 2c + 1. */
 INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
 {
     const block_t *x = vx;
     const inf_block_q8_k *y = vy;
     const __m512i low = _mm512_set1_epi8(0xf), bit4 = _mm512_set1_epi8(0x10);
-    const __m512i idx0 = _mm512_set_epi32(3, 3, 2, 2, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 0, 0);
-    const __m512i idx1 = _mm512_add_epi32(idx0, _mm512_set1_epi32(4));
     /* to bit 4 from bits 0 | 2 (low nibbles), 1 | 3 (high) of the halves; then 4 | 6, 5 | 7 */
 #define HALVES(a, b) _mm512_inserti64x4(_mm512_set1_epi16(a), _mm256_set1_epi16(b), 1) /* 16-bit counts */
     const __m512i shl_lo = HALVES(4, 2), shl_hi = HALVES(3, 1), shr_lo = HALVES(0, 2), shr_hi = HALVES(1, 3);
 #undef HALVES
-    const __m128i c_shift = _mm_set_epi32(4, 0, 0, 0);
-    const __m128i c_keep = _mm_set_epi32(0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f);
-    const __m128i c_top = _mm_set_epi32(0x30303030, 0, 0x30303030, 0);
     __m512 acc = _mm512_setzero_ps();
     __m128 mins = _mm_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
         inf_prefetch(x + i, (int)sizeof(block_t));
-        /* the scales and mins as in q4_k.c: r holds the scales in bytes 0-7, the mins in 8-15 */
-        const __m128i v = _mm_loadu_si128((const __m128i *)x[i].scales);
-        const __m128i t = _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0)), c_shift), c_keep);
-        const __m128i r = _mm_ternarylogic_epi32(t, _mm_srli_epi32(_mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0)), 2),
-                                                 c_top, 0xf8);
-        int32_t dm;
-        memcpy(&dm, &x[i].d, sizeof dm);
-        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(dm)), _mm_set1_ps(y[i].d));
-        const __m128i mp = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(r, r)),
-                                          _mm_loadu_si128((const __m128i *)y[i].bsums));
-        mins = _mm_fmadd_ps(_mm_permute_ps(dd, 0x55), _mm_cvtepi32_ps(mp), mins);
-        const __m512i D = _mm512_castsi256_si512(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(r, r)));
+        __m128 dd;
+        const __m512i D = kq_block_start(&x[i].d, x[i].scales, &y[i], &mins, &dd);
         const __m512i hb = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)x[i].qh));
         __m512i isum = _mm512_setzero_si512();
 #pragma GCC unroll 2
@@ -171,11 +156,7 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
             /* ternary logic 0xf8: a | (b & c) */
             const __m512i lo = _mm512_ternarylogic_epi32(_mm512_and_si512(b, low), h0, bit4, 0xf8);
             const __m512i hi = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(b, 4), low), h1, bit4, 0xf8);
-            const __m512i A =
-                _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512((const void *)(y[i].qs + 128 * c)));
-            const __m512i B = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi,
-                                                  _mm512_loadu_si512((const void *)(y[i].qs + 128 * c + 64)));
-            isum = _mm512_dpwssd_epi32(isum, _mm512_packs_epi32(A, B), _mm512_permutexvar_epi32(c ? idx1 : idx0, D));
+            isum = kq_dot_nibbles(isum, lo, hi, y[i].qs + 128 * c, c, D);
         }
         acc = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(isum), acc);
     }

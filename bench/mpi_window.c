@@ -5,7 +5,13 @@
  * posted, then
  *   bw:   the receiver answers with a 4-byte reply once all have landed
  *         (one way; bandwidth and message rate are the same figure);
- *   bibw: both sides send and receive a window at once, no reply.
+ *   bibw: both sides send and receive a window at once, no reply;
+ *   cpu:  bw's pattern, but what is reported is CPU time (the thread's
+ *         clock, so a rank preempted on a busy machine does not count):
+ *         cpu_isend_post and cpu_irecv_post, the posting of a window's
+ *         sends and receives, and cpu_isend_wait, the sender's Waitall,
+ *         per message: the per-message cost of request, matching and ring
+ *         cell, which the message rate is made of.
  * Each repeat times `iters` windows after two warm-up windows, on the
  * senders, between barriers; the slowest pair counts. Median of the repeats
  * as microseconds per message per pair (so n/2 / us is the job's message
@@ -17,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench_stats.h"
@@ -47,11 +54,69 @@ static void window(int op_bibw, int sender, int peer, char *s, char *r, int size
     }
 }
 
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* bw's window with the CPU time of posting and of the sender's Waitall
+ * added to post[0..1] (sender, receiver) and wait. */
+static void window_cpu(int sender, int peer, char *s, char *r, int size, MPI_Request *req,
+                       double *post, double *wait)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    double t0 = cpu_now();
+    for (int j = 0; j < WINDOW_OSU; j++) {
+        if (sender)
+            MPI_Isend(s, size, MPI_CHAR, peer, TAG_DATA, w, &req[j]);
+        else
+            MPI_Irecv(r, size, MPI_CHAR, peer, TAG_DATA, w, &req[j]);
+    }
+    double t1 = cpu_now();
+    *post += t1 - t0;
+    MPI_Waitall(WINDOW_OSU, req, MPI_STATUSES_IGNORE);
+    if (sender) {
+        *wait += cpu_now() - t1;
+        MPI_Recv(r, 4, MPI_CHAR, peer, TAG_REPLY, w, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Send(s, 4, MPI_CHAR, peer, TAG_REPLY, w);
+    }
+}
+
+/* The cpu op at one size: medians over the repeats of the slowest pair's
+ * microseconds per message, printed as three rows. */
+static void measure_cpu(int rank, int n, int sender, int peer, char *s, char *r, size_t bytes,
+                        MPI_Request *req, int iters, int repeats, const char *label)
+{
+    double t[3][16];
+    for (int k = 0; k < repeats; k++) {
+        double post = 0, wait = 0, dummy = 0, mine[3], worst[3];
+        for (int i = 0; i < 2; i++) /* warm-up */
+            window_cpu(sender, peer, s, r, (int)bytes, req, &dummy, &dummy);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < iters; i++)
+            window_cpu(sender, peer, s, r, (int)bytes, req, &post, &wait);
+        double per = 1e6 / ((double)iters * WINDOW_OSU);
+        mine[0] = sender ? post * per : 0;
+        mine[1] = sender ? wait * per : 0;
+        mine[2] = sender ? 0 : post * per;
+        MPI_Allreduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        for (int j = 0; j < 3; j++)
+            t[j][k] = worst[j];
+    }
+    static const char *const rows[3] = {"cpu_isend_post", "cpu_isend_wait", "cpu_irecv_post"};
+    for (int j = 0; rank == 0 && j < 3; j++)
+        printf("bench,%s,window,%s,%d,%zu,%.4f,%d\n", rows[j], label, n, bytes,
+               bench_median(t[j], repeats), n / 2);
+}
+
 static void usage(int rank, const char *why)
 {
     if (rank == 0)
         fprintf(stderr,
-                "mpi_window: %s\nusage: mpi_window [-m MAX_BYTES] [-l LABEL] [-o bw|bibw|all] "
+                "mpi_window: %s\nusage: mpi_window [-m MAX_BYTES] [-l LABEL] [-o bw|bibw|cpu|all] "
                 "[-f SIZE_FACTOR] [-q]   (an even number of ranks: i sends to i + n/2)\n",
                 why);
     MPI_Finalize();
@@ -60,7 +125,7 @@ static void usage(int rank, const char *why)
 
 int main(int argc, char **argv)
 {
-    int rank, n, opt, quick = 0, ops = 3; /* bit 0: bw, bit 1: bibw */
+    int rank, n, opt, quick = 0, ops = 7; /* bit 0: bw, bit 1: bibw, bit 2: cpu */
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -76,9 +141,10 @@ int main(int argc, char **argv)
             break;
         case 'l': label = optarg; break;
         case 'o':
-            ops = !strcmp(optarg, "bw") ? 1 : !strcmp(optarg, "bibw") ? 2 : !strcmp(optarg, "all") ? 3 : 0;
+            ops = !strcmp(optarg, "bw") ? 1 : !strcmp(optarg, "bibw") ? 2 : !strcmp(optarg, "cpu") ? 4
+                : !strcmp(optarg, "all") ? 7 : 0;
             if (!ops)
-                usage(rank, "-o wants bw, bibw or all");
+                usage(rank, "-o wants bw, bibw, cpu or all");
             break;
         case 'f':
             factor = (size_t)strtoull(optarg, &end, 0);
@@ -102,13 +168,19 @@ int main(int argc, char **argv)
     }
     memset(s, 'a' + rank, max);
     int repeats = quick ? 3 : 7;
-    for (int op = 0; op < 2; op++) {
+    for (int op = 0; op < 3; op++) {
         if (!(ops & (1 << op)))
             continue;
         for (size_t bytes = 1; bytes <= max; bytes *= factor) {
             int iters = bytes <= 8192 ? 40 : bytes <= (1 << 20) ? 8 : 2;
             if (quick)
                 iters = iters / 8 > 1 ? iters / 8 : 1;
+            if (op == 2) {
+                /* the per-message cost of small messages only */
+                if (bytes <= 4096)
+                    measure_cpu(rank, n, sender, peer, s, r, bytes, req, iters * 4, repeats, label);
+                continue;
+            }
             double t[16];
             for (int k = 0; k < repeats; k++) {
                 for (int i = 0; i < 2; i++) /* warm-up */

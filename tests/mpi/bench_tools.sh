@@ -4,7 +4,8 @@
 # MPICH are benchmarks, not tests):
 #   bench/mpi_coll in its quick mode prints every blocking collective in
 #   both modes (loop, barrier) at every size, at 2 and 4 ranks, with times;
-#   bench/mpi_window prints bw and bibw at every size with n/2 pairs;
+#   bench/mpi_window prints bw, bibw and the CPU costs of posting and
+#   waiting at every size with n/2 pairs;
 #   both refuse bad options with a message that names the mistake;
 #   bench/compare_report.py computes each summary line (worst ratio of
 #   medians, its size, the per-round ratios' range, the spread flag) from
@@ -52,10 +53,12 @@ for np in 2 4; do
     rc=$?
     bw=$(printf '%s\n' "$out" | grep -cE "^bench,bw,window,mpi,$np,(1|16|256|4096),[0-9.]+,$((np / 2))$")
     bibw=$(printf '%s\n' "$out" | grep -cE "^bench,bibw,window,mpi,$np,(1|16|256|4096),[0-9.]+,$((np / 2))$")
-    if [ $rc -ne 0 ] || [ "$bw" != 4 ] || [ "$bibw" != 4 ]; then
-        bad "mpi_window -np $np -q: exit $rc, $bw of 4 bw rows, $bibw of 4 bibw rows"; printf '%s\n' "$out" | tail -n 10
+    cpu=$(printf '%s\n' "$out" | grep -cE "^bench,cpu_(isend_post|isend_wait|irecv_post),window,mpi,$np,(1|16|256|4096),[0-9.]+,$((np / 2))$")
+    if [ $rc -ne 0 ] || [ "$bw" != 4 ] || [ "$bibw" != 4 ] || [ "$cpu" != 12 ]; then
+        bad "mpi_window -np $np -q: exit $rc, $bw of 4 bw rows, $bibw of 4 bibw rows, $cpu of 12 cpu rows"
+        printf '%s\n' "$out" | tail -n 10
     else
-        ok "mpi_window -np $np -q: bw and bibw at 1 B-4 KiB, $((np / 2)) pair(s)"
+        ok "mpi_window -np $np -q: bw, bibw and the 3 CPU costs at 1 B-4 KiB, $((np / 2)) pair(s)"
     fi
 done
 
@@ -72,7 +75,7 @@ refused "mpi_coll -o reduce,foo" "'foo' is not an operation" "$BOLTRUN" --timeou
 refused "mpi_coll -t sometimes" "-t wants loop, barrier or both" "$BOLTRUN" --timeout 30 -np 2 "$B/mpi_coll" -t sometimes
 refused "mpi_coll -m 2" "-m wants a byte count" "$BOLTRUN" --timeout 30 -np 2 "$B/mpi_coll" -m 2
 refused "mpi_window at 3 ranks" "even number of ranks" "$BOLTRUN" --timeout 30 -np 3 "$B/mpi_window" -q
-refused "mpi_window -o rate" "-o wants bw, bibw or all" "$BOLTRUN" --timeout 30 -np 2 "$B/mpi_window" -o rate
+refused "mpi_window -o rate" "-o wants bw, bibw, cpu or all" "$BOLTRUN" --timeout 30 -np 2 "$B/mpi_window" -o rate
 refused "bench/compare with a kind it lacks" "'latency' is not p2p, window, coll or all" \
     "$TOP_SRCDIR/bench/compare" "$TOP_BUILDDIR" latency
 refused "bench/compare RANKS=1" "each must be a count of 2 or more" env RANKS=1 "$TOP_SRCDIR/bench/compare" "$TOP_BUILDDIR"

@@ -104,7 +104,7 @@ def tables(rows, extra):
             r = [f"{v[0] / x:7.2f}" if v[0] is not None and x else "      -" for x in v[1:]]
             name = k[1] if k[2] in ("", "-") else f"{k[1]}/{k[2]}"
             ex = extra.get(k, "")
-            if k[0] == "window" and v[0]:
+            if k[0] == "window" and v[0] and not k[1].startswith("cpu_"):
                 ex = f"bolt {k[5] / v[0]:.1f} MB/s a pair, {int(ex or 1) / v[0]:.3f} Mmsg/s"
             print(f"  {name:26} {k[5]:9} {f(v[0])} {f(v[1])} {f(v[2])} {r[0]} {r[1]}  {ex}")
 

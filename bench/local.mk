@@ -11,11 +11,16 @@ bench_bolt_allreduce_SOURCES = bench/bolt_allreduce.c bench/bench_stats.h
 bench_mpi_pingpong_SOURCES = bench/mpi_pingpong.c bench/bench_stats.h
 bench_mpi_pingpong_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 bench_mpi_pingpong_LDADD = libmpi.la libbolt.la
-EXTRA_DIST += bench/compare bench/compare-tcp bench/rdma-vm
+EXTRA_DIST += bench/compare bench/compare_report.py bench/launch.sh bench/osu-compare bench/compare-tcp bench/rdma-vm
 noinst_PROGRAMS += bench/mpi_coll
 bench_mpi_coll_SOURCES = bench/mpi_coll.c bench/bench_stats.h
 bench_mpi_coll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 bench_mpi_coll_LDADD = libmpi.la libbolt.la
+# mpi_window: OSU-style windowed streaming (bandwidth, bidirectional, rate).
+noinst_PROGRAMS += bench/mpi_window
+bench_mpi_window_SOURCES = bench/mpi_window.c bench/bench_stats.h
+bench_mpi_window_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+bench_mpi_window_LDADD = libmpi.la libbolt.la
 # bench/llm-compare: bolt-llm's engine against llama.cpp (llm_bench_ref is
 # built by the script against the test data), and the memory bandwidth.
 noinst_PROGRAMS += bench/stream_triad

@@ -7,7 +7,8 @@
  * memcpy: one thread copying the same size from the send buffer into the
  * window's receive buffers in turn, the bound a two-copy shared-memory path
  * is judged against.
- * Each size is measured REPEATS times; the median is printed as CSV:
+ * Each size is measured REPEATS times (3 with a third argument "quick", of a
+ * tenth the exchanges); the median is printed as CSV:
  *   bench,op,LABEL,ranks,bytes,us_per_message,MBps                            */
 #include <mpi.h>
 #include <stdio.h>
@@ -50,14 +51,17 @@ int main(int argc, char **argv)
     if (argc > 1)
         max = (size_t)strtoull(argv[1], NULL, 0);
     const char *label = argc > 2 ? argv[2] : "mpi";
+    int quick = argc > 3 && strcmp(argv[3], "quick") == 0, repeats = quick ? 3 : REPEATS;
     char *buf = malloc(max), *rbuf[WINDOW];
     memset(buf, 1, max);
     for (int i = 0; i < WINDOW; i++)
         rbuf[i] = bench_alloc_touched(max);
     for (size_t n = 1; n <= max; n *= 4) {
         int iters = n <= 65536 ? 500 : n <= (1 << 20) ? 30 : 4;
+        if (quick)
+            iters = iters / 10 > 1 ? iters / 10 : 1;
         double lat[REPEATS], bw[REPEATS];
-        for (int r = 0; r < REPEATS && rank < 2; r++) {
+        for (int r = 0; r < repeats && rank < 2; r++) {
             MPI_Request reqs[WINDOW];
             double t0 = 0;
             /* one warm-up exchange, then the timed ones */
@@ -92,7 +96,7 @@ int main(int argc, char **argv)
             bw[r] = (MPI_Wtime() - t0) / (WINDOW * reps) * 1e6; /* us per message */
         }
         if (rank == 0) {
-            double l = bench_median(lat, REPEATS), b = bench_median(bw, REPEATS);
+            double l = bench_median(lat, repeats), b = bench_median(bw, repeats);
             printf("bench,latency,%s,%d,%zu,%.3f,%.1f\n", label, size, n, l, (double)n / l);
             printf("bench,bandwidth,%s,%d,%zu,%.3f,%.1f\n", label, size, n, b, (double)n / b);
             if (n >= 4096)

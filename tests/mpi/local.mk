@@ -109,11 +109,13 @@ tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h
 
 MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh tests/mpi/peers.sh
+# bench/compare's and osu-compare's instruments and report, on Bolt alone.
+MPI_TESTS += tests/mpi/bench_tools.sh
 EXTRA_DIST += tests/mpi/peers/Make.Bolt tests/mpi/peers/osu_graph.txt
 # peers.sh's copies of the peer programs and their builds.
 clean-local: clean-mpi-peers
 clean-mpi-peers:
-	-chmod -R u+w tests/mpi/peers-work 2>/dev/null; rm -rf tests/mpi/peers-work
+	-chmod -R u+w tests/mpi/peers-work 2>/dev/null; rm -rf tests/mpi/peers-work tests/mpi/bench-tools-work
 .PHONY: clean-mpi-peers
 TESTS += $(MPI_TESTS)
 dist_check_SCRIPTS += $(MPI_TESTS)

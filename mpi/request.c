@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mpi/face.h"
+#include "runtime/memzero.h"
 #include "runtime/thread.h"
 
 int face_req_complete(struct face_req *q, const bolt_status_t *ns, int native_rc, MPI_Status *st,
@@ -19,7 +20,7 @@ int face_req_new(struct face_req **out, MPI_Request *handle)
     if (q) {
         free_list = q->next_free;
         int h = (int)(intptr_t)q->user_buf; /* the slot index is kept there while free */
-        memset(q, 0, sizeof *q);
+        bolt_mem_zero(q, sizeof *q);
         q->live = 1;
         *out = q;
         *handle = h;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "runtime/comm.h"
+#include "runtime/memzero.h"
 #include "runtime/request.h"
 
 /* id = generation << 32 | (slot + 1): a slot reused for a new request gets a
@@ -39,7 +40,7 @@ struct bolt_request *bolt_req_new(enum bolt_req_kind kind)
         req = req_cache;
         req_cache = req->next;
         req_cached--;
-        memset(req, 0, sizeof *req);
+        bolt_mem_zero(req, sizeof *req);
     } else {
         req = calloc(1, sizeof *req);
         if (!req)

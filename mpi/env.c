@@ -73,8 +73,8 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         return init_failed("MPI_Init_thread", MPI_ERR_ARG, "provided is NULL");
     /* MULTIPLE turns on the runtime lock (see runtime/thread.h): each call
      * then runs under it, and blocking waits hand it over, so threads may
-     * call at once. Granted only with BOLT_THREAD_MULTIPLE=1 (params.def
-     * says why); otherwise SERIALIZED at most, and the lock stays off. */
+     * call at once. BOLT_THREAD_MULTIPLE=0 caps the grant at SERIALIZED,
+     * and the lock then stays off. */
     thread_level = face_thread_grant(required);
     *provided = thread_level;
     int rc = do_init(argc, argv, "MPI_Init_thread");

@@ -47,8 +47,8 @@ void face_errh_hold(MPI_Errhandler h);
 void face_errh_release(MPI_Errhandler h);
 /* Raises MPI_ERR_UNSUPPORTED_OPERATION: "<what> is not supported by Bolt". */
 int face_unsupported(MPI_Comm comm, const char *fn, const char *what);
-/* The thread level granted for `required` (mpit.c): MULTIPLE only with
- * BOLT_THREAD_MULTIPLE=1, else SERIALIZED at most. */
+/* The thread level granted for `required` (mpit.c): as asked, but
+ * SERIALIZED at most with BOLT_THREAD_MULTIPLE=0. */
 int face_thread_grant(int required);
 /* Turns a native error (its detail in bolt_error_message()) into an MPI one. */
 int face_native_error(MPI_Comm comm, const char *fn, int native);

@@ -31,7 +31,7 @@ int face_thread_grant(int required)
     return required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required > top ? top : required;
 }
 
-/* As MPI_Init_thread: MULTIPLE (with BOLT_THREAD_MULTIPLE=1) turns the
+/* As MPI_Init_thread: MULTIPLE (unless BOLT_THREAD_MULTIPLE=0) turns the
  * runtime lock on (runtime/thread.h), so the tools calls of several threads
  * run one at a time. */
 int PMPI_T_init_thread(int required, int *provided)

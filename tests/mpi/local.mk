@@ -16,7 +16,7 @@ MPI_TEST_PROGS = tests/mpi/mpi_env tests/mpi/mpi_p2p tests/mpi/mpi_dtype tests/m
 MPI_TEST_PROGS += tests/mpi/mpi_handles tests/mpi/mpi_errclass tests/mpi/mpi_grequest \
 	tests/mpi/mpi_comm_info tests/mpi/mpi_keyval_errh tests/mpi/mpi_tools
 # Several threads calling at once (MPI_THREAD_MULTIPLE).
-MPI_TEST_PROGS += tests/mpi/mpi_thread
+MPI_TEST_PROGS += tests/mpi/mpi_thread tests/mpi/mpi_thread_soak
 # Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
 MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
 MPI_BOLT_ONLY_PROGS += tests/mpi/mpi_unsupported_more tests/mpi/mpi_tools_bolt
@@ -89,6 +89,10 @@ tests_mpi_mpi_grequest_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_grequest_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_thread_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_thread_LDADD = $(MPI_TEST_LDADD)
+# The same program with 200 rounds: a soak of a few seconds (compat.sh).
+tests_mpi_mpi_thread_soak_SOURCES = tests/mpi/mpi_thread.c
+tests_mpi_mpi_thread_soak_CPPFLAGS = $(MPI_TEST_CPPFLAGS) -DROUNDS=200
+tests_mpi_mpi_thread_soak_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_comm_info_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_comm_info_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_keyval_errh_CPPFLAGS = $(MPI_TEST_CPPFLAGS)

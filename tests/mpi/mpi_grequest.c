@@ -298,10 +298,9 @@ int main(int argc, char **argv)
     CHECK(query == provided && is_main, "query_thread %d, provided %d, main %d", query, provided,
           is_main);
 #ifdef BOLT_MPI
-    /* MULTIPLE with BOLT_THREAD_MULTIPLE=1, else SERIALIZED (calls never at once). */
-    const char *on = getenv("BOLT_THREAD_MULTIPLE");
-    CHECK(provided == (on && !strcmp(on, "1") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED),
-          "MPI_THREAD_MULTIPLE asked, %d provided", provided);
+    /* MULTIPLE unless BOLT_THREAD_MULTIPLE=0 (then SERIALIZED: calls never at once). */
+    CHECK(provided == mt_bolt_multiple(), "MPI_THREAD_MULTIPLE asked, %d provided, want %d",
+          provided, mt_bolt_multiple());
 #endif
     wait_and_test();
     get_status_and_free();

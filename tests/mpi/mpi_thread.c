@@ -302,9 +302,9 @@ int main(int argc, char **argv)
     CHECK(query == provided && is_main, "Query_thread %d, provided %d, main %d", query, provided,
           is_main);
 #ifdef BOLT_MPI
-    /* Bolt grants MULTIPLE only with BOLT_THREAD_MULTIPLE=1, else SERIALIZED. */
+    /* Bolt grants MULTIPLE unless BOLT_THREAD_MULTIPLE=0 (then SERIALIZED). */
     const char *on = getenv("BOLT_THREAD_MULTIPLE");
-    int want = on && !strcmp(on, "1") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    int want = mt_bolt_multiple();
     CHECK(provided == want, "MPI_THREAD_MULTIPLE asked with BOLT_THREAD_MULTIPLE=%s: %d provided, "
           "want %d", on ? on : "(unset)", provided, want);
 #endif

@@ -280,9 +280,8 @@ int main(int argc, char **argv)
     int provided = -1;
     mt_name = "mpi_tools_bolt";
     CHECK_MPI(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
-    const char *on = getenv("BOLT_THREAD_MULTIPLE");
-    CHECK(provided == (on && !strcmp(on, "1") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED),
-          "MPI_T provides %d", provided);
+    CHECK(provided == mt_bolt_multiple(), "MPI_T provides %d, want %d", provided,
+          mt_bolt_multiple());
     catalogue();
     before_init();
     mt_init(&argc, &argv, "mpi_tools_bolt");

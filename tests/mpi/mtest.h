@@ -28,6 +28,17 @@ static const char *mt_name = "test";
         CHECK(mt_rc_ == MPI_SUCCESS, "%s returned %d", #call, mt_rc_);               \
     } while (0)
 
+/* The thread level Bolt grants to a program asking for MPI_THREAD_MULTIPLE:
+ * MULTIPLE, unless BOLT_THREAD_MULTIPLE says no (0, no, false, off: then
+ * SERIALIZED at most). */
+static inline int mt_bolt_multiple(void)
+{
+    const char *v = getenv("BOLT_THREAD_MULTIPLE");
+    int off = v && (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") ||
+                    !strcmp(v, "off"));
+    return off ? MPI_THREAD_SERIALIZED : MPI_THREAD_MULTIPLE;
+}
+
 static inline void mt_init(int *argc, char ***argv, const char *name)
 {
     mt_name = name;

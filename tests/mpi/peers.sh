@@ -7,8 +7,8 @@
 #     line must say Pass), the others must run to their end; one-sided ones
 #     must stop with Bolt's MPI_ERR_UNSUPPORTED_OPERATION message (one-sided
 #     communication is the next issue's); osu_latency_mt runs with several
-#     threads per rank with BOLT_THREAD_MULTIPLE=1, and stops on its need for
-#     MPI_THREAD_MULTIPLE without it.
+#     threads per rank (MPI_THREAD_MULTIPLE, granted by default), and stops
+#     on its need for it with BOLT_THREAD_MULTIPLE=0.
 #   osu_bw_fan_in/out run on two hosts of tests/cluster where it can (root).
 #   HPCG (C++): setup/Make.Bolt (tests/mpi/peers/) names boltc++, make
 #     arch=Bolt; a short run must report "HPCG result is VALID".
@@ -142,16 +142,16 @@ for pb in osu_latency_persistent osu_bw_persistent osu_bibw_persistent; do
 done
 osu 4 pt2pt/standard/osu_mbw_mr -c -m 1:65536
 osu 4 pt2pt/standard/osu_multi_lat -c -m 1:65536
-# osu_latency_mt: MPI_THREAD_MULTIPLE (opt-in: BOLT_THREAD_MULTIPLE=1),
-# several threads per rank sending and receiving at once (2 and 4 per side);
-# without the opt-in it stops on its need for MULTIPLE (both ranks return 1
-# without MPI_Finalize, so rank 1's exit may end the job before rank 0 says why).
-export BOLT_THREAD_MULTIPLE=1
+# osu_latency_mt: MPI_THREAD_MULTIPLE (granted by default), several threads
+# per rank sending and receiving at once (2 and 4 per side); with
+# BOLT_THREAD_MULTIPLE=0 it stops on its need for MULTIPLE (both ranks return
+# 1 without MPI_Finalize, so rank 1's exit may end the job before rank 0 says why).
 osu 2 pt2pt/standard/osu_latency_mt -c -m 1:65536 -t 2:2
 osu 2 pt2pt/standard/osu_latency_mt -c -m 1:16384 -t 4:4
-unset BOLT_THREAD_MULTIPLE
-osu_refused 2 pt2pt/standard/osu_latency_mt "no MPI_THREAD_MULTIPLE without BOLT_THREAD_MULTIPLE=1" \
+export BOLT_THREAD_MULTIPLE=0
+osu_refused 2 pt2pt/standard/osu_latency_mt "no MPI_THREAD_MULTIPLE with BOLT_THREAD_MULTIPLE=0" \
     "MPI_Init_thread must return MPI_THREAD_MULTIPLE|rank [01] on .* exited with status 1" -c -m 1:1024 -t 2:2
+unset BOLT_THREAD_MULTIPLE
 # Collectives, blocking and nonblocking: 2, 3 and 8 ranks (OSU's need 2).
 COLL="allgather allgatherv allreduce alltoall alltoallv alltoallw bcast gather gatherv reduce
       reduce_scatter reduce_scatter_block scatter scatterv"

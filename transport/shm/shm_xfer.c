@@ -134,10 +134,17 @@ static int flush_queue(struct bolt_tl_ctx *ctx, struct shm_peer *p)
 {
     int frames = 0, posted = 0, whole;
     while (p->sq_head && !p->failed) {
-        struct bolt_tl_send *s = p->sq_head;
+        struct bolt_tl_send *s = p->sq_head, *next = s->tl_next;
         if (!post(ctx, p, s, &whole))
             break;
-        pop(&p->sq_head, &p->sq_tail);
+        /* Unlinked by the link read before post: a large DATA frame is now
+         * on the pipe or CMA list, whose append cleared s->tl_next, and a
+         * pop() would then drop every frame queued behind it (seen: RTS
+         * frames behind a queued DATA never sent, their sends waiting for
+         * a CTS for good under load). */
+        p->sq_head = next;
+        if (!next)
+            p->sq_tail = NULL;
         posted++;
         if (whole) {
             s->complete(s, 0); /* may queue more: they land behind */

@@ -114,11 +114,73 @@ static void do_probes(struct chan *ch, const uint8_t *body, size_t len)
     free(jobs);
 }
 
+struct rprobe_job {
+    const struct ck_rprobe *p;
+    struct ck_rprobed *r;
+    uint32_t n;
+    pthread_t t;
+    int started;
+};
+
+static void *rprobe_thread(void *arg)
+{
+    struct rprobe_job *j = arg;
+    probe_rdma(&self, j->p, j->n, j->r);
+    return NULL;
+}
+
+/* Runs the RDMA probes of one RPROBE message: the probes toward one host
+ * (consecutive, same dst and port) share a connection, hosts run at once. */
+static void do_rprobes(struct chan *ch, const uint8_t *body, size_t len)
+{
+    struct chan_rd rd = {body, body + len, 0};
+    uint32_t n = chan_rd_u32(&rd), nj = 0;
+    struct ck_rprobe *p = n <= MAX_PROBES ? calloc(n ? n : 1, sizeof *p) : NULL;
+    struct ck_rprobed *r = p ? calloc(n ? n : 1, sizeof *r) : NULL;
+    struct rprobe_job *jobs = r ? calloc(n ? n : 1, sizeof *jobs) : NULL;
+    if (jobs == NULL) {
+        send_error(ch, "bolt-hostd: too many RDMA probes at once, or out of memory");
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (ck_rprobe_decode(&rd, &p[i]) != 0) {
+            send_error(ch, "bolt-hostd: malformed RDMA probe request");
+            goto out;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        if (nj > 0 && strcmp(p[i].dst, jobs[nj - 1].p->dst) == 0 && p[i].port == jobs[nj - 1].p->port) {
+            jobs[nj - 1].n++;
+            continue;
+        }
+        jobs[nj++] = (struct rprobe_job){.p = &p[i], .r = &r[i], .n = 1};
+    }
+    for (uint32_t k = 0; k < nj; k++) {
+        jobs[k].started = pthread_create(&jobs[k].t, NULL, rprobe_thread, &jobs[k]) == 0;
+        if (!jobs[k].started)
+            rprobe_thread(&jobs[k]);
+    }
+    for (uint32_t k = 0; k < nj; k++)
+        if (jobs[k].started)
+            pthread_join(jobs[k].t, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        struct chan_buf b = {0};
+        ck_rprobed_encode(&b, &r[i]);
+        chan_send(ch, CK_RPROBED, b.p, b.len);
+        chan_buf_free(&b);
+    }
+out:
+    free(jobs);
+    free(r);
+    free(p);
+}
+
 static void on_frame(void *ctx, uint8_t type, const uint8_t *body, size_t len)
 {
     struct chan *ch = ctx;
     if (type == CK_PROBE) {
         do_probes(ch, body, len);
+    } else if (type == CK_RPROBE) {
+        do_rprobes(ch, body, len);
     } else if (type == CK_MEASURE) {
         struct ck_measure m;
         struct ck_measured res;

@@ -6,7 +6,8 @@
  * It reaches every host as boltrun does (the remote shell, BOLT_RSH, starts
  * bolt-hostd, BOLT_HOSTD, which answers in check mode), reports each host,
  * proves which host is wired to which by an authenticated exchange over
- * every pair of addresses (cluster/probe.h), judges the wiring
+ * every pair of addresses (cluster/probe.h) and every pair of RDMA devices
+ * (cluster/rdma_paths.h), judges the wiring
  * (cluster/wiring.h), measures every link, and exits 0 only when a job can
  * run on the hosts as wired.
  */
@@ -29,7 +30,8 @@
 #define PATH_MAX 4096
 #endif
 
-/* Probes: connect (1 s) plus the exchange (3 s), all at once per host. */
+/* Probes: connect (1 s) plus the exchange (3 s; RDMA's 10 s at most), all
+ * at once per host. */
 #define PROBE_WAIT_S 15.0
 #define MEASURE_WAIT_S 12.0
 #define PINGS 200
@@ -49,10 +51,12 @@ static const char usage[] =
     "  --timeout SEC     seconds each host has to answer (default BOLT_LAUNCH_TIMEOUT, 30)\n"
     "  --write-hostfile FILE     a hostfile for boltrun: the reachable hosts, slots = cores\n"
     "  --write-calibration FILE  per-host cores and caches, per-link alpha/beta (needs the measurement)\n"
+    "  --write-devmap FILE       the RDMA device pairs proven both ways, for the rdma transport\n"
+    "                            (BOLT_RDMA_DEVMAP=FILE in the job's environment)\n"
     "  -h, --help, --version\n";
 
 struct opts {
-    const char *hostfile, *hosts, *dot, *out_hosts, *out_calib;
+    const char *hostfile, *hosts, *dot, *out_hosts, *out_calib, *out_devmap;
     int json, measure;
     double timeout;
 };
@@ -64,6 +68,7 @@ static int parse(int argc, char **argv, struct opts *o)
                                        {"no-measure", 0, NULL, 'n'}, {"timeout", 1, NULL, 't'},
                                        {"help", 0, NULL, 'h'},     {"version", 0, NULL, 'V'},
                                        {"write-hostfile", 1, NULL, 'w'}, {"write-calibration", 1, NULL, 'c'},
+                                       {"write-devmap", 1, NULL, 'm'},
                                        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     o->measure = 1;
@@ -93,6 +98,7 @@ static int parse(int argc, char **argv, struct opts *o)
         case 'n': o->measure = 0; break;
         case 'w': o->out_hosts = optarg; break;
         case 'c': o->out_calib = optarg; break;
+        case 'm': o->out_devmap = optarg; break;
         case 't':
             o->timeout = strtod(optarg, &end);
             if (*end || end == optarg || !(o->timeout > 0)) {
@@ -137,6 +143,11 @@ static int usable_addr(const struct ck_if *f)
 static int probes_done(const struct remote *r)
 {
     return r->nprobed == r->want_probed;
+}
+
+static int rprobes_done(const struct remote *r)
+{
+    return r->nrprobed == r->want_rprobed;
 }
 
 static int measured_done(const struct remote *r)
@@ -217,6 +228,59 @@ static int run_probes(struct cl_check *c, struct remote *r)
     }
     free(want);
     return 0;
+}
+
+/* Every host probes every pair of its usable RDMA devices and every other
+ * host's, all hosts at once; queue pair numbers go over the TCP paths the
+ * address probes proved. */
+static int run_rdma_probes(struct cl_check *c, struct remote *r)
+{
+    int n = c->n, total = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            if (a != b && c->ok[a] && c->ok[b])
+                total += (int)(c->info[a].nrdma * c->info[b].nrdma);
+    c->rpaths = calloc((size_t)total + 1, sizeof *c->rpaths);
+    struct ck_rprobe *req = calloc((size_t)total + 1, sizeof *req);
+    unsigned char *want = calloc((size_t)n, 1);
+    int rc = c->rpaths && req && want ? 0 : -1;
+    for (int a = 0; rc == 0 && a < n; a++) {
+        uint32_t nreq = 0;
+        rdpaths_plan(n, c->ok, c->info, &c->w, a, c->rpaths, &c->nrpaths, req, &nreq);
+        if (nreq == 0)
+            continue;
+        struct chan_buf b = {0};
+        chan_buf_u32(&b, nreq);
+        for (uint32_t k = 0; k < nreq; k++)
+            ck_rprobe_encode(&b, &req[k]);
+        r[a].nrprobed = 0;
+        r[a].want_rprobed = nreq;
+        chan_send(&r[a].ch, CK_RPROBE, b.p, b.len);
+        chan_flush(&r[a].ch);
+        chan_buf_free(&b);
+        want[a] = 1;
+    }
+    if (rc == 0)
+        remote_wait(r, n, want, rprobes_done, PROBE_WAIT_S);
+    /* Answers back into the paths (ids are path indexes). */
+    for (int a = 0; rc == 0 && a < n; a++) {
+        for (uint32_t k = 0; k < r[a].nrprobed; k++) {
+            const struct ck_rprobed *pr = &r[a].rprobed[k];
+            if (pr->id < (uint32_t)c->nrpaths && c->rpaths[pr->id].a == a)
+                c->rpaths[pr->id].r = *pr;
+        }
+        for (int i = 0; want[a] && i < c->nrpaths; i++) {
+            struct ck_rprobed *pr = &c->rpaths[i].r;
+            if (c->rpaths[i].a == a && !pr->ok && !pr->err[0])
+                snprintf(pr->err, sizeof pr->err, "no answer from %s: %s", c->names[a],
+                         r[a].failed ? r[a].why : "it did not report this probe");
+        }
+    }
+    if (rc == 0)
+        rc = rdpaths_judge(n, c->names, c->ok, c->info, c->rpaths, c->nrpaths, &c->w, &c->rd);
+    free(req);
+    free(want);
+    return rc;
 }
 
 /* Latency and bandwidth of each link, one at a time (they would share the
@@ -329,6 +393,13 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
+    if (run_rdma_probes(&c, r) != 0) {
+        fprintf(stderr, "bolt-cluster: out of memory for the RDMA probes\n");
+        rc = 1;
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        c.ok[i] = c.ok[i] && !r[i].failed;
     int fatal = 0;
     for (int i = 0; i < n; i++) {
         if (!c.ok[i])
@@ -359,7 +430,8 @@ int main(int argc, char **argv)
         goto out;
     }
     if ((o.out_hosts && outfiles_hostfile(o.out_hosts, &c, err, sizeof err) != 0) ||
-        (o.out_calib && outfiles_calibration(o.out_calib, &c, err, sizeof err) != 0)) {
+        (o.out_calib && outfiles_calibration(o.out_calib, &c, err, sizeof err) != 0) ||
+        (o.out_devmap && outfiles_devmap(o.out_devmap, &c, err, sizeof err) != 0)) {
         fprintf(stderr, "bolt-cluster: %s\n", err);
         rc = 1;
         goto out;
@@ -369,6 +441,8 @@ out:
     if (r)
         remote_close_all(r, n);
     wiring_free(&c.w);
+    rdpaths_free(&c.rd);
+    free(c.rpaths);
     free(c.paths);
     free(c.info);
     free(c.ok);

@@ -6,6 +6,7 @@
 #define BOLT_CLUSTER_CHECK_H
 
 #include "cluster/check_wire.h"
+#include "cluster/rdma_paths.h"
 #include "cluster/wiring.h"
 
 struct cl_check {
@@ -17,6 +18,9 @@ struct cl_check {
     struct wr_path *paths;    /* every probe */
     int npaths;
     struct wr_result w;
+    struct rd_path *rpaths;   /* every RDMA device-pair probe */
+    int nrpaths;
+    struct rd_result rd;
     int measured;             /* latency and bandwidth were measured */
     int can_run;              /* a job can run on every host as wired */
 };

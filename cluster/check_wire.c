@@ -87,6 +87,10 @@ void ck_info_encode(struct chan_buf *b, const struct ck_info *in)
         chan_buf_u32(b, d->ngids);
         for (uint32_t k = 0; k < d->ngids; k++)
             chan_buf_str(b, d->gids[k]);
+        chan_buf_u32(b, d->usable);
+        chan_buf_u32(b, d->gid_index);
+        chan_buf_str(b, d->gid);
+        chan_buf_str(b, d->note);
     }
     chan_buf_str(b, in->rdma_note);
 }
@@ -129,6 +133,10 @@ int ck_info_decode(const uint8_t *body, size_t len, struct ck_info *in)
             return -1;
         for (uint32_t k = 0; k < d->ngids; k++)
             get_str(&r, d->gids[k], sizeof d->gids[k]);
+        d->usable = chan_rd_u32(&r);
+        d->gid_index = chan_rd_u32(&r);
+        get_str(&r, d->gid, sizeof d->gid);
+        get_str(&r, d->note, sizeof d->note);
     }
     get_str(&r, in->rdma_note, sizeof in->rdma_note);
     return done(&r);
@@ -173,6 +181,51 @@ int ck_probed_decode(const uint8_t *body, size_t len, struct ck_probed *p)
     p->us = chan_rd_u32(&r);
     get_str(&r, p->local, sizeof p->local);
     get_str(&r, p->remote, sizeof p->remote);
+    get_str(&r, p->err, sizeof p->err);
+    return done(&r);
+}
+
+void ck_rprobe_encode(struct chan_buf *b, const struct ck_rprobe *p)
+{
+    chan_buf_u32(b, p->id);
+    chan_buf_str(b, p->src);
+    chan_buf_str(b, p->dst);
+    chan_buf_u32(b, p->port);
+    chan_buf_str(b, p->ldev);
+    chan_buf_u32(b, p->lgid_index);
+    chan_buf_str(b, p->rdev);
+    chan_buf_u32(b, p->rgid_index);
+}
+
+int ck_rprobe_decode(struct chan_rd *r, struct ck_rprobe *p)
+{
+    memset(p, 0, sizeof *p);
+    p->id = chan_rd_u32(r);
+    get_str(r, p->src, sizeof p->src);
+    get_str(r, p->dst, sizeof p->dst);
+    p->port = chan_rd_u32(r);
+    get_str(r, p->ldev, sizeof p->ldev);
+    p->lgid_index = chan_rd_u32(r);
+    get_str(r, p->rdev, sizeof p->rdev);
+    p->rgid_index = chan_rd_u32(r);
+    return r->bad || p->port == 0 || p->port > 65535 ? -1 : 0;
+}
+
+void ck_rprobed_encode(struct chan_buf *b, const struct ck_rprobed *p)
+{
+    chan_buf_u32(b, p->id);
+    chan_buf_u32(b, p->ok);
+    chan_buf_u32(b, p->who);
+    chan_buf_str(b, p->err);
+}
+
+int ck_rprobed_decode(const uint8_t *body, size_t len, struct ck_rprobed *p)
+{
+    struct chan_rd r = {body, body + len, 0};
+    memset(p, 0, sizeof *p);
+    p->id = chan_rd_u32(&r);
+    p->ok = chan_rd_u32(&r);
+    p->who = chan_rd_u32(&r);
     get_str(&r, p->err, sizeof p->err);
     return done(&r);
 }

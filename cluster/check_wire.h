@@ -9,10 +9,15 @@
  *   PROBE    u32 count, count x {u32 id, str src, str dst, u32 port}:
  *            connect from src to dst:port, all at once, prove both ends
  *   MEASURE  u32 id, str src, str dst, u32 port, u32 pings, u32 bytes
+ *   RPROBE   u32 count, count x {u32 id, str src, str dst, u32 port, str ldev,
+ *            u32 lgid_index, str rdev, u32 rgid_index}: prove that device ldev
+ *            here reaches device rdev of the host at dst (queue pair numbers
+ *            swapped over an authenticated TCP connection src -> dst:port)
  * hostd -> bolt-cluster
  *   INFO     the host (struct ck_info), after CHECK
  *   PROBED   one per probe (struct ck_probed)
  *   MEASURED (struct ck_measured)
+ *   RPROBED  one per RDMA probe (struct ck_rprobed)
  *   ERROR    as in a job (chan_wire.h): u32 code, text
  * Strings are chan_wire's (u32 length + bytes ending in one NUL); numbers u32 big-endian, memory as
  * two u32 (high, low), and so are cache sizes.
@@ -36,9 +41,11 @@ enum ck_type {
     CK_CHECK = 5,
     CK_PROBE = 6,
     CK_MEASURE = 7,
+    CK_RPROBE = 8,
     CK_INFO = 0x88,
     CK_PROBED = 0x89,
-    CK_MEASURED = 0x8a
+    CK_MEASURED = 0x8a,
+    CK_RPROBED = 0x8b
 };
 
 /* Interface flags. */
@@ -59,6 +66,10 @@ struct ck_rdma {
     uint32_t mtu;             /* bytes */
     uint32_t ngids;
     char gids[CK_MAX_GIDS][48];
+    uint32_t usable;          /* probed: port active, a GID to send from */
+    uint32_t gid_index;       /* the GID probes (and the rdma transport) use */
+    char gid[48];             /* that GID as text (inet6), "" if none */
+    char note[96];            /* why not usable */
 };
 
 struct ck_info {
@@ -91,6 +102,18 @@ struct ck_probed {
     char err[CK_ERR];
 };
 
+struct ck_rprobe {
+    uint32_t id, port, lgid_index, rgid_index;
+    char src[CK_ADDR], dst[CK_ADDR];
+    char ldev[64], rdev[64];
+};
+
+struct ck_rprobed {
+    uint32_t id, ok;
+    uint32_t who;             /* index of the host whose device received the proof */
+    char err[CK_ERR];
+};
+
 struct ck_measure {
     uint32_t id, port, pings, bytes;
     char src[CK_ADDR], dst[CK_ADDR];
@@ -112,6 +135,10 @@ void ck_probe_encode(struct chan_buf *b, const struct ck_probe *p);
 int ck_probe_decode(struct chan_rd *r, struct ck_probe *p);
 void ck_probed_encode(struct chan_buf *b, const struct ck_probed *p);
 int ck_probed_decode(const uint8_t *body, size_t len, struct ck_probed *p);
+void ck_rprobe_encode(struct chan_buf *b, const struct ck_rprobe *p);
+int ck_rprobe_decode(struct chan_rd *r, struct ck_rprobe *p);
+void ck_rprobed_encode(struct chan_buf *b, const struct ck_rprobed *p);
+int ck_rprobed_decode(const uint8_t *body, size_t len, struct ck_rprobed *p);
 void ck_measure_encode(struct chan_buf *b, const struct ck_measure *m);
 int ck_measure_decode(const uint8_t *body, size_t len, struct ck_measure *m);
 void ck_measured_encode(struct chan_buf *b, const struct ck_measured *m);

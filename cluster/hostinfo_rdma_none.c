@@ -7,5 +7,5 @@
 
 void hostinfo_rdma(struct ck_info *in)
 {
-    snprintf(in->rdma_note, sizeof in->rdma_note, "this Bolt was built without a verbs library");
+    snprintf(in->rdma_note, sizeof in->rdma_note, "no RDMA devices: this Bolt was built without a verbs library");
 }

@@ -6,15 +6,17 @@ CLUSTER_AGENT = \
 	cluster/agent.c cluster/agent.h \
 	cluster/check_wire.c cluster/check_wire.h \
 	cluster/hostinfo.c cluster/hostinfo.h \
-	cluster/probe.c cluster/probe.h
+	cluster/probe.c cluster/probe.h \
+	cluster/probe_rdma.c cluster/rdma_probe.h
 if HAVE_VERBS
-CLUSTER_AGENT += cluster/hostinfo_rdma_verbs.c
+CLUSTER_AGENT += cluster/hostinfo_rdma_verbs.c cluster/rdma_probe_verbs.c
 CLUSTER_AGENT_LIBS = $(VERBS_LIBS)
 else
-CLUSTER_AGENT += cluster/hostinfo_rdma_none.c
+CLUSTER_AGENT += cluster/hostinfo_rdma_none.c cluster/rdma_probe_none.c
 CLUSTER_AGENT_LIBS =
 endif
-EXTRA_DIST += cluster/hostinfo_rdma_verbs.c cluster/hostinfo_rdma_none.c
+EXTRA_DIST += cluster/hostinfo_rdma_verbs.c cluster/hostinfo_rdma_none.c \
+	cluster/rdma_probe_verbs.c cluster/rdma_probe_none.c
 bolt_hostd_SOURCES += $(CLUSTER_AGENT)
 bolt_hostd_LDADD += $(CLUSTER_AGENT_LIBS)
 bolt_cluster_SOURCES = \
@@ -22,6 +24,7 @@ bolt_cluster_SOURCES = \
 	cluster/check_wire.c cluster/check_wire.h \
 	cluster/remote.c cluster/remote.h \
 	cluster/wiring.c cluster/wiring.h \
+	cluster/rdma_paths.c cluster/rdma_paths.h \
 	cluster/report.c cluster/report_json.c cluster/report.h \
 	cluster/outfiles.c cluster/outfiles.h \
 	launcher/rsh.c launcher/rsh.h launcher/pathsearch.c launcher/spawn.h \

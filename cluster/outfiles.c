@@ -79,3 +79,26 @@ int outfiles_calibration(const char *path, const struct cl_check *c, char *err, 
     }
     return finish(f, tmp, path, "--write-calibration", err, cap);
 }
+
+int outfiles_devmap(const char *path, const struct cl_check *c, char *err, size_t cap)
+{
+    char tmp[4200];
+    FILE *f = open_tmp(path, tmp, sizeof tmp, "--write-devmap", err, cap);
+    if (f == NULL)
+        return -1;
+    fprintf(f, "# written by bolt-cluster check (Bolt %s): RDMA device pairs proven both ways\n", PACKAGE_VERSION);
+    fprintf(f, "# pair HOST_A DEV_A GID_A HOST_B DEV_B GID_B (the GIDs each end sends from)\n");
+    fprintf(f, "bolt-devmap 1\n");
+    int pairs = 0;
+    for (int i = 0; i < c->rd.nlinks; i++) {
+        const struct rd_link *l = &c->rd.links[i];
+        const struct ck_rdma *x = &c->info[l->a].rdma[l->adev], *y = &c->info[l->b].rdma[l->bdev];
+        if (!l->ab || !l->ba)
+            continue;
+        fprintf(f, "pair %s %s %s %s %s %s\n", c->names[l->a], x->name, x->gid, c->names[l->b], y->name, y->gid);
+        pairs++;
+    }
+    if (pairs == 0)
+        fprintf(f, "# no RDMA device pair was proven: the rdma transport matches devices by address\n");
+    return finish(f, tmp, path, "--write-devmap", err, cap);
+}

@@ -13,6 +13,16 @@
  * alpha is the small-message half round trip, beta the time per byte each
  * way (1 / bandwidth) measured with both ways busy at once. boltrun reads it
  * (launcher/calibration.c, --calibration FILE).
+ *
+ * A device map: the RDMA device pairs the check proved both ways, one a line,
+ * '#' comments:
+ *   bolt-devmap 1
+ *   pair HOST_A DEV_A GID_A HOST_B DEV_B GID_B
+ * GIDs as IPv6 text (an IPv4-mapped one reads ::ffff:169.254.12.1): the GID
+ * each end sends from, the one the rdma transport picks. A rank whose device
+ * has GID_A reaches a peer that publishes GID_B through that device (and the
+ * reverse); host and device names are for people. The rdma transport reads
+ * it at start-up from BOLT_RDMA_DEVMAP (transport/rdma/rdma_devmap.c).
  */
 #ifndef BOLT_CLUSTER_OUTFILES_H
 #define BOLT_CLUSTER_OUTFILES_H
@@ -24,5 +34,6 @@
 /* 0, or -1 with err naming the file. */
 int outfiles_hostfile(const char *path, const struct cl_check *c, char *err, size_t cap);
 int outfiles_calibration(const char *path, const struct cl_check *c, char *err, size_t cap);
+int outfiles_devmap(const char *path, const struct cl_check *c, char *err, size_t cap);
 
 #endif

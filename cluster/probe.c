@@ -157,14 +157,14 @@ void probe_serve(const struct probe_self *me, int fd)
         goto out;
     if (in[sizeof in - 1] == 1)
         serve_measure(fd, bolt_kvs_now() + MEASURE_S);
+    else if (in[sizeof in - 1] == 2)
+        probe_rdma_serve(me, fd, who);
 out:
     close(fd);
 }
 
-/* Connects from src to dst:port within CONNECT_S and proves both ends.
- * Returns the descriptor, or -1 with err. */
-static int open_proven(const struct probe_self *me, const char *src, const char *dst, uint32_t port, int mode,
-                       uint32_t *who, char *err, size_t cap)
+int probe_open_proven(const struct probe_self *me, const char *src, const char *dst, uint32_t port, int mode,
+                      uint32_t *who, char *err, size_t cap)
 {
     struct sockaddr_in s = {.sin_family = AF_INET}, d = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, src, &s.sin_addr) != 1 || inet_pton(AF_INET, dst, &d.sin_addr) != 1) {
@@ -245,7 +245,7 @@ void probe_connect(const struct probe_self *me, const struct ck_probe *p, struct
     memset(out, 0, sizeof *out);
     out->id = p->id;
     double t0 = bolt_kvs_now();
-    int fd = open_proven(me, p->src, p->dst, p->port, 0, &out->who, out->err, sizeof out->err);
+    int fd = probe_open_proven(me, p->src, p->dst, p->port, 0, &out->who, out->err, sizeof out->err);
     if (fd < 0)
         return;
     out->ok = 1;
@@ -272,7 +272,7 @@ void probe_measure(const struct probe_self *me, const struct ck_measure *m, stru
     memset(out, 0, sizeof *out);
     out->id = m->id;
     uint32_t who;
-    int fd = open_proven(me, m->src, m->dst, m->port, 1, &who, out->err, sizeof out->err);
+    int fd = probe_open_proven(me, m->src, m->dst, m->port, 1, &who, out->err, sizeof out->err);
     if (fd < 0)
         return;
     double deadline = bolt_kvs_now() + MEASURE_S;

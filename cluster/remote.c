@@ -83,6 +83,22 @@ static void on_frame(void *ctx, uint8_t type, const uint8_t *body, size_t len)
         else
             r->nprobed++;
         break;
+    case CK_RPROBED:
+        if (r->nrprobed == r->caprprobed) {
+            uint32_t nc = r->caprprobed ? 2 * r->caprprobed : 64;
+            struct ck_rprobed *p = realloc(r->rprobed, nc * sizeof *p);
+            if (p == NULL) {
+                fail(r, "out of memory for the RDMA probes of %s", r->name);
+                return;
+            }
+            r->rprobed = p;
+            r->caprprobed = nc;
+        }
+        if (ck_rprobed_decode(body, len, &r->rprobed[r->nrprobed]) != 0)
+            fail(r, "bolt-hostd on %s sent a malformed RDMA probe answer", r->name);
+        else
+            r->nrprobed++;
+        break;
     case CK_MEASURED:
         if (ck_measured_decode(body, len, &r->measured) != 0)
             fail(r, "bolt-hostd on %s sent a malformed measurement", r->name);
@@ -237,5 +253,7 @@ void remote_close_all(struct remote *r, int n)
         r[i].rp.err_r = -1;
         free(r[i].probed);
         r[i].probed = NULL;
+        free(r[i].rprobed);
+        r[i].rprobed = NULL;
     }
 }

@@ -29,6 +29,9 @@ struct remote {
     struct ck_probed *probed;
     uint32_t nprobed, capprobed;
     uint32_t want_probed;  /* answers the current PROBE asks for */
+    struct ck_rprobed *rprobed;
+    uint32_t nrprobed, caprprobed;
+    uint32_t want_rprobed;
     struct ck_measured measured;
     int have_measured;
 };

@@ -44,8 +44,14 @@ static void host_text(FILE *f, const struct cl_check *c, int i)
                 d->ngids ? ", GID" : "");
         for (uint32_t g = 0; g < d->ngids; g++)
             fprintf(f, " %s", d->gids[g]);
+        if (d->usable)
+            fprintf(f, "; probed from %s", d->gid);
+        else
+            fprintf(f, "; not usable: %s", d->note);
         fputc('\n', f);
     }
+    if (in->nrdma > 0 && in->rdma_note[0])
+        fprintf(f, "  rdma: %s\n", in->rdma_note);
     fprintf(f, "  interfaces:");
     for (uint32_t k = 0; k < in->nifs; k++)
         fprintf(f, " %s %s/%u%s", in->ifs[k].name, in->ifs[k].addr, in->ifs[k].prefix,
@@ -128,6 +134,13 @@ void report_text(FILE *f, const struct cl_check *c)
         fprintf(f, "links:\n");
     for (int i = 0; i < c->w.nlinks; i++)
         link_text(f, c, &c->w.links[i]);
+    if (c->rd.nlinks)
+        fprintf(f, "rdma (device pairs proven by an authenticated RDMA send):\n");
+    for (int i = 0; i < c->rd.nlinks; i++) {
+        const struct rd_link *l = &c->rd.links[i];
+        fprintf(f, "  %s %s <-> %s %s: %s\n", c->names[l->a], c->info[l->a].rdma[l->adev].name, c->names[l->b],
+                c->info[l->b].rdma[l->bdev].name, l->ab && l->ba ? "both ways" : "ONE WAY ONLY");
+    }
     report_map(f, c);
     for (int i = 0; i < c->w.nproblems; i++)
         fprintf(f, "%s: %s\n", c->w.problems[i].fatal ? "problem" : "warning", c->w.problems[i].text);
@@ -164,11 +177,18 @@ int report_dot(const char *path, const struct cl_check *c, char *err, size_t cap
                             c->names[a], c->names[b]);
                 continue;
             }
-            char label[256];
+            char label[512];
             int o = snprintf(label, sizeof label, "%s %s - %s", l->cable ? "tcp" : "tcp (shared)", l->a_if, l->b_if);
             if (l->measured && o > 0 && (size_t)o < sizeof label)
                 snprintf(label + o, sizeof label - (size_t)o, "\\n%.1f us, %.3g/%.3g GB/s", l->lat_us, l->ab_gbs,
                          l->ba_gbs);
+            for (int k = 0; k < c->rd.nlinks; k++) {
+                const struct rd_link *r = &c->rd.links[k];
+                size_t used = strlen(label);
+                if (r->a == a && r->b == b && r->ab && r->ba && used < sizeof label)
+                    snprintf(label + used, sizeof label - used, "\\nrdma %s - %s", c->info[a].rdma[r->adev].name,
+                             c->info[b].rdma[r->bdev].name);
+            }
             fprintf(f, "  \"%s\" -- \"%s\" [label=\"%s\"%s%s%s];\n", c->names[a], c->names[b], label,
                     l->cable ? ", penwidth=2" : ", style=dotted", l->slow ? ", color=orange, fontcolor=orange" : "",
                     l->ab && l->ba ? "" : ", dir=forward, color=red");

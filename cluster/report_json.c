@@ -35,9 +35,10 @@ static json_t *host_json(const struct cl_check *c, int i)
         json_t *gids = json_array();
         for (uint32_t g = 0; g < d->ngids; g++)
             json_array_append_new(gids, json_string(d->gids[g]));
-        json_array_append_new(rdma, json_pack("{s:s, s:i, s:s, s:i, s:o}", "name", d->name, "port_state",
-                                              (int)d->port_state, "link_layer", d->link_layer, "mtu", (int)d->mtu,
-                                              "gids", gids));
+        json_t *j = json_pack("{s:s, s:i, s:s, s:i, s:o, s:b}", "name", d->name, "port_state", (int)d->port_state,
+                              "link_layer", d->link_layer, "mtu", (int)d->mtu, "gids", gids, "usable", d->usable);
+        json_object_set_new(j, d->usable ? "gid" : "note", json_string(d->usable ? d->gid : d->note));
+        json_array_append_new(rdma, j);
     }
     json_object_set_new(h, "interfaces", ifs);
     json_object_set_new(h, "rdma_devices", rdma);
@@ -62,6 +63,14 @@ int report_json(FILE *f, const struct cl_check *c, char *err, size_t cap)
         }
         json_array_append_new(links, j);
     }
+    json_t *rl = json_array();
+    for (int i = 0; i < c->rd.nlinks; i++) {
+        const struct rd_link *l = &c->rd.links[i];
+        json_array_append_new(rl, json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "a", c->names[l->a], "b",
+                                            c->names[l->b], "a_device", c->info[l->a].rdma[l->adev].name, "b_device",
+                                            c->info[l->b].rdma[l->bdev].name, "a_to_b", l->ab, "b_to_a", l->ba));
+    }
+    json_object_set_new(root, "rdma_links", rl);
     for (int i = 0; i < c->w.nproblems; i++)
         json_array_append_new(probs, json_pack("{s:b, s:s}", "fatal", c->w.problems[i].fatal, "text",
                                                c->w.problems[i].text));

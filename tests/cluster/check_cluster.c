@@ -10,10 +10,12 @@
 
 #include "tests/check_run.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cluster/check_wire.h"
 #include "cluster/probe.h"
+#include "cluster/rdma_paths.h"
 #include "launcher/calibration.h"
 #include "cluster/wiring.h"
 
@@ -355,6 +357,95 @@ START_TEST(probe_proves_both_ends)
 }
 END_TEST
 
+void fake_rdma_cable(const char *a, const char *b);
+extern int fake_rdma_tamper;
+
+/* RDMA device pairs (tests/cluster/rdma_probe_fake.c: cables a1-b1, a2-b2):
+ * the cabled pairs proven, the others not (nothing arrives), a port down
+ * named, a forged proof refused, and the plan and judgement of the pairs. */
+START_TEST(rdma_pairs_proven)
+{
+    struct listener l;
+    struct probe_self me = {.index = 0};
+    memset(me.secret, 7, sizeof me.secret);
+    fake_rdma_cable("a1", "b1");
+    fake_rdma_cable("a2", "b2");
+    const char *pairs[5][2] = {{"a1", "b1"}, {"a1", "b2"}, {"a2", "b1"}, {"a2", "b2"}, {"down0", "b1"}};
+    struct ck_rprobe p[5];
+    struct ck_rprobed r[5];
+    listener_start(&l, 7);
+    for (int i = 0; i < 5; i++) {
+        p[i] = (struct ck_rprobe){.id = (uint32_t)i, .port = l.port, .src = "127.0.0.1", .dst = "127.0.0.1"};
+        snprintf(p[i].ldev, sizeof p[i].ldev, "%s", pairs[i][0]);
+        snprintf(p[i].rdev, sizeof p[i].rdev, "%s", pairs[i][1]);
+    }
+    probe_rdma(&me, p, 5, r);
+    listener_stop(&l);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(r[i].id, i);
+    ck_assert_msg(r[0].ok && r[3].ok, "%s / %s", r[0].err, r[3].err);
+    ck_assert_int_eq(r[0].who, 1);
+    ck_assert(!r[1].ok && !r[2].ok && !r[4].ok);
+    ck_assert_msg(strstr(r[1].err, "nothing arrived") != NULL, "%s", r[1].err);
+    ck_assert_msg(strstr(r[4].err, "down0 port 1 is PORT_DOWN") != NULL, "%s", r[4].err);
+    /* A proof that is not this check's secret's. */
+    fake_rdma_tamper = 1;
+    listener_start(&l, 7);
+    p[0].port = l.port;
+    probe_rdma(&me, p, 1, r);
+    listener_stop(&l);
+    fake_rdma_tamper = 0;
+    ck_assert_int_eq(r[0].ok, 0);
+    ck_assert_msg(strstr(r[0].err, "wrong proof") != NULL, "%s", r[0].err);
+
+    /* Judged: h0's a1 and h1's b1 proven both ways; h0's down0 named. */
+    const char *names[2] = {"h0", "h1"};
+    int ok[2] = {1, 1};
+    static struct ck_info in[2];
+    memset(in, 0, sizeof in);
+    in[0].nrdma = in[1].nrdma = 2;
+    snprintf(in[0].rdma[0].name, 64, "a1");
+    snprintf(in[0].rdma[1].name, 64, "down0");
+    snprintf(in[0].rdma[1].note, 96, "port 1 is DOWN");
+    snprintf(in[1].rdma[0].name, 64, "b1");
+    snprintf(in[1].rdma[1].name, 64, "b2");
+    in[0].rdma[0].usable = in[1].rdma[0].usable = in[1].rdma[1].usable = 1;
+    struct wr_result w;
+    memset(&w, 0, sizeof w);
+    w.links = calloc(1, sizeof *w.links);
+    w.links[0] = (struct wr_link){.a = 0, .b = 1, .ab = 1, .ba = 1, .a_addr = "10.0.0.1", .b_addr = "10.0.0.2"};
+    w.nlinks = 1;
+    struct rd_path paths[8];
+    struct ck_rprobe req[8];
+    int np = 0;
+    uint32_t nreq;
+    rdpaths_plan(2, ok, in, &w, 0, paths, &np, req, &nreq);
+    ck_assert_int_eq(nreq, 2); /* a1 to b1 and b2; down0 not probed */
+    ck_assert_str_eq(req[1].src, "10.0.0.1");
+    ck_assert_str_eq(req[1].rdev, "b2");
+    rdpaths_plan(2, ok, in, &w, 1, paths, &np, req, &nreq);
+    ck_assert_int_eq(np, 4);
+    paths[0].r.ok = paths[2].r.ok = 1; /* a1 -> b1, b1 -> a1 */
+    struct rd_result rd;
+    ck_assert_int_eq(rdpaths_judge(2, names, ok, in, paths, np, &w, &rd), 0);
+    ck_assert_int_eq(rd.nlinks, 1);
+    ck_assert(rd.links[0].ab && rd.links[0].ba && rd.links[0].adev == 0 && rd.links[0].bdev == 0);
+    ck_assert_int_eq(w.nproblems, 1);
+    ck_assert_str_eq(w.problems[0].text, "h0's RDMA device down0 is not usable: port 1 is DOWN (is its cable plugged "
+                                         "in, and the host at its other end on?)");
+    /* Nothing proven: named, with the probe's error. */
+    paths[0].r.ok = paths[2].r.ok = 0;
+    snprintf(paths[0].r.err, sizeof paths[0].r.err, "nothing arrived");
+    rdpaths_free(&rd);
+    ck_assert_int_eq(rdpaths_judge(2, names, ok, in, paths, np, &w, &rd), 0);
+    ck_assert_int_eq(rd.nlinks, 0);
+    ck_assert_msg(strstr(w.problems[w.nproblems - 1].text, "no RDMA device of h0 reaches one of h1 (nothing arrived)") ==
+                  w.problems[w.nproblems - 1].text, "%s", w.problems[w.nproblems - 1].text);
+    rdpaths_free(&rd);
+    wiring_free(&w);
+}
+END_TEST
+
 START_TEST(probe_measures)
 {
     struct listener l;
@@ -426,6 +517,7 @@ int main(void)
 {
     Suite *s = suite_create("bolt-cluster wiring");
     TCase *tc = tcase_create("wiring");
+    tcase_set_timeout(tc, 30); /* the RDMA probes wait 2 s for what never comes */
     tcase_add_test(tc, full_mesh);
     tcase_add_test(tc, one_missing);
     tcase_add_test(tc, ring);
@@ -437,6 +529,7 @@ int main(void)
     tcase_add_test(tc, wire_roundtrip);
     tcase_add_test(tc, probe_proves_both_ends);
     tcase_add_test(tc, probe_measures);
+    tcase_add_test(tc, rdma_pairs_proven);
     tcase_add_test(tc, calibration_file);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);

@@ -79,4 +79,10 @@ TESTS += tests/transport/test_rdma_flow
 tests_transport_test_rdma_flow_SOURCES = tests/transport/test_rdma_flow.c transport/rdma/rdma_flow.c
 tests_transport_test_rdma_flow_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_transport_test_rdma_flow_LDADD = $(CHECK_LIBS)
+# bolt-cluster's device map as the transport reads it: no device needed.
+check_PROGRAMS += tests/transport/test_rdma_devmap
+TESTS += tests/transport/test_rdma_devmap
+tests_transport_test_rdma_devmap_SOURCES = tests/transport/test_rdma_devmap.c transport/rdma/rdma_devmap.c
+tests_transport_test_rdma_devmap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_transport_test_rdma_devmap_LDADD = $(CHECK_LIBS)
 endif

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "transport/rdma/rdma_devmap.h"
 #include "transport/rdma/rdma_flow.h"
 #include "transport/transport.h"
 
@@ -122,6 +123,8 @@ struct bolt_tl_ctx {
     struct rdma_dev devs[RDMA_MAX_DEVS];
     int ndevs;
     char why[512];            /* why no device is usable (ndevs == 0) */
+    struct rdma_devmap map;   /* BOLT_RDMA_DEVMAP's pairs (n 0: none) */
+    int map_given;            /* BOLT_RDMA_DEVMAP is set */
     struct rdma_peer *peers;  /* by world rank */
     int *wired;
     int nwired;
@@ -142,9 +145,10 @@ void rdma_devs_close(struct bolt_tl_ctx *ctx);
 /* What this process publishes about its devices. */
 int rdma_devs_describe(const struct bolt_tl_ctx *ctx, char *out, size_t cap);
 /* The local device that reaches a peer whose published text is `pub`, and
- * the peer's device index (-1 if none); *why says why not. */
+ * the peer's device index (-1 if none); *why says why not. *map_line is the
+ * device map's line that paired them (0: matched by address). */
 int rdma_devs_route(const struct bolt_tl_ctx *ctx, const char *pub, int *peer_dev,
-                    char *why, size_t cap);
+                    int *map_line, char *why, size_t cap);
 /* Field `field` (0 name, 1 port, 2 gid hex, 3 ipv4, 4 prefix, 5 mtu, 6 lid)
  * of the peer's device `dev` in its published text. */
 int rdma_pub_field(const char *pub, int dev, int field, char *out, size_t cap);

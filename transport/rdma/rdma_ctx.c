@@ -180,11 +180,18 @@ static int rdma_reachable(struct bolt_tl_ctx *ctx, int peer)
         return 0;
     }
     char why[160];
-    int d = rdma_devs_route(ctx, pub, &p->peer_dev, why, sizeof why);
+    int line = 0;
+    int d = rdma_devs_route(ctx, pub, &p->peer_dev, &line, why, sizeof why);
     if (d < 0) {
         snprintf(p->why, sizeof p->why, "rdma: %s", why);
         return 0;
     }
+    if (line > 0)
+        bolt_log(BOLT_LOG_DEBUG, "rdma: rank %d through %s: device map %s:%d", peer, ctx->devs[d].name,
+                 bolt_param_string(BOLT_P_RDMA_DEVMAP), line);
+    else if (ctx->map_given)
+        bolt_log(BOLT_LOG_INFO, "rdma: rank %d: the device map %s pairs none of our devices with its: matched "
+                 "by address (%s)", peer, bolt_param_string(BOLT_P_RDMA_DEVMAP), ctx->devs[d].name);
     p->dev = d;
     return 1;
 }

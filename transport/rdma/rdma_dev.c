@@ -221,6 +221,18 @@ int rdma_devs_open(struct bolt_tl_ctx *ctx)
                  errno == ENOSYS ? "this kernel has no RDMA support" : strerror(errno));
         return BOLT_OK;
     }
+    const char *map = bolt_param_string(BOLT_P_RDMA_DEVMAP);
+    if (map && *map) {
+        char err[600];
+        ctx->map_given = 1;
+        if (rdma_devmap_load(&ctx->map, map, err, sizeof err) != 0) {
+            ibv_free_device_list(list);
+            return bolt_err_set(BOLT_ERR_CONFIG, "rdma: BOLT_RDMA_DEVMAP: %s (write it with bolt-cluster check "
+                                "--write-devmap, or unset BOLT_RDMA_DEVMAP to match devices by address)", err);
+        }
+        bolt_log(BOLT_LOG_INFO, "rdma: device map %s: %d proven device pair(s); peers it does not cover are "
+                 "matched by address", map, ctx->map.n);
+    }
     const char *want = bolt_param_string(BOLT_P_RDMA_DEVICES);
     for (int i = 0; i < n; i++)
         open_one(ctx, list[i], want);
@@ -253,6 +265,7 @@ void rdma_devs_close(struct bolt_tl_ctx *ctx)
         memset(d, 0, sizeof *d);
     }
     ctx->ndevs = 0;
+    rdma_devmap_free(&ctx->map);
 }
 
 int rdma_devs_describe(const struct bolt_tl_ctx *ctx, char *out, size_t cap)
@@ -309,11 +322,34 @@ static uint32_t mask_of(int prefix)
     return prefix <= 0 ? 0 : htonl(prefix >= 32 ? 0xffffffffu : ~(0xffffffffu >> prefix));
 }
 
-int rdma_devs_route(const struct bolt_tl_ctx *ctx, const char *pub, int *peer_dev, char *why,
-                    size_t cap)
+/* The device the map pairs with one of the peer's (published) devices, or
+ * -1. */
+static int map_route(const struct bolt_tl_ctx *ctx, const char *pub, int ndev, int *peer_dev, int *map_line)
+{
+    for (int e = 0; e < ndev; e++) {
+        char gid[40];
+        union ibv_gid g;
+        if (rdma_pub_field(pub, e, 2, gid, sizeof gid) || rdma_gid_parse(gid, &g) != 0)
+            continue;
+        for (int i = 0; i < ctx->ndevs; i++) {
+            int side;
+            const struct rdma_devmap_pair *p = rdma_devmap_find(&ctx->map, ctx->devs[i].gid.raw, g.raw, &side);
+            if (p) {
+                *peer_dev = e;
+                *map_line = p->line;
+                return i;
+            }
+        }
+    }
+    return -1;
+}
+
+int rdma_devs_route(const struct bolt_tl_ctx *ctx, const char *pub, int *peer_dev, int *map_line,
+                    char *why, size_t cap)
 {
     int best = -1, best_score = -1, ndev = 0;
     *peer_dev = -1;
+    *map_line = 0;
     if (sscanf(pub, "rdma1 %d", &ndev) != 1 || ndev < 0) {
         snprintf(why, cap, "it published no RDMA device list");
         return -1;
@@ -336,6 +372,8 @@ int rdma_devs_route(const struct bolt_tl_ctx *ctx, const char *pub, int *peer_de
                            "BOLT_RDMA_LOOPBACK=1 sends through a device that loops back)");
         return -1;
     }
+    if (ctx->map.n > 0 && (best = map_route(ctx, pub, ndev, peer_dev, map_line)) >= 0)
+        return best;
     for (int e = 0; e < ndev; e++) {
         char ip[64], pre[16], gid[40];
         struct in_addr a;
@@ -383,6 +421,17 @@ void rdma_devs_list(FILE *out)
     fprintf(out, "rdma devices     : %d (caps per process and device: %lld queue pairs, %lld "
                  "memory regions; BOLT_RDMA_MAX_QP/MR)\n",
             n, bolt_param_int(BOLT_P_RDMA_MAX_QP), bolt_param_int(BOLT_P_RDMA_MAX_MR));
+    const char *map = bolt_param_string(BOLT_P_RDMA_DEVMAP);
+    if (map && *map) {
+        struct rdma_devmap m;
+        char err[600];
+        if (rdma_devmap_load(&m, map, err, sizeof err) == 0)
+            fprintf(out, "rdma device map  : %s, %d proven device pair(s): peers are reached through the "
+                         "device it pairs with theirs\n", map, m.n);
+        else
+            fprintf(out, "rdma device map  : unusable: %s\n", err);
+        rdma_devmap_free(&m);
+    }
     for (int i = 0; i < n; i++) {
         const char *name = ibv_get_device_name(list[i]);
         struct ibv_context *c = ibv_open_device(list[i]);

@@ -25,6 +25,12 @@ static uint32_t mtu_bytes(enum ibv_mtu m)
     return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 128u << m : 0;
 }
 
+static const char *state_name(enum ibv_port_state s)
+{
+    static const char *const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "in an unknown state";
+}
+
 static int is_local(const struct ck_info *in, const char *addr)
 {
     for (uint32_t i = 0; i < in->nifs; i++)
@@ -106,7 +112,7 @@ void hostinfo_rdma(struct ck_info *in)
         }
         in->nrdma++;
         if (pa.state != IBV_PORT_ACTIVE)
-            snprintf(d->note, sizeof d->note, "port 1 is %s", ibv_port_state_str(pa.state));
+            snprintf(d->note, sizeof d->note, "port 1 is %s", state_name(pa.state));
         else if (!d->gid[0])
             snprintf(d->note, sizeof d->note, "no IPv4-mapped GID of an address of this host (give its port an "
                      "IPv4 address)");

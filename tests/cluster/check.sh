@@ -1,6 +1,6 @@
 #!/bin/sh
 # check.sh — bolt-cluster check on the namespace cluster (4 hosts in a full
-# mesh of cables):
+# mesh of cables; no RDMA: tests/rdma's cluster boot checks the device pairs):
 #  - the full mesh is found as such, every host reported (OS, Bolt version,
 #    cores, memory, RDMA, interfaces), every link measured; --json agrees;
 #    --dot writes a graph graphviz renders; the hostfile it writes runs a
@@ -26,8 +26,10 @@ raw() {
 has() { grep -qF -- "$1" "$T/out" || fail "no line with '$1' in the report"; }
 
 # 1. The full mesh.
-check --hostfile "$T/hosts" --dot "$T/mesh.dot" --write-hostfile "$T/written" --write-calibration "$T/calib"
+check --hostfile "$T/hosts" --dot "$T/mesh.dot" --write-hostfile "$T/written" --write-calibration "$T/calib" \
+    --write-devmap "$T/devmap"
 cat "$T/out"
+cp "$T/out" "$T/mesh.out"
 expect_rc 0 "full mesh"
 has "wiring: full mesh (6 cables between 4 reachable hosts)"
 has "bolt-cluster: a job can run on these 4 hosts"
@@ -83,6 +85,23 @@ run --hostfile "$T/written" --calibration "$T/badcal" true
 expect_rc 2 "bad calibration"
 grep -qxF "boltrun: $T/badcal:2: alpha_us= expects a number of 0 or more, got 'fast'" "$T/err" ||
     fail "bad calibration message: $(cat "$T/err")"
+
+# No RDMA here (the kernel has none): every host says so, nothing is
+# probed, and the device map says no pair was proven; bolt-info reads the
+# map as the rdma transport would, and names a bad record's line.
+[ "$(grep -c '^  rdma: none (no RDMA devices' "$T/mesh.out")" -eq 4 ] || fail "not every host says it has no RDMA devices"
+grep -q '^rdma (device pairs' "$T/mesh.out" && fail "RDMA pairs reported without RDMA devices"
+grep -qx 'bolt-devmap 1' "$T/devmap" || fail "--write-devmap: no header"
+grep -q '^pair ' "$T/devmap" && fail "--write-devmap: pairs without RDMA devices"
+grep -q '^# no RDMA device pair was proven' "$T/devmap" || fail "--write-devmap: does not say no pair was proven"
+if grep -q '^#define BOLT_HAVE_RDMA 1' "$TOP_BUILDDIR/config.h" 2>/dev/null; then
+    BOLT_RDMA_DEVMAP="$T/devmap" "$TOP_BUILDDIR/bolt-info" --rdma >"$T/info" 2>&1
+    grep -qF "rdma device map  : $T/devmap, 0 proven device pair(s)" "$T/info" || fail "bolt-info --rdma: $(cat "$T/info")"
+    printf 'bolt-devmap 1\npair h1 d1 ::ffff:10.0.0.1 h2 d2\n' >"$T/baddevmap"
+    BOLT_RDMA_DEVMAP="$T/baddevmap" "$TOP_BUILDDIR/bolt-info" --rdma >"$T/info" 2>&1
+    grep -qF "rdma device map  : unusable: $T/baddevmap:2: a pair record is" "$T/info" ||
+        fail "bolt-info --rdma, bad map: $(cat "$T/info")"
+fi
 
 # --json says the same.
 check --hostfile "$T/hosts" --json --no-measure

@@ -408,19 +408,9 @@ int rdma_devs_route(const struct bolt_tl_ctx *ctx, const char *pub, int *peer_de
     return best;
 }
 
-void rdma_devs_list(FILE *out)
+/* BOLT_RDMA_DEVMAP, as the transport would read it. */
+static void devmap_list(FILE *out)
 {
-    int n = 0;
-    errno = 0;
-    struct ibv_device **list = ibv_get_device_list(&n);
-    if (!list) {
-        fprintf(out, "rdma devices     : none (%s)\n",
-                errno == ENOSYS ? "this kernel has no RDMA support" : strerror(errno));
-        return;
-    }
-    fprintf(out, "rdma devices     : %d (caps per process and device: %lld queue pairs, %lld "
-                 "memory regions; BOLT_RDMA_MAX_QP/MR)\n",
-            n, bolt_param_int(BOLT_P_RDMA_MAX_QP), bolt_param_int(BOLT_P_RDMA_MAX_MR));
     const char *map = bolt_param_string(BOLT_P_RDMA_DEVMAP);
     if (map && *map) {
         struct rdma_devmap m;
@@ -432,6 +422,22 @@ void rdma_devs_list(FILE *out)
             fprintf(out, "rdma device map  : unusable: %s\n", err);
         rdma_devmap_free(&m);
     }
+}
+
+void rdma_devs_list(FILE *out)
+{
+    devmap_list(out);
+    int n = 0;
+    errno = 0;
+    struct ibv_device **list = ibv_get_device_list(&n);
+    if (!list) {
+        fprintf(out, "rdma devices     : none (%s)\n",
+                errno == ENOSYS ? "this kernel has no RDMA support" : strerror(errno));
+        return;
+    }
+    fprintf(out, "rdma devices     : %d (caps per process and device: %lld queue pairs, %lld "
+                 "memory regions; BOLT_RDMA_MAX_QP/MR)\n",
+            n, bolt_param_int(BOLT_P_RDMA_MAX_QP), bolt_param_int(BOLT_P_RDMA_MAX_MR));
     for (int i = 0; i < n; i++) {
         const char *name = ibv_get_device_name(list[i]);
         struct ibv_context *c = ibv_open_device(list[i]);

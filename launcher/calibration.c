@@ -4,23 +4,13 @@
  * a bad value of a known key is an error naming file:line and the key.
  */
 #include "launcher/calibration.h"
+#include "runtime/errors.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 void calib_free(struct calibration *c)
 {
@@ -44,11 +34,11 @@ static int number(char **w, int nw, const char *key, double *out, const char *fn
     const char *v = value_of(w, nw, key);
     char *end;
     if (v == NULL)
-        return fail(err, cap, "%s:%d: %s= is missing", fname, line, key);
+        return bolt_errbuf(err, cap, "%s:%d: %s= is missing", fname, line, key);
     errno = 0;
     *out = strtod(v, &end);
     if (*v == '\0' || *end != '\0' || errno != 0 || !isfinite(*out) || *out < 0)
-        return fail(err, cap, "%s:%d: %s= expects a number of 0 or more, got '%s'", fname, line, key, v);
+        return bolt_errbuf(err, cap, "%s:%d: %s= expects a number of 0 or more, got '%s'", fname, line, key, v);
     return 0;
 }
 
@@ -57,12 +47,12 @@ static int parse_line(struct calibration *c, char **w, int nw, const char *fname
     if (strcmp(w[0], "host") == 0) {
         double l2 = 0;
         if (nw < 2 || strchr(w[1], '=') != NULL)
-            return fail(err, cap, "%s:%d: a host record starts 'host NAME'", fname, line);
+            return bolt_errbuf(err, cap, "%s:%d: a host record starts 'host NAME'", fname, line);
         if (value_of(w, nw, "l2") && number(w, nw, "l2", &l2, fname, line, err, cap) != 0)
             return -1;
         struct calib_host *h = realloc(c->host, (size_t)(c->nhost + 1) * sizeof *h);
         if (h == NULL)
-            return fail(err, cap, "out of memory reading %s", fname);
+            return bolt_errbuf(err, cap, "out of memory reading %s", fname);
         c->host = h;
         h = &h[c->nhost++];
         snprintf(h->name, sizeof h->name, "%s", w[1]);
@@ -73,7 +63,7 @@ static int parse_line(struct calibration *c, char **w, int nw, const char *fname
         struct calib_link l;
         memset(&l, 0, sizeof l);
         if (nw < 3 || strchr(w[1], '=') != NULL || strchr(w[2], '=') != NULL)
-            return fail(err, cap, "%s:%d: a link record starts 'link HOST HOST'", fname, line);
+            return bolt_errbuf(err, cap, "%s:%d: a link record starts 'link HOST HOST'", fname, line);
         if (number(w, nw, "alpha_us", &l.alpha_us, fname, line, err, cap) != 0 ||
             number(w, nw, "beta_ab_ns", &l.beta_ab_ns, fname, line, err, cap) != 0 ||
             number(w, nw, "beta_ba_ns", &l.beta_ba_ns, fname, line, err, cap) != 0)
@@ -82,12 +72,12 @@ static int parse_line(struct calibration *c, char **w, int nw, const char *fname
         snprintf(l.b, sizeof l.b, "%s", w[2]);
         struct calib_link *p = realloc(c->link, (size_t)(c->nlink + 1) * sizeof *p);
         if (p == NULL)
-            return fail(err, cap, "out of memory reading %s", fname);
+            return bolt_errbuf(err, cap, "out of memory reading %s", fname);
         c->link = p;
         p[c->nlink++] = l;
         return 0;
     }
-    return fail(err, cap, "%s:%d: unknown record '%s' (host or link)", fname, line, w[0]);
+    return bolt_errbuf(err, cap, "%s:%d: unknown record '%s' (host or link)", fname, line, w[0]);
 }
 
 int calib_parse(struct calibration *c, const char *text, const char *fname, char *err, size_t cap)
@@ -101,7 +91,7 @@ int calib_parse(struct calibration *c, const char *text, const char *fname, char
         int nw = 0;
         line++;
         if (len >= sizeof buf) {
-            rc = fail(err, cap, "%s:%d: line too long", fname, line);
+            rc = bolt_errbuf(err, cap, "%s:%d: line too long", fname, line);
             break;
         }
         memcpy(buf, p, len);
@@ -116,17 +106,17 @@ int calib_parse(struct calibration *c, const char *text, const char *fname, char
             continue;
         if (!seen_header) {
             if (nw != 2 || strcmp(w[0], "bolt-calibration") != 0)
-                rc = fail(err, cap, "%s:%d: not a calibration file (it starts 'bolt-calibration 1'; bolt-cluster "
+                rc = bolt_errbuf(err, cap, "%s:%d: not a calibration file (it starts 'bolt-calibration 1'; bolt-cluster "
                           "check --write-calibration writes one)", fname, line);
             else if (strcmp(w[1], "1") != 0)
-                rc = fail(err, cap, "%s:%d: calibration format %s; this boltrun reads format 1", fname, line, w[1]);
+                rc = bolt_errbuf(err, cap, "%s:%d: calibration format %s; this boltrun reads format 1", fname, line, w[1]);
             seen_header = 1;
             continue;
         }
         rc = parse_line(c, w, nw, fname, line, err, cap);
     }
     if (rc == 0 && !seen_header)
-        rc = fail(err, cap, "%s: empty calibration file", fname);
+        rc = bolt_errbuf(err, cap, "%s: empty calibration file", fname);
     if (rc != 0)
         calib_free(c);
     return rc;
@@ -136,7 +126,7 @@ int calib_load(struct calibration *c, const char *path, char *err, size_t cap)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
-        return fail(err, cap, "cannot read the calibration file %s: %s", path, strerror(errno));
+        return bolt_errbuf(err, cap, "cannot read the calibration file %s: %s", path, strerror(errno));
     char *text = NULL;
     size_t len = 0, have = 0;
     int rc = 0;
@@ -144,7 +134,7 @@ int calib_load(struct calibration *c, const char *path, char *err, size_t cap)
         if (have - len < 4096) {
             char *n = realloc(text, have + 65536);
             if (n == NULL) {
-                rc = fail(err, cap, "out of memory reading %s", path);
+                rc = bolt_errbuf(err, cap, "out of memory reading %s", path);
                 break;
             }
             text = n;
@@ -156,7 +146,7 @@ int calib_load(struct calibration *c, const char *path, char *err, size_t cap)
             break;
     }
     if (rc == 0 && ferror(f))
-        rc = fail(err, cap, "cannot read the calibration file %s: %s", path, strerror(errno));
+        rc = bolt_errbuf(err, cap, "cannot read the calibration file %s: %s", path, strerror(errno));
     fclose(f);
     if (rc == 0) {
         text[len] = '\0';
@@ -184,7 +174,7 @@ int calib_model(const struct calibration *c, const char *const *names, int n, do
         for (int j = i + 1; j < n; j++) {
             const struct calib_link *l = find_link(c, names[i], names[j]);
             if (l == NULL)
-                return fail(err, cap, "the calibration has no link between %s and %s (run bolt-cluster check on "
+                return bolt_errbuf(err, cap, "the calibration has no link between %s and %s (run bolt-cluster check on "
                             "these hosts again)", names[i], names[j]);
             a = l->alpha_us > a ? l->alpha_us : a;
             b = l->beta_ab_ns > b ? l->beta_ab_ns : b;

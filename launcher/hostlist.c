@@ -3,9 +3,9 @@
  * (see hostlist.h). Names follow Open MPI's mpirun.
  */
 #include "launcher/hostlist.h"
+#include "runtime/errors.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +24,6 @@ void hostlist_free(struct hostlist *l)
     free(l->h);
     free(l->host_of);
     memset(l, 0, sizeof *l);
-}
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (cap)
-        vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
 }
 
 /* A host name: letters, digits, '-', '.', '_' (and ':' is the slot separator). */
@@ -55,7 +45,7 @@ static int add_host(struct hostlist *l, const char *name, size_t n, int slots, c
     for (int i = 0; i < l->n; i++)
         if (strlen(l->h[i].name) == n && memcmp(l->h[i].name, name, n) == 0) {
             if (l->h[i].slots + slots > MAX_SLOTS)
-                return fail(err, cap, "host %s has more than %d slots", l->h[i].name, MAX_SLOTS);
+                return bolt_errbuf(err, cap, "host %s has more than %d slots", l->h[i].name, MAX_SLOTS);
             l->h[i].slots += slots;
             l->total_slots += slots;
             return 0;
@@ -64,7 +54,7 @@ static int add_host(struct hostlist *l, const char *name, size_t n, int slots, c
         int nc = l->cap ? 2 * l->cap : 8;
         struct hostlist_host *h = realloc(l->h, (size_t)nc * sizeof *h);
         if (h == NULL)
-            return fail(err, cap, "out of memory for the host list");
+            return bolt_errbuf(err, cap, "out of memory for the host list");
         l->h = h;
         l->cap = nc;
     }
@@ -97,7 +87,7 @@ int hostlist_add_spec(struct hostlist *l, const char *spec, char *err, size_t ca
 {
     const char *p = spec;
     if (*p == '\0')
-        return fail(err, cap, "--host expects HOST[:SLOTS][,HOST[:SLOTS]...], got an empty list");
+        return bolt_errbuf(err, cap, "--host expects HOST[:SLOTS][,HOST[:SLOTS]...], got an empty list");
     for (;;) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -105,10 +95,10 @@ int hostlist_add_spec(struct hostlist *l, const char *spec, char *err, size_t ca
         size_t nl = colon ? (size_t)(colon - p) : len;
         int slots = 1;
         if (!valid_name(p, nl))
-            return fail(err, cap, "--host: '%.*s' is not a host name (letters, digits, '-', '.', '_')", (int)len,
+            return bolt_errbuf(err, cap, "--host: '%.*s' is not a host name (letters, digits, '-', '.', '_')", (int)len,
                         p);
         if (colon && parse_count(colon + 1, len - nl - 1, &slots) != 0)
-            return fail(err, cap, "--host: '%.*s': the slot count after ':' must be a positive integer", (int)len,
+            return bolt_errbuf(err, cap, "--host: '%.*s': the slot count after ':' must be a positive integer", (int)len,
                         p);
         if (add_host(l, p, nl, slots, err, cap) != 0)
             return -1;
@@ -145,20 +135,20 @@ int hostlist_add_text(struct hostlist *l, const char *text, const char *fname, c
             size_t fl = (size_t)(q - f);
             if (name == NULL) {
                 if (!valid_name(f, fl))
-                    return fail(err, cap, "%s:%d: '%.*s' is not a host name", fname, line, (int)fl, f);
+                    return bolt_errbuf(err, cap, "%s:%d: '%.*s' is not a host name", fname, line, (int)fl, f);
                 name = f;
                 nl = fl;
             } else if (fl > 6 && memcmp(f, "slots=", 6) == 0) {
                 if (parse_count(f + 6, fl - 6, &slots) != 0)
-                    return fail(err, cap, "%s:%d: slots= expects a positive integer, got '%.*s'", fname, line,
+                    return bolt_errbuf(err, cap, "%s:%d: slots= expects a positive integer, got '%.*s'", fname, line,
                                 (int)(fl - 6), f + 6);
             } else if (fl > 10 && memcmp(f, "max_slots=", 10) == 0) {
                 int ignored;
                 if (parse_count(f + 10, fl - 10, &ignored) != 0)
-                    return fail(err, cap, "%s:%d: max_slots= expects a positive integer, got '%.*s'", fname,
+                    return bolt_errbuf(err, cap, "%s:%d: max_slots= expects a positive integer, got '%.*s'", fname,
                                 line, (int)(fl - 10), f + 10);
             } else {
-                return fail(err, cap, "%s:%d: unknown field '%.*s' (expected slots=N)", fname, line, (int)fl,
+                return bolt_errbuf(err, cap, "%s:%d: unknown field '%.*s' (expected slots=N)", fname, line, (int)fl,
                             f);
             }
         }
@@ -175,13 +165,13 @@ int hostlist_add_file(struct hostlist *l, const char *path, char *err, size_t ca
 {
     FILE *f = fopen(path, "r");
     if (f == NULL)
-        return fail(err, cap, "cannot open hostfile %s: %s", path, strerror(errno));
+        return bolt_errbuf(err, cap, "cannot open hostfile %s: %s", path, strerror(errno));
     size_t n = 0, c = 4096;
     char *buf = malloc(c);
     for (;;) {
         if (buf == NULL) {
             fclose(f);
-            return fail(err, cap, "out of memory reading hostfile %s", path);
+            return bolt_errbuf(err, cap, "out of memory reading hostfile %s", path);
         }
         n += fread(buf + n, 1, c - n - 1, f);
         if (n < c - 1)
@@ -189,7 +179,7 @@ int hostlist_add_file(struct hostlist *l, const char *path, char *err, size_t ca
         if (c > (1u << 24)) {
             free(buf);
             fclose(f);
-            return fail(err, cap, "hostfile %s is larger than 16 MiB", path);
+            return bolt_errbuf(err, cap, "hostfile %s is larger than 16 MiB", path);
         }
         c *= 2;
         char *nb = realloc(buf, c);
@@ -201,33 +191,33 @@ int hostlist_add_file(struct hostlist *l, const char *path, char *err, size_t ca
     fclose(f);
     if (bad) {
         free(buf);
-        return fail(err, cap, "cannot read hostfile %s", path);
+        return bolt_errbuf(err, cap, "cannot read hostfile %s", path);
     }
     buf[n] = '\0';
     if (strlen(buf) != n) {
         free(buf);
-        return fail(err, cap, "hostfile %s contains a NUL byte; is it a text file?", path);
+        return bolt_errbuf(err, cap, "hostfile %s contains a NUL byte; is it a text file?", path);
     }
     int rc = hostlist_add_text(l, buf, path, err, cap);
     free(buf);
     if (rc == 0 && l->n == 0)
-        return fail(err, cap, "hostfile %s names no host", path);
+        return bolt_errbuf(err, cap, "hostfile %s names no host", path);
     return rc;
 }
 
 int hostlist_place(struct hostlist *l, int np, int by_node, char *err, size_t cap)
 {
     if (l->n == 0)
-        return fail(err, cap, "no hosts to place ranks on");
+        return bolt_errbuf(err, cap, "no hosts to place ranks on");
     if (np <= 0)
         np = l->total_slots;
     if (np > l->total_slots)
-        return fail(err, cap, "-np %d is more than the %d slot(s) of the hosts given; add slots (host:N or "
+        return bolt_errbuf(err, cap, "-np %d is more than the %d slot(s) of the hosts given; add slots (host:N or "
                               "slots=N) or start fewer ranks", np, l->total_slots);
     free(l->host_of);
     l->host_of = malloc((size_t)np * sizeof *l->host_of);
     if (l->host_of == NULL)
-        return fail(err, cap, "out of memory placing %d ranks", np);
+        return bolt_errbuf(err, cap, "out of memory placing %d ranks", np);
     for (int i = 0; i < l->n; i++) {
         free(l->h[i].ranks);
         l->h[i].ranks = NULL;
@@ -250,7 +240,7 @@ int hostlist_place(struct hostlist *l, int np, int by_node, char *err, size_t ca
     for (int i = 0; i < l->n; i++) {
         l->h[i].ranks = malloc((size_t)(l->h[i].nranks ? l->h[i].nranks : 1) * sizeof(int));
         if (l->h[i].ranks == NULL)
-            return fail(err, cap, "out of memory placing %d ranks", np);
+            return bolt_errbuf(err, cap, "out of memory placing %d ranks", np);
         l->h[i].nranks = 0;
     }
     for (int r = 0; r < np; r++) {

@@ -73,3 +73,13 @@ int bolt_err_within(int code, const char *what)
     snprintf(detail, sizeof detail, "%s", err_detail);
     return bolt_err_set(code, "%s: %.*s", what, (int)(sizeof detail - 64), detail);
 }
+
+int bolt_errbuf(char *err, size_t cap, const char *fmt, ...)
+{
+    /* cap 0: nothing written (err may be NULL) */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+    return -1;
+}

@@ -23,5 +23,8 @@ void bolt_err_clear(void);
 /* Puts "what: " in front of the last error's detail (after the identity), so
  * an error from an inner call says which public call it happened in. */
 int bolt_err_within(int code, const char *what);
+/* For code that reports into a caller's buffer (parsers of files the tools
+ * read): writes the message into err (cap bytes) and returns -1. */
+int bolt_errbuf(char *err, size_t cap, const char *fmt, ...) BOLT_PRINTF(3, 4);
 
 #endif

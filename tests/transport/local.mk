@@ -84,5 +84,5 @@ check_PROGRAMS += tests/transport/test_rdma_devmap
 TESTS += tests/transport/test_rdma_devmap
 tests_transport_test_rdma_devmap_SOURCES = tests/transport/test_rdma_devmap.c transport/rdma/rdma_devmap.c
 tests_transport_test_rdma_devmap_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_transport_test_rdma_devmap_LDADD = $(CHECK_LIBS)
+tests_transport_test_rdma_devmap_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)
 endif

@@ -4,25 +4,15 @@
  * pair record is an error naming file:line.
  */
 #include "transport/rdma/rdma_devmap.h"
+#include "runtime/errors.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAP_MAX (1 << 20)
-
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 void rdma_devmap_free(struct rdma_devmap *m)
 {
@@ -34,19 +24,19 @@ void rdma_devmap_free(struct rdma_devmap *m)
 static int pair_line(struct rdma_devmap *m, char **w, int nw, const char *fname, int line, char *err, size_t cap)
 {
     if (nw != 7)
-        return fail(err, cap, "%s:%d: a pair record is 'pair HOST_A DEV_A GID_A HOST_B DEV_B GID_B' (%d words "
+        return bolt_errbuf(err, cap, "%s:%d: a pair record is 'pair HOST_A DEV_A GID_A HOST_B DEV_B GID_B' (%d words "
                     "found, not 7)", fname, line, nw);
     struct rdma_devmap_pair p = {.line = line};
     for (int s = 0; s < 2; s++) {
         const char *gid = w[3 + 3 * s];
         if (inet_pton(AF_INET6, gid, p.gid[s]) != 1)
-            return fail(err, cap, "%s:%d: '%s' is not a GID (IPv6 text, e.g. ::ffff:169.254.12.1)", fname, line, gid);
+            return bolt_errbuf(err, cap, "%s:%d: '%s' is not a GID (IPv6 text, e.g. ::ffff:169.254.12.1)", fname, line, gid);
         snprintf(p.host[s], sizeof p.host[s], "%s", w[1 + 3 * s]);
         snprintf(p.dev[s], sizeof p.dev[s], "%s", w[2 + 3 * s]);
     }
     struct rdma_devmap_pair *np = realloc(m->pair, (size_t)(m->n + 1) * sizeof *np);
     if (np == NULL)
-        return fail(err, cap, "%s: out of memory", fname);
+        return bolt_errbuf(err, cap, "%s: out of memory", fname);
     m->pair = np;
     m->pair[m->n++] = p;
     return 0;
@@ -64,7 +54,7 @@ int rdma_devmap_parse(struct rdma_devmap *m, const char *text, const char *fname
         int nw = 0;
         line++;
         if (len >= sizeof buf) {
-            rc = fail(err, cap, "%s:%d: line too long", fname, line);
+            rc = bolt_errbuf(err, cap, "%s:%d: line too long", fname, line);
             break;
         }
         memcpy(buf, p, len);
@@ -79,7 +69,7 @@ int rdma_devmap_parse(struct rdma_devmap *m, const char *text, const char *fname
             continue;
         if (!header) {
             if (nw != 2 || strcmp(w[0], "bolt-devmap") != 0 || strcmp(w[1], "1") != 0)
-                rc = fail(err, cap, "%s:%d: not a device map of this Bolt (it starts 'bolt-devmap 1'; "
+                rc = bolt_errbuf(err, cap, "%s:%d: not a device map of this Bolt (it starts 'bolt-devmap 1'; "
                           "bolt-cluster check --write-devmap writes one)", fname, line);
             header = 1;
         } else if (strcmp(w[0], "pair") == 0) {
@@ -87,7 +77,7 @@ int rdma_devmap_parse(struct rdma_devmap *m, const char *text, const char *fname
         }
     }
     if (rc == 0 && !header)
-        rc = fail(err, cap, "%s: empty: not a device map (bolt-cluster check --write-devmap writes one)", fname);
+        rc = bolt_errbuf(err, cap, "%s: empty: not a device map (bolt-cluster check --write-devmap writes one)", fname);
     if (rc != 0)
         rdma_devmap_free(m);
     return rc;
@@ -98,18 +88,18 @@ int rdma_devmap_load(struct rdma_devmap *m, const char *path, char *err, size_t 
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "r");
     if (f == NULL)
-        return fail(err, cap, "%s: cannot read it: %s", path, strerror(errno));
+        return bolt_errbuf(err, cap, "%s: cannot read it: %s", path, strerror(errno));
     char *text = malloc(MAP_MAX + 1);
     size_t n = text ? fread(text, 1, MAP_MAX + 1, f) : 0;
     int bad = ferror(f);
     fclose(f);
     int rc;
     if (text == NULL)
-        rc = fail(err, cap, "%s: out of memory", path);
+        rc = bolt_errbuf(err, cap, "%s: out of memory", path);
     else if (bad)
-        rc = fail(err, cap, "%s: read error", path);
+        rc = bolt_errbuf(err, cap, "%s: read error", path);
     else if (n > MAP_MAX)
-        rc = fail(err, cap, "%s: larger than %d bytes: not a device map", path, MAP_MAX);
+        rc = bolt_errbuf(err, cap, "%s: larger than %d bytes: not a device map", path, MAP_MAX);
     else {
         text[n] = '\0';
         rc = rdma_devmap_parse(m, text, path, err, cap);

@@ -5,12 +5,15 @@
  */
 #include "launcher/calibration.h"
 #include "runtime/errors.h"
+#include "runtime/textfile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define CALIB_MAX (64 << 20) /* bytes: thousands of hosts and links fit */
 
 void calib_free(struct calibration *c)
 {
@@ -80,42 +83,35 @@ static int parse_line(struct calibration *c, char **w, int nw, const char *fname
     return bolt_errbuf(err, cap, "%s:%d: unknown record '%s' (host or link)", fname, line, w[0]);
 }
 
+struct calib_walk {
+    struct calibration *c;
+    const char *fname;
+    char *err;
+    size_t cap;
+    int seen_header;
+};
+
+static int calib_line(void *arg, char **w, int nw, int line)
+{
+    struct calib_walk *k = arg;
+    if (k->seen_header)
+        return parse_line(k->c, w, nw, k->fname, line, k->err, k->cap);
+    k->seen_header = 1;
+    if (nw != 2 || strcmp(w[0], "bolt-calibration") != 0)
+        return bolt_errbuf(k->err, k->cap, "%s:%d: not a calibration file (it starts 'bolt-calibration 1'; bolt-cluster "
+                           "check --write-calibration writes one)", k->fname, line);
+    if (strcmp(w[1], "1") != 0)
+        return bolt_errbuf(k->err, k->cap, "%s:%d: calibration format %s; this boltrun reads format 1", k->fname, line,
+                           w[1]);
+    return 0;
+}
+
 int calib_parse(struct calibration *c, const char *text, const char *fname, char *err, size_t cap)
 {
     memset(c, 0, sizeof *c);
-    int line = 0, seen_header = 0, rc = 0;
-    for (const char *p = text; *p && rc == 0;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char buf[4096], *w[64];
-        int nw = 0;
-        line++;
-        if (len >= sizeof buf) {
-            rc = bolt_errbuf(err, cap, "%s:%d: line too long", fname, line);
-            break;
-        }
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-        char *hash = strchr(buf, '#');
-        if (hash)
-            *hash = '\0';
-        for (char *save = NULL, *t = strtok_r(buf, " \t\r", &save); t && nw < 64; t = strtok_r(NULL, " \t\r", &save))
-            w[nw++] = t;
-        p += len + (nl != NULL);
-        if (nw == 0)
-            continue;
-        if (!seen_header) {
-            if (nw != 2 || strcmp(w[0], "bolt-calibration") != 0)
-                rc = bolt_errbuf(err, cap, "%s:%d: not a calibration file (it starts 'bolt-calibration 1'; bolt-cluster "
-                          "check --write-calibration writes one)", fname, line);
-            else if (strcmp(w[1], "1") != 0)
-                rc = bolt_errbuf(err, cap, "%s:%d: calibration format %s; this boltrun reads format 1", fname, line, w[1]);
-            seen_header = 1;
-            continue;
-        }
-        rc = parse_line(c, w, nw, fname, line, err, cap);
-    }
-    if (rc == 0 && !seen_header)
+    struct calib_walk k = {c, fname, err, cap, 0};
+    int rc = bolt_textfile_lines(text, fname, calib_line, &k, err, cap);
+    if (rc == 0 && !k.seen_header)
         rc = bolt_errbuf(err, cap, "%s: empty calibration file", fname);
     if (rc != 0)
         calib_free(c);
@@ -124,34 +120,14 @@ int calib_parse(struct calibration *c, const char *text, const char *fname, char
 
 int calib_load(struct calibration *c, const char *path, char *err, size_t cap)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return bolt_errbuf(err, cap, "cannot read the calibration file %s: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, have = 0;
-    int rc = 0;
-    for (;;) {
-        if (have - len < 4096) {
-            char *n = realloc(text, have + 65536);
-            if (n == NULL) {
-                rc = bolt_errbuf(err, cap, "out of memory reading %s", path);
-                break;
-            }
-            text = n;
-            have += 65536;
-        }
-        size_t r = fread(text + len, 1, have - len - 1, f);
-        len += r;
-        if (r == 0)
-            break;
+    char *text;
+    const int e = bolt_textfile_read(path, CALIB_MAX, &text);
+    if (e != 0) {
+        memset(c, 0, sizeof *c);
+        return e == EFBIG ? bolt_errbuf(err, cap, "%s: larger than %d bytes: not a calibration file", path, CALIB_MAX)
+                          : bolt_errbuf(err, cap, "cannot read the calibration file %s: %s", path, strerror(e));
     }
-    if (rc == 0 && ferror(f))
-        rc = bolt_errbuf(err, cap, "cannot read the calibration file %s: %s", path, strerror(errno));
-    fclose(f);
-    if (rc == 0) {
-        text[len] = '\0';
-        rc = calib_parse(c, text, path, err, cap);
-    }
+    const int rc = calib_parse(c, text, path, err, cap);
     free(text);
     return rc;
 }

@@ -3,6 +3,7 @@
 noinst_LTLIBRARIES += libboltcore.la
 libboltcore_la_SOURCES = \
 	runtime/errors.c runtime/errors.h \
+	runtime/textfile.c runtime/textfile.h \
 	runtime/log.c runtime/log.h \
 	runtime/config.c runtime/config.h runtime/params.def \
 	runtime/crypto.h runtime/crypto_hex.c \

@@ -5,6 +5,7 @@
  */
 #include "transport/rdma/rdma_devmap.h"
 #include "runtime/errors.h"
+#include "runtime/textfile.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,41 +43,33 @@ static int pair_line(struct rdma_devmap *m, char **w, int nw, const char *fname,
     return 0;
 }
 
+struct devmap_walk {
+    struct rdma_devmap *m;
+    const char *fname;
+    char *err;
+    size_t cap;
+    int header;
+};
+
+static int devmap_line(void *arg, char **w, int nw, int line)
+{
+    struct devmap_walk *k = arg;
+    if (!k->header) {
+        k->header = 1;
+        if (nw != 2 || strcmp(w[0], "bolt-devmap") != 0 || strcmp(w[1], "1") != 0)
+            return bolt_errbuf(k->err, k->cap, "%s:%d: not a device map of this Bolt (it starts 'bolt-devmap 1'; "
+                               "bolt-cluster check --write-devmap writes one)", k->fname, line);
+        return 0;
+    }
+    return strcmp(w[0], "pair") == 0 ? pair_line(k->m, w, nw, k->fname, line, k->err, k->cap) : 0;
+}
+
 int rdma_devmap_parse(struct rdma_devmap *m, const char *text, const char *fname, char *err, size_t cap)
 {
     memset(m, 0, sizeof *m);
-    int line = 0, header = 0, rc = 0;
-    const char *p = text;
-    while (rc == 0 && *p) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char buf[1024], *w[16], *save = NULL;
-        int nw = 0;
-        line++;
-        if (len >= sizeof buf) {
-            rc = bolt_errbuf(err, cap, "%s:%d: line too long", fname, line);
-            break;
-        }
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-        p = e ? e + 1 : p + len;
-        char *hash = strchr(buf, '#');
-        if (hash)
-            *hash = '\0';
-        for (char *t = strtok_r(buf, " \t\r", &save); t && nw < 16; t = strtok_r(NULL, " \t\r", &save))
-            w[nw++] = t;
-        if (nw == 0)
-            continue;
-        if (!header) {
-            if (nw != 2 || strcmp(w[0], "bolt-devmap") != 0 || strcmp(w[1], "1") != 0)
-                rc = bolt_errbuf(err, cap, "%s:%d: not a device map of this Bolt (it starts 'bolt-devmap 1'; "
-                          "bolt-cluster check --write-devmap writes one)", fname, line);
-            header = 1;
-        } else if (strcmp(w[0], "pair") == 0) {
-            rc = pair_line(m, w, nw, fname, line, err, cap);
-        }
-    }
-    if (rc == 0 && !header)
+    struct devmap_walk k = {m, fname, err, cap, 0};
+    int rc = bolt_textfile_lines(text, fname, devmap_line, &k, err, cap);
+    if (rc == 0 && !k.header)
         rc = bolt_errbuf(err, cap, "%s: empty: not a device map (bolt-cluster check --write-devmap writes one)", fname);
     if (rc != 0)
         rdma_devmap_free(m);
@@ -85,25 +78,14 @@ int rdma_devmap_parse(struct rdma_devmap *m, const char *text, const char *fname
 
 int rdma_devmap_load(struct rdma_devmap *m, const char *path, char *err, size_t cap)
 {
-    memset(m, 0, sizeof *m);
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return bolt_errbuf(err, cap, "%s: cannot read it: %s", path, strerror(errno));
-    char *text = malloc(MAP_MAX + 1);
-    size_t n = text ? fread(text, 1, MAP_MAX + 1, f) : 0;
-    int bad = ferror(f);
-    fclose(f);
-    int rc;
-    if (text == NULL)
-        rc = bolt_errbuf(err, cap, "%s: out of memory", path);
-    else if (bad)
-        rc = bolt_errbuf(err, cap, "%s: read error", path);
-    else if (n > MAP_MAX)
-        rc = bolt_errbuf(err, cap, "%s: larger than %d bytes: not a device map", path, MAP_MAX);
-    else {
-        text[n] = '\0';
-        rc = rdma_devmap_parse(m, text, path, err, cap);
+    char *text;
+    const int e = bolt_textfile_read(path, MAP_MAX, &text);
+    if (e != 0) {
+        memset(m, 0, sizeof *m);
+        return e == EFBIG ? bolt_errbuf(err, cap, "%s: larger than %d bytes: not a device map", path, MAP_MAX)
+                          : bolt_errbuf(err, cap, "%s: cannot read it: %s", path, strerror(e));
     }
+    const int rc = rdma_devmap_parse(m, text, path, err, cap);
     free(text);
     return rc;
 }

@@ -251,7 +251,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 /* Ranks sharing memory are those of one host; the host is named by its
  * hostname and, on Linux, the kernel's boot id, hashed into a color. */
-static int host_color(void)
+int face_host_color(void)
 {
     char id[512];
     snprintf(id, sizeof id, "%s", bolt_hostname());
@@ -281,7 +281,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
                                "split_type %d is unknown: use MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
                                split_type);
     }
-    return face_comm_split(comm, host_color(), key, newcomm, "MPI_Comm_split_type");
+    return face_comm_split(comm, face_host_color(), key, newcomm, "MPI_Comm_split_type");
 }
 
 int PMPI_Comm_free(MPI_Comm *comm)

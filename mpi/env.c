@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "mpi/coll.h"
+#include "mpi/rma.h"
 #include "runtime/config.h"
 #include "runtime/thread.h"
 
@@ -108,6 +109,7 @@ int PMPI_Finalize(void)
     void *buf;
     int size;
     PMPI_Buffer_detach(&buf, &size); /* delivers buffered sends still in flight */
+    face_wins_finalize(); /* windows hold communicators, and perhaps the agent thread */
     face_comms_finalize();
     face_types_finalize();
     face_groups_finalize();

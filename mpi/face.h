@@ -173,6 +173,8 @@ int face_check_tag(MPI_Comm comm, int tag, int any_ok, const char *fn);
 /* Gives c the error handler h, holding a reference on it and dropping the
  * one on the handler it had (errors.c). */
 void face_comm_set_errh(struct face_comm *c, MPI_Errhandler h);
+/* The color of this rank's host: ranks with equal colors share memory. */
+int face_host_color(void);
 /* Comm_split's body; the new communicator inherits comm's error handler. */
 int face_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm, const char *fn);
 

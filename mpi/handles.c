@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mpi/face.h"
+#include "mpi/rma.h"
 #include "runtime/thread.h"
 
 _Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0 &&
@@ -20,7 +21,7 @@ static int comm_live(MPI_Comm h) { return face_comm_get(h) != NULL; }
 static int type_live(MPI_Datatype h) { return face_type_get(h) != NULL; }
 static int request_live(MPI_Request h) { return face_req_get(h) != NULL; }
 /* Bolt makes no windows and opens no files: no such handle is live. */
-static int win_live(MPI_Win h) { return (void)h, 0; }
+static int win_live(MPI_Win h) { return face_win_get(h) != NULL; }
 static int file_live(MPI_File h) { return (void)h, 0; }
 #define group_live face_group_live
 #define op_live face_op_live

@@ -1,5 +1,5 @@
-/* unsupported.c — what Bolt's MPI face does not do: one-sided communication
- * and dynamic processes (MPI-IO: file.c; the other window calls: win.c).
+/* unsupported.c — what Bolt's MPI face does not do: dynamic processes
+ * (MPI-IO: file.c).
  * Each function exists with its standard signature (codes link) and raises
  * MPI_ERR_UNSUPPORTED_OPERATION through the error handler, so with
  * MPI_ERRORS_ARE_FATAL the job ends with a message naming the call instead
@@ -7,7 +7,6 @@
  * set to their NULL value first. The list is in README.md, "MPI support". */
 #include "mpi/face.h"
 
-static const char *const ONE_SIDED = "one-sided communication";
 static const char *const DYNAMIC = "dynamic process management";
 static const char *const PORTS = "connecting jobs through ports and names";
 static const char *const FILE_IO = "MPI-IO (parallel file access)";
@@ -32,96 +31,6 @@ int face_unsupported(MPI_Comm comm, const char *fn, const char *what)
         if (p)    \
             *(p) = (v); \
     } while (0)
-
-/* ---- one-sided ------------------------------------------------------------------ */
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                    MPI_Win *win)
-{
-    (void)base, (void)size, (void)disp_unit, (void)info;
-    SET(win, MPI_WIN_NULL);
-    return unsupported(comm, "MPI_Win_create", ONE_SIDED);
-}
-
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                      MPI_Win *win)
-{
-    (void)size, (void)disp_unit, (void)info, (void)baseptr;
-    SET(win, MPI_WIN_NULL);
-    return unsupported(comm, "MPI_Win_allocate", ONE_SIDED);
-}
-
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
-                             void *baseptr, MPI_Win *win)
-{
-    (void)size, (void)disp_unit, (void)info, (void)baseptr;
-    SET(win, MPI_WIN_NULL);
-    return unsupported(comm, "MPI_Win_allocate_shared", ONE_SIDED);
-}
-
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
-{
-    (void)info;
-    SET(win, MPI_WIN_NULL);
-    return unsupported(comm, "MPI_Win_create_dynamic", ONE_SIDED);
-}
-
-#define WIN_ONLY(name, params, ...)                                    \
-    int PMPI_##name params                                             \
-    {                                                                  \
-        (void)0, __VA_ARGS__;                                          \
-        return unsupported(MPI_COMM_NULL, "MPI_" #name, ONE_SIDED);    \
-    }
-WIN_ONLY(Win_free, (MPI_Win *win), (void)win)
-WIN_ONLY(Win_fence, (int assert, MPI_Win win), (void)assert, (void)win)
-WIN_ONLY(Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (void)lock_type, (void)rank,
-         (void)assert, (void)win)
-WIN_ONLY(Win_unlock, (int rank, MPI_Win win), (void)rank, (void)win)
-WIN_ONLY(Win_lock_all, (int assert, MPI_Win win), (void)assert, (void)win)
-WIN_ONLY(Win_unlock_all, (MPI_Win win), (void)win)
-WIN_ONLY(Win_flush, (int rank, MPI_Win win), (void)rank, (void)win)
-WIN_ONLY(Win_sync, (MPI_Win win), (void)win)
-WIN_ONLY(Win_post, (MPI_Group group, int assert, MPI_Win win), (void)group, (void)assert, (void)win)
-WIN_ONLY(Win_start, (MPI_Group group, int assert, MPI_Win win), (void)group, (void)assert,
-         (void)win)
-WIN_ONLY(Win_complete, (MPI_Win win), (void)win)
-WIN_ONLY(Win_wait, (MPI_Win win), (void)win)
-WIN_ONLY(Put, (const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
-               MPI_Datatype tdt, MPI_Win win),
-         (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)win)
-WIN_ONLY(Get, (void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc, MPI_Datatype tdt,
-               MPI_Win win),
-         (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)win)
-WIN_ONLY(Accumulate, (const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
-                      MPI_Datatype tdt, MPI_Op op, MPI_Win win),
-         (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)op,
-         (void)win)
-WIN_ONLY(Get_accumulate, (const void *oa, int oc, MPI_Datatype odt, void *ra, int rc,
-                          MPI_Datatype rdt, int tr, MPI_Aint td, int tc, MPI_Datatype tdt,
-                          MPI_Op op, MPI_Win win),
-         (void)oa, (void)oc, (void)odt, (void)ra, (void)rc, (void)rdt, (void)tr, (void)td,
-         (void)tc, (void)tdt, (void)op, (void)win)
-WIN_ONLY(Fetch_and_op, (const void *oa, void *ra, MPI_Datatype dt, int tr, MPI_Aint td, MPI_Op op,
-                        MPI_Win win),
-         (void)oa, (void)ra, (void)dt, (void)tr, (void)td, (void)op, (void)win)
-WIN_ONLY(Compare_and_swap, (const void *oa, const void *ca, void *ra, MPI_Datatype dt, int tr,
-                            MPI_Aint td, MPI_Win win),
-         (void)oa, (void)ca, (void)ra, (void)dt, (void)tr, (void)td, (void)win)
-
-int PMPI_Rput(const void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc,
-              MPI_Datatype tdt, MPI_Win win, MPI_Request *request)
-{
-    (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)win;
-    SET(request, MPI_REQUEST_NULL);
-    return unsupported(MPI_COMM_NULL, "MPI_Rput", ONE_SIDED);
-}
-
-int PMPI_Rget(void *oa, int oc, MPI_Datatype odt, int tr, MPI_Aint td, int tc, MPI_Datatype tdt,
-              MPI_Win win, MPI_Request *request)
-{
-    (void)oa, (void)oc, (void)odt, (void)tr, (void)td, (void)tc, (void)tdt, (void)win;
-    SET(request, MPI_REQUEST_NULL);
-    return unsupported(MPI_COMM_NULL, "MPI_Rget", ONE_SIDED);
-}
 
 /* ---- dynamic processes ---------------------------------------------------------------- */
 int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,

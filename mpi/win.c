@@ -1,12 +1,10 @@
-/* win.c — windows without one-sided communication (which is the next
- * issue): what needs no window is real — window keyvals
- * (MPI_Win_create_keyval/free_keyval) and window error handlers
- * (MPI_Win_create_errhandler) — and every call on a window exists with its
- * standard signature and reports MPI_ERR_UNSUPPORTED_OPERATION, like the
- * one-sided calls in unsupported.c (output handles set to NULL first). */
-#include "mpi/face.h"
+/* win.c — what a window carries beside its memory: keyvals and
+ * attributes (the predefined MPI_WIN_BASE, SIZE, DISP_UNIT, CREATE_FLAVOR
+ * and MODEL too), error handlers, its name, info and group. */
+#include <stdio.h>
+#include <string.h>
 
-static const char *const ONE_SIDED = "one-sided communication";
+#include "mpi/rma.h"
 
 /* ---- keyvals ------------------------------------------------------------------------------- */
 /* In attr.c's table, made for windows: using one on another kind is caught. */
@@ -31,51 +29,170 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhan
     return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)function, errhandler);
 }
 
-/* ---- every call on a window ---------------------------------------------------------------- */
-/* An expression: stubs list it among their (void) casts. */
-#define SET(p, v) ((p) ? (void)(*(p) = (v)) : (void)0)
-#define WIN_STUB(name, params, ...)                                                                \
-    int PMPI_##name params                                                                         \
-    {                                                                                              \
-        __VA_ARGS__;                                                                               \
-        return face_unsupported(MPI_COMM_NULL, "MPI_" #name, ONE_SIDED);                           \
+/* ---- error handlers on windows ----------------------------------------------------------- */
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errh)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_set_errhandler", &w);
+    if (rc)
+        return rc;
+    if (errh != MPI_ERRORS_ARE_FATAL && errh != MPI_ERRORS_RETURN && !face_errh_live(errh))
+        return face_win_error(w, "MPI_Win_set_errhandler", MPI_ERR_ARG,
+                              "error handler %d is not a valid handler", errh);
+    face_errh_hold(errh);
+    face_errh_release(w->errh);
+    w->errh = errh;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errh)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_get_errhandler", &w);
+    if (rc)
+        return rc;
+    if (!errh)
+        return face_win_error(w, "MPI_Win_get_errhandler", MPI_ERR_ARG,
+                              "errhandler pointer is NULL");
+    face_errh_hold(w->errh);
+    *errh = w->errh;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_call_errhandler(MPI_Win win, int code)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_call_errhandler", &w);
+    if (rc)
+        return rc;
+    face_win_error(w, "MPI_Win_call_errhandler", code, "called by the program");
+    return MPI_SUCCESS;
+}
+
+/* ---- attributes ------------------------------------------------------------------------------ */
+int PMPI_Win_set_attr(MPI_Win win, int keyval, void *value)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_set_attr", &w);
+    if (rc)
+        return rc;
+    if (keyval >= MPI_WIN_BASE && keyval <= MPI_WIN_MODEL)
+        return face_win_error(w, "MPI_Win_set_attr", MPI_ERR_KEYVAL,
+                              "keyval %d is predefined and read-only", keyval);
+    return face_attr_set(FACE_ATTR_WIN, win, &w->attrs, keyval, value, w->comm,
+                         "MPI_Win_set_attr");
+}
+
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_get_attr", &w);
+    if (rc)
+        return rc;
+    if (!value || !flag)
+        return face_win_error(w, "MPI_Win_get_attr", MPI_ERR_ARG, "value or flag pointer is NULL");
+    /* The predefined ones give a pointer (to the base itself, to the others'
+     * values), as the standard's C binding says. */
+    void *v = NULL;
+    switch (keyval) {
+    case MPI_WIN_BASE: v = w->base; break;
+    case MPI_WIN_SIZE: v = &w->size_bytes; break;
+    case MPI_WIN_DISP_UNIT: v = &w->disp_unit; break;
+    case MPI_WIN_CREATE_FLAVOR: v = &w->flavor; break;
+    case MPI_WIN_MODEL: v = &w->model; break;
+    default:
+        return face_attr_get(FACE_ATTR_WIN, w->attrs, keyval, value, flag, w->comm,
+                             "MPI_Win_get_attr");
     }
-WIN_STUB(Raccumulate,
-         (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-          MPI_Win win, MPI_Request *request),
-         (void)origin_addr, (void)origin_count, (void)origin_datatype, (void)target_rank,
-         (void)target_disp, (void)target_count, (void)target_datatype, (void)op, (void)win,
-         SET(request, MPI_REQUEST_NULL))
-WIN_STUB(Rget_accumulate,
-         (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-          void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
-          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-          MPI_Win win, MPI_Request *request),
-         (void)origin_addr, (void)origin_count, (void)origin_datatype, (void)result_addr,
-         (void)result_count, (void)result_datatype, (void)target_rank, (void)target_disp,
-         (void)target_count, (void)target_datatype, (void)op, (void)win,
-         SET(request, MPI_REQUEST_NULL))
-WIN_STUB(Win_attach, (MPI_Win win, void *base, MPI_Aint size), (void)win, (void)base, (void)size)
-WIN_STUB(Win_call_errhandler, (MPI_Win win, int errorcode), (void)win, (void)errorcode)
-WIN_STUB(Win_delete_attr, (MPI_Win win, int win_keyval), (void)win, (void)win_keyval)
-WIN_STUB(Win_detach, (MPI_Win win, const void *base), (void)win, (void)base)
-WIN_STUB(Win_flush_all, (MPI_Win win), (void)win)
-WIN_STUB(Win_flush_local, (int rank, MPI_Win win), (void)rank, (void)win)
-WIN_STUB(Win_flush_local_all, (MPI_Win win), (void)win)
-WIN_STUB(Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag), (void)win,
-         (void)win_keyval, (void)attribute_val, SET(flag, 0))
-WIN_STUB(Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler), (void)win,
-         SET(errhandler, MPI_ERRHANDLER_NULL))
-WIN_STUB(Win_get_group, (MPI_Win win, MPI_Group *group), (void)win, SET(group, MPI_GROUP_NULL))
-WIN_STUB(Win_get_info, (MPI_Win win, MPI_Info *info_used), (void)win, SET(info_used, MPI_INFO_NULL))
-WIN_STUB(Win_get_name, (MPI_Win win, char *win_name, int *resultlen), (void)win, (void)win_name,
-         (void)resultlen)
-WIN_STUB(Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val), (void)win,
-         (void)win_keyval, (void)attribute_val)
-WIN_STUB(Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler), (void)win, (void)errhandler)
-WIN_STUB(Win_set_info, (MPI_Win win, MPI_Info info), (void)win, (void)info)
-WIN_STUB(Win_set_name, (MPI_Win win, const char *win_name), (void)win, (void)win_name)
-WIN_STUB(Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr),
-         (void)win, (void)rank, (void)size, (void)disp_unit, (void)baseptr)
-WIN_STUB(Win_test, (MPI_Win win, int *flag), (void)win, (void)flag)
+    *flag = 1;
+    memcpy(value, &v, sizeof v);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_delete_attr(MPI_Win win, int keyval)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_delete_attr", &w);
+    if (rc)
+        return rc;
+    return face_attr_delete(FACE_ATTR_WIN, win, &w->attrs, keyval, w->comm,
+                            "MPI_Win_delete_attr");
+}
+
+/* ---- name, info, group --------------------------------------------------------------------- */
+int PMPI_Win_set_name(MPI_Win win, const char *name)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_set_name", &w);
+    if (rc)
+        return rc;
+    if (!name)
+        return face_win_error(w, "MPI_Win_set_name", MPI_ERR_ARG, "name is NULL");
+    snprintf(w->name, sizeof w->name, "%s", name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_name(MPI_Win win, char *name, int *len)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_get_name", &w);
+    if (rc)
+        return rc;
+    if (!name || !len)
+        return face_win_error(w, "MPI_Win_get_name", MPI_ERR_ARG, "name or length is NULL");
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    *len = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_set_info", &w);
+    if (rc)
+        return rc;
+    if (info != MPI_INFO_NULL && !face_info_live(info))
+        return face_win_error(w, "MPI_Win_set_info", MPI_ERR_INFO,
+                              "info handle %d is not a live info", info);
+    MPI_Info copy = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL && (rc = PMPI_Info_dup(info, &copy)))
+        return rc;
+    if (w->info != MPI_INFO_NULL)
+        PMPI_Info_free(&w->info);
+    w->info = copy;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_get_info", &w);
+    if (rc)
+        return rc;
+    if (!info)
+        return face_win_error(w, "MPI_Win_get_info", MPI_ERR_ARG, "info pointer is NULL");
+    if (w->info != MPI_INFO_NULL)
+        return PMPI_Info_dup(w->info, info);
+    if ((rc = PMPI_Info_create(info)))
+        return rc;
+    /* What this window does, as the standard's keys say it. */
+    PMPI_Info_set(*info, "no_locks", "false");
+    PMPI_Info_set(*info, "accumulate_ordering", "rar,raw,war,waw");
+    PMPI_Info_set(*info, "accumulate_ops", "same_op_no_op");
+    PMPI_Info_set(*info, "same_size", "false");
+    PMPI_Info_set(*info, "same_disp_unit", "false");
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED)
+        PMPI_Info_set(*info, "alloc_shared_noncontig", w->shared_noncontig ? "true" : "false");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    struct face_win *w = NULL;
+    int rc = face_win_check(win, "MPI_Win_get_group", &w);
+    if (rc)
+        return rc;
+    if (!group)
+        return face_win_error(w, "MPI_Win_get_group", MPI_ERR_ARG, "group pointer is NULL");
+    return PMPI_Comm_group(w->comm, group);
+}

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "bolt.h"
+#include "runtime/errors.h"
 #include "runtime/progress.h"
 #include "runtime/runtime.h"
 #include "runtime/thread.h"
@@ -27,6 +28,27 @@ double bolt_now(void)
 }
 
 int (*bolt_progress_hook)(void);
+static int (*hooks[BOLT_PROGRESS_HOOKS])(void);
+static int nhooks;
+
+int bolt_progress_hook_add(int (*fn)(void))
+{
+    if (nhooks == BOLT_PROGRESS_HOOKS)
+        return bolt_err_set(BOLT_ERR_INTERNAL, "bolt_progress_hook_add: %d hooks already",
+                            nhooks);
+    hooks[nhooks++] = fn;
+    return BOLT_OK;
+}
+
+void bolt_progress_hook_remove(int (*fn)(void))
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i] == fn) {
+            hooks[i] = hooks[--nhooks];
+            hooks[nhooks] = NULL;
+            return;
+        }
+}
 
 /* The transports that carry traffic for at least one peer. One with no peer
  * is not polled: TCP's poll is a system call (epoll_wait) even when it has
@@ -96,6 +118,8 @@ int bolt_progress_poll(void)
     }
     if (bolt_progress_hook)
         n += bolt_progress_hook();
+    for (int i = 0; i < nhooks; i++)
+        n += hooks[i]();
     return n;
 }
 
@@ -132,6 +156,11 @@ static void backoff_slow(long *idle)
      * CPU is burnt while other ranks on this core need it. With several
      * threads, one sleeps; another waits until that sleep ends (the lock
      * dropped meanwhile), then polls again. */
+    bolt_progress_sleep();
+}
+
+void bolt_progress_sleep(void)
+{
     if (!bolt_lock_sleep_claim())
         return;
     struct pollfd fds[MAX_WAIT_FDS];

@@ -1,0 +1,256 @@
+/*
+ * rma.h — one-sided communication (MPI 3.1, chapter 11): the window and
+ * what its files share.
+ *
+ *   win.c          keyvals, error handlers, attributes, names, info, group
+ *   win_create.c   the four flavours, Win_free, attach/detach, shared_query
+ *   win_shm.c      the host's shared segment of a window (POSIX shm_open)
+ *   rma_ops.c      Put, Get, the accumulates and their R-variants (origin)
+ *   rma_apply.c    typed copies and reductions into window memory
+ *   rma_target.c   the target side: messages for the windows, applied
+ *   rma_sync.c     fence, post/start/complete/wait, lock/unlock, flush
+ *   rma_agent.c    the thread that serves passive targets while the
+ *                  program computes
+ *
+ * Two paths to a target's memory. Ranks of one host that mapped the
+ * window's shared segment (Win_allocate, Win_allocate_shared) load and store
+ * each other's memory directly; locks and the accumulate lock are atomics in
+ * each rank's control block in that segment. Every other target (another
+ * host, or memory the program gave, Win_create and Win_create_dynamic) gets
+ * its operations as the runtime's messages on the window's own communicator,
+ * applied by the target's progress: any call it makes, or the agent thread
+ * while it makes none. The target's lock state is its control block in both
+ * cases, so both kinds of origins can share one window.
+ */
+#ifndef BOLT_MPI_RMA_H
+#define BOLT_MPI_RMA_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "mpi/face.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Tags on the window's communicator. Replies use RMA_TAG_REPLY + a
+ * sequence number chosen by the origin. */
+enum { RMA_TAG_HDR = 1, RMA_TAG_DATA, RMA_TAG_POST, RMA_TAG_COMPLETE, RMA_TAG_REPLY = 16 };
+#define RMA_REPLY_SPAN 0x3fff0000
+/* What a header message holds at most: the header, the target's layout and
+ * the data inline; longer ones send the rest as one RMA_TAG_DATA message. */
+#define RMA_HDR_BUF 8192
+
+/* Per rank of a window, in the shared segment when the host has one. */
+struct rma_ctrl {
+    _Atomic long lock; /* >0: shared holders; -1: exclusive */
+    atomic_int acc;    /* accumulates and their reads, one at a time */
+    char pad[64 - sizeof(long) - sizeof(int)];
+};
+
+/* A target's layout: count elements of extent bytes, each nblocks pieces
+ * (off from the element's start, len bytes); nblocks 0 means contiguous
+ * count * extent bytes (extent then is the element's size). */
+struct rma_block {
+    int64_t off, len;
+};
+struct rma_layout {
+    int64_t count, extent;
+    int32_t nblocks;
+    const struct rma_block *blocks;
+};
+
+enum rma_kind {
+    RMA_PUT = 1, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS, RMA_LOCK, RMA_UNLOCK, RMA_FLUSH
+};
+
+/* What an origin sends to a target's RMA_TAG_HDR. */
+struct rma_hdr {
+    uint8_t kind;
+    uint8_t rest_follows; /* blocks and data come as an RMA_TAG_DATA message */
+    int16_t op;           /* MPI_Op for accumulates (predefined, REPLACE, NO_OP) */
+    int32_t basic;        /* predefined MPI_Datatype of the elements (accumulates) */
+    int32_t lock_type;
+    uint32_t reply_tag;   /* RMA_TAG_REPLY + seq, 0: no reply */
+    uint64_t disp;        /* bytes from the window's base (dynamic: an address) */
+    uint64_t bytes;       /* data bytes (PUT/ACC/GACC: sent; GET: wanted) */
+    int64_t count, extent;
+    int32_t nblocks, pad;
+};
+
+struct rma_lockreq {
+    int origin, type;
+    uint32_t reply_tag;
+    struct rma_lockreq *next;
+};
+
+/* A target-side operation whose data is still on its way or whose reply is
+ * still being sent: its buffers go when its request completes. */
+struct rma_inflight {
+    bolt_request_t req;
+    int origin;
+    int counts;          /* an operation from origin: applied once done */
+    void *buf;           /* freed at completion */
+    struct rma_hdr hdr;  /* applied at completion when apply is set */
+    int apply;
+    struct rma_inflight *next;
+};
+
+/* An origin-side operation not complete yet: a send whose buffer goes, or a
+ * reply to receive (then unpacked into the user's buffer when plan is set). */
+struct rma_pending {
+    bolt_request_t req;
+    int target;
+    void *tmp;
+    /* unpack tmp into user, count of type (held), at completion */
+    void *user;
+    int count;
+    MPI_Datatype type;
+    struct face_req *freq; /* Rput/Rget/...: the program's request, done with this */
+    struct rma_pending *next;
+};
+
+struct win_peer {
+    char *base;            /* direct: mapped here; else its address there */
+    MPI_Aint size;
+    int disp_unit;
+    int host;
+    struct rma_ctrl *ctrl; /* mapped (same host, shared segment), else NULL */
+    int direct;
+    /* origin side */
+    uint64_t sent;         /* operation messages sent to it (monotonic) */
+    int lock;              /* held on it: 0, MPI_LOCK_SHARED/EXCLUSIVE */
+    int nocheck;           /* ... taken with MPI_MODE_NOCHECK: nothing to release */
+    uint64_t flushed;      /* sent when it was last flushed */
+    /* target side */
+    uint64_t applied;      /* its operation messages applied here */
+    int busy;              /* its operations with data still arriving */
+    uint32_t owed_tag;     /* a flush/unlock reply waiting for busy == 0 */
+    int owed_unlock;
+};
+
+struct win_region {
+    char *base;
+    MPI_Aint size;
+    struct win_region *next;
+};
+
+enum { EPOCH_NONE = 0, EPOCH_FENCE = 1, EPOCH_LOCK = 2, EPOCH_LOCK_ALL = 4, EPOCH_ACCESS = 8,
+       EPOCH_EXPOSE = 16 };
+
+struct face_win {
+    int live;
+    MPI_Win handle;
+    MPI_Comm comm;         /* a duplicate of the program's (face handle) */
+    bolt_comm_t native;    /* comm's native: every message of the window */
+    int rank, size;
+    int flavor, model;
+    void *base;
+    MPI_Aint size_bytes;
+    int disp_unit;
+    struct win_peer *peers;
+    struct rma_ctrl *ctrl; /* mine */
+    struct rma_ctrl own_ctrl; /* when no segment */
+    void *seg;             /* the host's shared segment, mapped */
+    size_t seg_bytes;
+    int remote_peers;      /* peers reached by messages: the target side runs */
+    MPI_Errhandler errh;
+    char name[MPI_MAX_OBJECT_NAME];
+    struct face_attr *attrs;
+    MPI_Info info;
+    int shared_noncontig;
+    struct win_region *regions; /* dynamic: attached memory */
+    /* epochs */
+    int epoch;
+    int *access, naccess;  /* PSCW access group (window ranks) */
+    int *expose, nexpose;  /* PSCW exposure group */
+    int lock_all_nocheck;
+    /* origin side */
+    uint32_t seq;
+    struct rma_pending *pending;
+    /* target side */
+    bolt_request_t hdr_req;
+    char *hdr_buf;
+    struct rma_inflight *inflight;
+    struct rma_lockreq *lockq;
+    uint64_t *fence_counts; /* scratch: 2 * size entries */
+    uint64_t *wait_counts;  /* PSCW: what each exposure origin said it sent, +1; 0 not yet */
+};
+
+/* ---- windows (win_create.c) ----------------------------------------------------------- */
+extern struct face_win **face_wins;
+extern int face_nwins;
+static inline struct face_win *face_win_get(MPI_Win w)
+{
+    struct face_win *p = w > 0 && w < face_nwins ? face_wins[w] : NULL;
+    return p && p->live ? p : NULL;
+}
+/* Checks a window handle (MPI_ERR_WIN on the world's handler when bad). */
+int face_win_check(MPI_Win w, const char *fn, struct face_win **out);
+/* Raises an error on the window's handler. */
+int face_win_error(struct face_win *w, const char *fn, int cls, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int face_win_native_error(struct face_win *w, const char *fn, int native);
+void face_wins_finalize(void);
+
+/* ---- the host's segment (win_shm.c) ----------------------------------------------- */
+/* Creates (create: 1) or maps an existing segment named by (pid, seq). */
+int rma_seg_map(int create, long pid, unsigned seq, size_t bytes, void **out);
+void rma_seg_unlink(long pid, unsigned seq);
+void rma_seg_unmap(void *p, size_t bytes);
+
+/* ---- typed copies into and out of window memory (rma_apply.c) --------------------- */
+/* A layout of count elements of type t (blocks malloc'd into *blocks when
+ * not contiguous; free it). */
+int rma_layout_of(const struct face_type *t, int count, struct rma_layout *l,
+                  struct rma_block **blocks);
+int64_t rma_layout_bytes(const struct rma_layout *l);
+/* The furthest byte the layout touches, from its start (its span). */
+int64_t rma_layout_span(const struct rma_layout *l, int64_t *lowest);
+/* Packs the layout at base into dst / unpacks src into it. */
+void rma_layout_pack(const struct rma_layout *l, const char *base, char *dst);
+void rma_layout_unpack(const struct rma_layout *l, const char *src, char *base);
+/* Accumulates packed src (bytes of basic elements) into the layout at base
+ * with op (REPLACE and NO_OP too); when old is set, first packs what was
+ * there into it (Get_accumulate). Returns MPI_SUCCESS or an MPI class. */
+int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_Datatype basic,
+                   MPI_Op op, char *old);
+/* The accumulate lock of a control block. */
+void rma_acc_lock(struct rma_ctrl *c);
+void rma_acc_unlock(struct rma_ctrl *c);
+
+/* ---- the target side (rma_target.c) ------------------------------------------------ */
+/* Starts serving the window's messages (its header receive) and the
+ * progress hook; stop cancels it. */
+int rma_target_start(struct face_win *w);
+void rma_target_stop(struct face_win *w);
+/* Tries to take a lock of type on the control block. */
+int rma_lock_try(struct rma_ctrl *c, int type);
+void rma_lock_release(struct rma_ctrl *c, int type);
+/* Grants queued lock requests that can go now. */
+void rma_target_grant(struct face_win *w);
+
+/* ---- the origin side (rma_ops.c) --------------------------------------------------- */
+/* Sends a header (and its rest) to target; the buffers are the caller's
+ * until the send completes (kept as pending when tmp is set). */
+int rma_send(struct face_win *w, int target, const struct rma_hdr *h, const void *rest,
+             size_t rest_bytes, void *tmp);
+/* A fresh reply tag. */
+uint32_t rma_reply_tag(struct face_win *w);
+/* Waits for the window's pending operations to target (-1: every one). */
+int rma_pending_wait(struct face_win *w, int target, const char *fn);
+/* Completes pending operations already done (no progress). */
+void rma_pending_reap(struct face_win *w);
+/* Waits until flag-like condition done(arg) holds, driving progress. */
+int rma_wait_until(int (*done)(void *), void *arg);
+
+/* ---- the agent (rma_agent.c) ------------------------------------------------------------ */
+/* A window with targets reached by messages needs passive-target progress:
+ * the first starts the agent thread (and the runtime lock), the last stops it. */
+int rma_agent_hold(void);
+void rma_agent_release(void);
+/* Ends the call that started the agent: gives back the lock it took. */
+void rma_agent_settle(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,159 @@
+/* rma_apply.c — what one-sided operations do to window memory: typed
+ * copies and reductions over a target's layout, used alike by an origin
+ * that reaches the memory directly and by a target applying a message. */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/dtype.h"
+#include "mpi/rma.h"
+
+bolt_datatype_t face_native_basic(MPI_Datatype dt);
+int face_op_native(MPI_Comm comm, MPI_Op op, const char *fn, bolt_op_t *out, int *is_user);
+
+int rma_layout_of(const struct face_type *t, int count, struct rma_layout *l,
+                  struct rma_block **blocks)
+{
+    *blocks = NULL;
+    if (t->contig || count == 0 || t->nblocks == 0) {
+        struct rma_block *b = malloc(sizeof *b);
+        if (!b)
+            return MPI_ERR_NO_MEM;
+        b->off = t->nblocks ? t->true_lb : 0;
+        b->len = (int64_t)t->size * count;
+        *l = (struct rma_layout){1, b->len, 1, b};
+        *blocks = b;
+        return MPI_SUCCESS;
+    }
+    struct rma_block *b = malloc((size_t)t->nblocks * sizeof *b);
+    if (!b)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < t->nblocks; i++)
+        b[i] = (struct rma_block){t->blocks[i].off, (int64_t)t->blocks[i].len};
+    *l = (struct rma_layout){count, face_type_extent(t), t->nblocks, b};
+    *blocks = b;
+    return MPI_SUCCESS;
+}
+
+int64_t rma_layout_bytes(const struct rma_layout *l)
+{
+    int64_t per = 0;
+    for (int i = 0; i < l->nblocks; i++)
+        per += l->blocks[i].len;
+    return per * l->count;
+}
+
+int64_t rma_layout_span(const struct rma_layout *l, int64_t *lowest)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int i = 0; i < l->nblocks; i++) {
+        if (l->blocks[i].len == 0)
+            continue;
+        if (l->blocks[i].off < lo)
+            lo = l->blocks[i].off;
+        if (l->blocks[i].off + l->blocks[i].len > hi)
+            hi = l->blocks[i].off + l->blocks[i].len;
+    }
+    if (lo > hi || l->count == 0) {
+        *lowest = 0;
+        return 0;
+    }
+    /* Elements step by extent, which may be negative. */
+    int64_t step = (l->count - 1) * l->extent;
+    *lowest = step < 0 ? lo + step : lo;
+    return step < 0 ? hi : hi + step;
+}
+
+#define EACH_BLOCK(l, base, body)                                            \
+    for (int64_t k_ = 0; k_ < (l)->count; k_++)                              \
+        for (int32_t i_ = 0; i_ < (l)->nblocks; i_++) {                      \
+            char *at = (char *)(base) + k_ * (l)->extent + (l)->blocks[i_].off; \
+            size_t len = (size_t)(l)->blocks[i_].len;                         \
+            body                                                             \
+        }
+
+void rma_layout_pack(const struct rma_layout *l, const char *base, char *dst)
+{
+    EACH_BLOCK(l, base, {
+        memcpy(dst, at, len);
+        dst += len;
+    })
+}
+
+void rma_layout_unpack(const struct rma_layout *l, const char *src, char *base)
+{
+    EACH_BLOCK(l, base, {
+        memcpy(at, src, len);
+        src += len;
+    })
+}
+
+/* Pair types (MPI_DOUBLE_INT, ...) may have holes inside an element: they
+ * are reduced an element at a time, each unpacked into its C struct. */
+static int acc_pairs(const struct rma_layout *l, char *base, const char *src, MPI_Datatype basic,
+                     bolt_datatype_t nb, bolt_op_t nop)
+{
+    struct face_type *bt = face_type_get(basic);
+    int64_t total = rma_layout_bytes(l);
+    char *cur = malloc(total ? (size_t)total : 1);
+    if (!cur)
+        return MPI_ERR_NO_MEM;
+    rma_layout_pack(l, base, cur);
+    _Alignas(16) char a[64], b[64];
+    int rc = MPI_SUCCESS;
+    for (int64_t at = 0; at + (int64_t)bt->size <= total; at += (int64_t)bt->size) {
+        face_unpack(bt, src + at, 1, a);
+        face_unpack(bt, cur + at, 1, b);
+        if (bolt_reduce_local(a, b, 1, nb, nop)) {
+            rc = MPI_ERR_OP;
+            break;
+        }
+        face_pack(bt, b, 1, cur + at);
+    }
+    if (rc == MPI_SUCCESS)
+        rma_layout_unpack(l, cur, base);
+    free(cur);
+    return rc;
+}
+
+int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_Datatype basic,
+                   MPI_Op op, char *old)
+{
+    if (old)
+        rma_layout_pack(l, base, old);
+    if (op == MPI_NO_OP)
+        return MPI_SUCCESS;
+    if (op == MPI_REPLACE) {
+        rma_layout_unpack(l, src, base);
+        return MPI_SUCCESS;
+    }
+    bolt_datatype_t nb = face_native_basic(basic);
+    bolt_op_t nop;
+    int user = 0;
+    /* Only predefined operations: face_op_native raises nothing for them. */
+    if (op < MPI_MAX || op > MPI_MAXLOC || nb == BOLT_DATATYPE_NULL ||
+        face_op_native(MPI_COMM_NULL, op, "", &nop, &user) || user)
+        return MPI_ERR_OP;
+    struct face_type *bt = face_type_get(basic);
+    size_t esize = bt ? bt->size : 0;
+    if (!esize)
+        return MPI_ERR_TYPE;
+    if (bolt_type_size(nb) != esize || (bt->nblocks > 1))
+        return acc_pairs(l, base, src, basic, nb, nop);
+    int rc = MPI_SUCCESS;
+    EACH_BLOCK(l, base, {
+        if (rc == MPI_SUCCESS && bolt_reduce_local(src, at, len / esize, nb, nop))
+            rc = MPI_ERR_OP;
+        src += len;
+    })
+    return rc;
+}
+
+void rma_acc_lock(struct rma_ctrl *c)
+{
+    for (int n = 0; atomic_exchange_explicit(&c->acc, 1, memory_order_acquire); n++)
+        if (n > 64)
+            sched_yield(); /* its holder may be waiting for this core */
+}
+
+void rma_acc_unlock(struct rma_ctrl *c) { atomic_store_explicit(&c->acc, 0, memory_order_release); }

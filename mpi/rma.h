@@ -199,10 +199,10 @@ void rma_seg_unlink(long pid, unsigned seq);
 void rma_seg_unmap(void *p, size_t bytes);
 
 /* ---- typed copies into and out of window memory (rma_apply.c) --------------------- */
-/* A layout of count elements of type t (blocks malloc'd into *blocks when
- * not contiguous; free it). */
+/* A layout of count elements of type t: contiguous data in *one, else
+ * blocks malloc'd into *blocks (free it). */
 int rma_layout_of(const struct face_type *t, int count, struct rma_layout *l,
-                  struct rma_block **blocks);
+                  struct rma_block *one, struct rma_block **blocks);
 int64_t rma_layout_bytes(const struct rma_layout *l);
 /* The furthest byte the layout touches, from its start (its span). */
 int64_t rma_layout_span(const struct rma_layout *l, int64_t *lowest);

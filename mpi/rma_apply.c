@@ -12,17 +12,13 @@ bolt_datatype_t face_native_basic(MPI_Datatype dt);
 int face_op_native(MPI_Comm comm, MPI_Op op, const char *fn, bolt_op_t *out, int *is_user);
 
 int rma_layout_of(const struct face_type *t, int count, struct rma_layout *l,
-                  struct rma_block **blocks)
+                  struct rma_block *one, struct rma_block **blocks)
 {
     *blocks = NULL;
     if (t->contig || count == 0 || t->nblocks == 0) {
-        struct rma_block *b = malloc(sizeof *b);
-        if (!b)
-            return MPI_ERR_NO_MEM;
-        b->off = t->nblocks ? t->true_lb : 0;
-        b->len = (int64_t)t->size * count;
-        *l = (struct rma_layout){1, b->len, 1, b};
-        *blocks = b;
+        one->off = t->nblocks ? t->true_lb : 0;
+        one->len = (int64_t)t->size * count;
+        *l = (struct rma_layout){1, one->len, 1, one};
         return MPI_SUCCESS;
     }
     struct rma_block *b = malloc((size_t)t->nblocks * sizeof *b);

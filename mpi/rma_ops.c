@@ -404,8 +404,8 @@ static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const
     }
     struct win_peer *p = &w->peers[a->target];
     struct rma_layout l;
-    struct rma_block *blocks = NULL;
-    if ((rc = rma_layout_of(tt, a->tcount, &l, &blocks)))
+    struct rma_block one, *blocks = NULL;
+    if ((rc = rma_layout_of(tt, a->tcount, &l, &one, &blocks)))
         return face_win_error(w, fn, rc, "no memory");
     int64_t lo, hi = rma_layout_span(&l, &lo);
     int64_t disp = (int64_t)a->tdisp * (w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : p->disp_unit);

@@ -140,7 +140,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (!p->lock || (w->epoch & EPOCH_LOCK_ALL))
         return face_win_error(w, fn, MPI_ERR_RMA_SYNC, "rank %d is not locked (MPI_Win_lock)",
                               rank);
-    if ((rc = rma_pending_wait(w, rank, fn)))
+    if (w->pending && (rc = rma_pending_wait(w, rank, fn)))
         return rc;
     if (remote(w, rank)) {
         if (!p->nocheck)
@@ -246,10 +246,16 @@ static int flush(MPI_Win win, int rank, int local, const char *fn)
         return face_win_error(w, fn, MPI_ERR_RMA_SYNC,
                               "flushes are for passive-target epochs: %s is not locked",
                               rank >= 0 ? "the rank" : "the window");
-    if ((rc = rma_pending_wait(w, rank, fn)))
+    if (w->pending && (rc = rma_pending_wait(w, rank, fn)))
         return rc;
     atomic_thread_fence(memory_order_seq_cst);
     if (local)
+        return MPI_SUCCESS;
+    /* Only targets reached by messages that got operations since need asking. */
+    int any = 0;
+    for (int t = rank < 0 ? 0 : rank; t < (rank < 0 ? w->size : rank + 1) && !any; t++)
+        any = remote(w, t) && w->peers[t].lock && w->peers[t].sent != w->peers[t].flushed;
+    if (!any)
         return MPI_SUCCESS;
     char *want = calloc((size_t)w->size, 1);
     if (!want)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "mpi/rma.h"
+#include "runtime/config.h"
 
 struct face_win **face_wins;
 int face_nwins = 1; /* 0 is MPI_WIN_NULL */
@@ -258,7 +259,25 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
         w->peers[i].host = cards[i].host;
         w->peers[i].base = (char *)(intptr_t)cards[i].base;
     }
-    if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE && !bolt_param_int(BOLT_P_RMA_SHARED)) {
+        /* Private memory, every other rank reached by messages. */
+        w->base = size ? malloc((size_t)size) : NULL;
+        if (size && !w->base) {
+            rc = face_error(comm, fn, MPI_ERR_NO_MEM, "no memory for a window of %ld bytes",
+                            (long)size);
+            goto fail;
+        }
+        int64_t b = (int64_t)(intptr_t)w->base, *all = (int64_t *)cards;
+        if ((rc = bolt_allgather(&b, all, sizeof b, BOLT_BYTE, w->native)) != BOLT_OK) {
+            rc = face_native_error(comm, fn, rc);
+            goto fail;
+        }
+        for (int i = 0; i < w->size; i++)
+            w->peers[i].base = (char *)(intptr_t)all[i];
+        w->ctrl = &w->own_ctrl;
+        w->peers[w->rank].ctrl = w->ctrl;
+        w->peers[w->rank].direct = 1;
+    } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
         if ((rc = win_map_host(w, cards, 1, fn)))
             goto fail;
         w->base = w->peers[w->rank].base;

@@ -98,9 +98,12 @@ static inline int polled(const int **idx)
     return active.n;
 }
 
+atomic_ulong bolt_progress_passes;
+
 int bolt_progress_poll(void)
 {
     static unsigned passes;
+    atomic_fetch_add_explicit(&bolt_progress_passes, 1, memory_order_relaxed);
     int n = 0;
     const int *idx;
     int k = polled(&idx);

@@ -22,6 +22,10 @@ void bolt_progress_hook_remove(int (*fn)(void));
  * serves incoming work while the program computes. Holding the lock (if on). */
 void bolt_progress_sleep(void);
 
+/* Passes made so far by any thread (relaxed): moving, someone drives progress. */
+#include <stdatomic.h>
+extern atomic_ulong bolt_progress_passes;
+
 /* One nonblocking pass over all transports; returns frames moved. */
 int bolt_progress_poll(void);
 /* Called by a wait loop after a pass that moved nothing. */

@@ -24,6 +24,7 @@ static unsigned long next_ticket;
 static atomic_ulong serving;
 static atomic_int waiting;
 static int sleeper;           /* a thread sleeps in poll(); under the lock */
+static atomic_int sleeping;   /* sleeper, for readers without the lock */
 static atomic_ulong wake_gen; /* bumped under mu when that sleep ends */
 static _Thread_local int depth; /* this thread's takes not yet released */
 /* The sleeper also watches this pipe: a thread that ends a call or hands
@@ -146,6 +147,7 @@ int bolt_lock_sleep_claim(void)
     pthread_mutex_lock(&mu);
     if (!sleeper) {
         sleeper = 1;
+        atomic_store_explicit(&sleeping, 1, memory_order_relaxed);
         pthread_mutex_unlock(&mu);
         return 1;
     }
@@ -158,6 +160,8 @@ int bolt_lock_sleep_claim(void)
     pthread_mutex_unlock(&mu);
     return 0;
 }
+
+int bolt_lock_sleeping(void) { return atomic_load_explicit(&sleeping, memory_order_relaxed); }
 
 int bolt_lock_wake_fd(void) { return held() ? wake_pipe[0] : -1; }
 
@@ -184,6 +188,7 @@ void bolt_lock_sleep_end(void)
     }
     turn_wait();
     sleeper = 0;
+    atomic_store_explicit(&sleeping, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&wake_gen, 1, memory_order_release);
     pthread_mutex_unlock(&mu);
 }

@@ -43,6 +43,9 @@ int bolt_lock_sleep_claim(void);
  * lock meanwhile), or -1. */
 int bolt_lock_wake_fd(void);
 void bolt_lock_sleep_drop(void);
+/* Is a thread asleep in poll() (it wakes when something arrives)? Read
+ * without the lock: a hint. */
+int bolt_lock_sleeping(void);
 void bolt_lock_sleep_end(void);
 
 #endif

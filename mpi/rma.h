@@ -116,6 +116,8 @@ struct win_peer {
     int host;
     struct rma_ctrl *ctrl; /* mapped (same host, shared segment), else NULL */
     int direct;
+    int cma;               /* same host, memory read and written by the kernel */
+    long pid;
     /* origin side */
     uint64_t sent;         /* operation messages sent to it (monotonic) */
     int lock;              /* held on it: 0, MPI_LOCK_SHARED/EXCLUSIVE */
@@ -153,6 +155,7 @@ struct face_win {
     void *seg;             /* the host's shared segment, mapped */
     size_t seg_bytes;
     int remote_peers;      /* peers reached by messages: the target side runs */
+    int any_remote;        /* some rank of the window has such peers */
     MPI_Errhandler errh;
     char name[MPI_MAX_OBJECT_NAME];
     struct face_attr *attrs;
@@ -197,6 +200,13 @@ void face_wins_finalize(void);
 int rma_seg_map(int create, long pid, unsigned seq, size_t bytes, void **out);
 void rma_seg_unlink(long pid, unsigned seq);
 void rma_seg_unmap(void *p, size_t bytes);
+
+/* ---- a sibling's memory through the kernel (rma_cma.c) ------------------------------ */
+/* 1 when this build can (Linux). */
+int rma_cma_built(void);
+/* Reads (write 0) or writes the layout at remote address base of process pid
+ * from or into packed local data. Returns 0 or an errno value. */
+int rma_cma_move(long pid, const struct rma_layout *l, uint64_t base, char *packed, int write);
 
 /* ---- typed copies into and out of window memory (rma_apply.c) --------------------- */
 /* A layout of count elements of type t: contiguous data in *one, else

@@ -236,6 +236,87 @@ static int op_direct(struct face_win *w, const struct rma_args *a, const struct 
     return MPI_SUCCESS;
 }
 
+/* A sibling's memory through the kernel (MPI_Win_create on one host). */
+static int op_cma(struct face_win *w, const struct rma_args *a, const struct face_type *ot,
+                  const struct face_type *rt, const struct rma_layout *l, int64_t disp,
+                  MPI_Datatype basic, const char *fn)
+{
+    struct win_peer *p = &w->peers[a->target];
+    uint64_t at = (uint64_t)(intptr_t)p->base + (uint64_t)disp;
+    size_t bytes = (size_t)rma_layout_bytes(l);
+    char *tmp = NULL, *cur = NULL, *old = NULL;
+    int e = 0, rc = MPI_SUCCESS;
+    struct rma_block whole = {0, (int64_t)bytes};
+    struct rma_layout flat = {1, (int64_t)bytes, 1, &whole};
+    switch (a->kind) {
+    case RMA_PUT: {
+        const char *src = packed(ot, a->oaddr, a->ocount, &tmp);
+        if (!src && bytes)
+            return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
+        e = rma_cma_move(p->pid, l, at, (char *)src, 1);
+        break;
+    }
+    case RMA_GET:
+        if (ot->contig) {
+            e = rma_cma_move(p->pid, l, at, (char *)a->raddr + (a->ocount ? ot->true_lb : 0), 0);
+        } else if ((tmp = malloc(bytes ? bytes : 1))) {
+            if (!(e = rma_cma_move(p->pid, l, at, tmp, 0)))
+                face_unpack(ot, tmp, (size_t)a->ocount, a->raddr);
+        } else {
+            return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
+        }
+        break;
+    case RMA_ACC:
+    case RMA_GACC:
+    case RMA_CAS: {
+        const char *src = a->op == MPI_NO_OP || a->kind == RMA_CAS
+                              ? a->oaddr
+                              : packed(ot, a->oaddr, a->ocount, &tmp);
+        cur = malloc(bytes ? bytes : 1);
+        if (a->kind != RMA_ACC)
+            old = malloc(bytes ? bytes : 1);
+        if (!cur || (a->kind != RMA_ACC && !old) || (!src && bytes && a->op != MPI_NO_OP)) {
+            rc = MPI_ERR_NO_MEM;
+            break;
+        }
+        rma_acc_lock(p->ctrl);
+        if (!(e = rma_cma_move(p->pid, l, at, cur, 0))) {
+            int store = 1;
+            if (a->kind == RMA_CAS) {
+                memcpy(old, cur, bytes);
+                store = memcmp(cur, a->caddr, bytes) == 0;
+                if (store)
+                    memcpy(cur, a->oaddr, bytes);
+            } else {
+                rc = rma_layout_acc(&flat, cur, src, basic, a->op, old);
+                store = rc == MPI_SUCCESS && a->op != MPI_NO_OP;
+            }
+            if (store)
+                e = rma_cma_move(p->pid, l, at, cur, 1);
+        }
+        rma_acc_unlock(p->ctrl);
+        if (!e && rc == MPI_SUCCESS && old) {
+            if (a->kind == RMA_CAS)
+                memcpy(a->raddr, old, bytes);
+            else
+                face_unpack(rt, old, (size_t)a->rcount, a->raddr);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    free(tmp);
+    free(cur);
+    free(old);
+    if (e)
+        return face_win_error(w, fn, MPI_ERR_OTHER, "cannot reach rank %d's window memory: %s",
+                              a->target, strerror(e));
+    if (rc)
+        return face_win_error(w, fn, rc, "op %d does not apply to datatype %d", a->op, basic);
+    return MPI_SUCCESS;
+}
+
 static int op_message(struct face_win *w, const struct rma_args *a, const struct face_type *ot,
                       const struct face_type *rt, const struct rma_layout *l, int64_t disp,
                       MPI_Datatype basic, const char *fn)
@@ -421,6 +502,8 @@ static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const
     if (p->direct && (w->flavor != MPI_WIN_FLAVOR_DYNAMIC || a->target == w->rank)) {
         char *at = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(intptr_t)disp : p->base + disp;
         rc = op_direct(w, a, ot, rt, &l, at, basic, fn);
+    } else if (p->cma) {
+        rc = op_cma(w, a, ot, rt, &l, disp, basic, fn);
     } else {
         rc = op_message(w, a, ot, rt, &l, disp, basic, fn);
         if (rc == MPI_SUCCESS && a->request)

@@ -76,7 +76,12 @@ static void lock_direct(struct rma_ctrl *c, int type)
         rma_wait_until(lock_got, &a);
 }
 
-static int remote(const struct face_win *w, int t) { return !w->peers[t].direct; }
+/* Reached by messages (else directly or through the kernel, locks in its
+ * shared control block). */
+static int remote(const struct face_win *w, int t)
+{
+    return !w->peers[t].direct && !w->peers[t].cma;
+}
 
 /* ---- passive target ---------------------------------------------------------------------- */
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
@@ -317,9 +322,9 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if ((rc = rma_pending_wait(w, -1, fn)))
         return rc;
     int nrc = BOLT_OK;
-    /* Every rank of a window with a host segment reaches the same kind of
-     * peers, so all take this branch or none. */
-    if (w->hdr_buf && !(assert & MPI_MODE_NOPRECEDE)) {
+    /* Decided at creation for all ranks alike: some rank has targets reached
+     * by messages. */
+    if (w->any_remote && !(assert & MPI_MODE_NOPRECEDE)) {
         uint64_t *sent = w->fence_counts, *got = w->fence_counts + w->size;
         for (int t = 0; t < w->size; t++)
             sent[t] = w->peers[t].sent;

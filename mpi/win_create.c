@@ -13,6 +13,8 @@ struct face_win **face_wins;
 int face_nwins = 1; /* 0 is MPI_WIN_NULL */
 static int cap_wins;
 static unsigned seg_seq;
+/* Read by siblings to learn whether the kernel lets them reach this process. */
+static const uint64_t cma_probe = 0x426f6c74524d4131ull; /* "BoltRMA1" */
 
 int face_win_check(MPI_Win w, const char *fn, struct face_win **out)
 {
@@ -64,7 +66,7 @@ static int win_insert(struct face_win *w)
 
 /* What each rank tells the others at creation. */
 struct win_card {
-    int64_t size, base, pid;
+    int64_t size, base, pid, probe;
     int32_t disp_unit, host;
     uint32_t seq;
     int32_t err;
@@ -166,7 +168,7 @@ static int win_map_host(struct face_win *w, const struct win_card *cards, int wi
             continue;
         struct win_peer *p = &w->peers[i];
         p->ctrl = (struct rma_ctrl *)seg + k++;
-        p->direct = 1;
+        p->direct = with_data || i == me;
         if (with_data) {
             p->base = data;
             data += contig ? (size_t)cards[i].size : ((size_t)cards[i].size + 63) & ~(size_t)63;
@@ -235,8 +237,9 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
     if (info != MPI_INFO_NULL && (rc = PMPI_Info_dup(info, &w->info)))
         goto fail;
 
-    struct win_card mine = {size, (int64_t)(intptr_t)base, (int64_t)getpid(), disp_unit,
-                            face_host_color(), ++seg_seq, 0};
+    struct win_card mine = {size,     (int64_t)(intptr_t)base, (int64_t)getpid(),
+                            (int64_t)(intptr_t)&cma_probe, disp_unit, face_host_color(),
+                            ++seg_seq, 0};
     if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
         mine.size = 0;
     if ((rc = bolt_allgather(&mine, cards, sizeof mine, BOLT_BYTE, w->native)) != BOLT_OK) {
@@ -293,6 +296,33 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
         w->ctrl = w->peers[w->rank].ctrl;
         if (size == 0)
             w->base = NULL;
+    } else if (flavor == MPI_WIN_FLAVOR_CREATE && rma_cma_built() &&
+               bolt_param_int(BOLT_P_RMA_SHARED)) {
+        /* Control blocks shared on each host; the data reached through the
+         * kernel where it lets every rank read its siblings. */
+        if ((rc = win_map_host(w, cards, 0, fn)))
+            goto fail;
+        w->base = base;
+        w->ctrl = w->peers[w->rank].ctrl;
+        w->peers[w->rank].base = w->base;
+        int ok = 1, all = 0;
+        for (int i = 0; i < w->size && ok; i++)
+            if (i != w->rank && cards[i].host == mine.host) {
+                uint64_t v = 0;
+                struct rma_block b = {0, sizeof v};
+                struct rma_layout l = {1, sizeof v, 1, &b};
+                ok = rma_cma_move((long)cards[i].pid, &l, (uint64_t)cards[i].probe, (char *)&v,
+                                  0) == 0 &&
+                     v == cma_probe;
+            }
+        if ((rc = bolt_allreduce(&ok, &all, 1, BOLT_INT32, BOLT_MIN, w->native)) != BOLT_OK) {
+            rc = face_native_error(comm, fn, rc);
+            goto fail;
+        }
+        for (int i = 0; i < w->size; i++) {
+            w->peers[i].pid = (long)cards[i].pid;
+            w->peers[i].cma = all && i != w->rank && cards[i].host == mine.host;
+        }
     } else {
         w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : base;
         w->ctrl = &w->own_ctrl;
@@ -301,7 +331,7 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
         w->peers[w->rank].base = w->base;
     }
     for (int i = 0; i < w->size; i++)
-        w->remote_peers += !w->peers[i].direct;
+        w->remote_peers += !w->peers[i].direct && !w->peers[i].cma;
     if (w->remote_peers) {
         if ((rc = rma_agent_hold())) {
             w->remote_peers = 0;
@@ -323,8 +353,9 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
     if (baseptr)
         *(void **)baseptr = w->base;
     *out = w->handle;
-    /* Nobody's operations may reach a rank not yet serving them. */
-    rc = bolt_barrier(w->native);
+    /* Nobody's operations may reach a rank not yet serving them: this is
+     * the barrier that says so. */
+    rc = bolt_allreduce(&w->remote_peers, &w->any_remote, 1, BOLT_INT32, BOLT_MAX, w->native);
     rma_agent_settle();
     return rc == BOLT_OK ? MPI_SUCCESS : face_native_error(comm, fn, rc);
 fail:

@@ -109,8 +109,13 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     p->nocheck = (assert & MPI_MODE_NOCHECK) != 0;
     if (!p->nocheck) {
         if (remote(w, rank)) {
-            if ((rc = ctl(w, rank, RMA_LOCK, lock_type, fn)))
-                return rc;
+            /* Granted lazily: the target holds back what follows until then. */
+            struct rma_hdr h = {0};
+            h.kind = RMA_LOCK;
+            h.lock_type = lock_type;
+            int nrc = bolt_send(&h, sizeof h, rank, RMA_TAG_HDR, w->native);
+            if (nrc != BOLT_OK)
+                return face_win_native_error(w, fn, nrc);
         } else {
             lock_direct(p->ctrl, lock_type);
         }
@@ -174,18 +179,19 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
         return face_win_error(w, fn, MPI_ERR_RMA_SYNC,
                               "another access epoch is open on this window: close it first");
     int nocheck = (assert & MPI_MODE_NOCHECK) != 0;
-    char *want = calloc((size_t)w->size, 1);
-    if (!want)
-        return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
+    int nrc = BOLT_OK;
     for (int t = 0; t < w->size; t++) {
         w->peers[t].nocheck = nocheck;
         w->peers[t].flushed = w->peers[t].sent;
-        want[t] = !nocheck && remote(w, t);
+        if (!nocheck && remote(w, t) && nrc == BOLT_OK) {
+            struct rma_hdr h = {0}; /* granted lazily, as in MPI_Win_lock */
+            h.kind = RMA_LOCK;
+            h.lock_type = MPI_LOCK_SHARED;
+            nrc = bolt_send(&h, sizeof h, t, RMA_TAG_HDR, w->native);
+        }
     }
-    rc = ctl_all(w, want, RMA_LOCK, MPI_LOCK_SHARED, fn);
-    free(want);
-    if (rc)
-        return rc;
+    if (nrc != BOLT_OK)
+        return face_win_native_error(w, fn, nrc);
     for (int t = 0; t < w->size; t++) {
         if (!nocheck && !remote(w, t))
             lock_direct(w->peers[t].ctrl, MPI_LOCK_SHARED);

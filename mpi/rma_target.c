@@ -16,6 +16,8 @@
 #include "runtime/request.h"
 
 static int served;  /* windows with a posted header receive */
+static void drain(struct face_win *w);
+static void owed_flush(struct face_win *w, int src);
 static int in_hook; /* no re-entry from a send's own progress */
 
 struct deferred {
@@ -210,8 +212,11 @@ static int handle(struct face_win *w, int src, char *msg, size_t len)
     struct win_peer *p = &w->peers[src];
     switch (h.kind) {
     case RMA_LOCK:
+        /* The origin does not wait for the grant: until it is granted, its
+         * later messages wait here (the origin is busy). */
         if (rma_lock_try(w->ctrl, h.lock_type)) {
-            reply(w, src, h.reply_tag, NULL, 0, 0);
+            if (h.reply_tag)
+                reply(w, src, h.reply_tag, NULL, 0, 0);
         } else {
             struct rma_lockreq *q = malloc(sizeof *q), **e = &w->lockq;
             if (!q)
@@ -220,6 +225,8 @@ static int handle(struct face_win *w, int src, char *msg, size_t len)
             while (*e)
                 e = &(*e)->next;
             *e = q;
+            p->busy++;
+            return 1;
         }
         return 0;
     case RMA_UNLOCK:
@@ -401,8 +408,14 @@ void rma_target_grant(struct face_win *w)
         if (!rma_lock_try(w->ctrl, q->type))
             break; /* in order: a waiting exclusive lock is not overtaken */
         *pp = q->next;
-        reply(w, q->origin, q->reply_tag, NULL, 0, 0);
+        int origin = q->origin;
+        if (q->reply_tag)
+            reply(w, origin, q->reply_tag, NULL, 0, 0);
         free(q);
+        w->peers[origin].busy--;
+        drain(w); /* what the origin sent behind its lock request */
+        owed_flush(w, origin);
+        pp = &w->lockq; /* the queue may have changed meanwhile */
     }
 }
 

@@ -499,6 +499,20 @@ static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const
                               (long long)(disp + lo), (long long)(disp + hi), a->target,
                               (long)p->size, (long)a->tdisp, p->disp_unit);
     }
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC && a->target == w->rank && hi > lo) {
+        /* This rank's own attachments can be checked here. */
+        char *at = (char *)(intptr_t)disp;
+        struct win_region *r = w->regions;
+        while (r && !(at + lo >= r->base && at + hi <= r->base + r->size))
+            r = r->next;
+        if (!r) {
+            free(blocks);
+            return face_win_error(w, fn, MPI_ERR_RMA_RANGE,
+                                  "%p..%p is not memory attached to the dynamic window "
+                                  "(MPI_Win_attach it first)",
+                                  (void *)(at + lo), (void *)(at + hi));
+        }
+    }
     if (p->direct && (w->flavor != MPI_WIN_FLAVOR_DYNAMIC || a->target == w->rank)) {
         char *at = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(intptr_t)disp : p->base + disp;
         rc = op_direct(w, a, ot, rt, &l, at, basic, fn);

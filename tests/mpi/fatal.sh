@@ -7,7 +7,7 @@ P="$TOP_BUILDDIR/tests/mpi/mpi_fatal"
 
 expect_fatal() { # NP MODE PATTERN [BOLT_TRANSPORTS]
     start=$(date +%s)
-    out=$(env ${4:+BOLT_TRANSPORTS=$4} "$BOLTRUN" --timeout 60 -np "$1" "$P" "$2" 2>&1)
+    out=$(env ${BOLT_RMA_SHARED:+BOLT_RMA_SHARED=$BOLT_RMA_SHARED} ${4:+BOLT_TRANSPORTS=$4} "$BOLTRUN" --timeout 60 -np "$1" "$P" "$2" 2>&1)
     rc=$?
     took=$(( $(date +%s) - start ))
     if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "$3" || printf '%s\n' "$out" | grep -q survived \
@@ -22,7 +22,14 @@ expect_fatal() { # NP MODE PATTERN [BOLT_TRANSPORTS]
 expect_fatal 3 rank "rank 2 on .*MPI_Send: rank 6 is out of range.*MPI_ERR_RANK"
 expect_fatal 2 comm "rank 1 on .*MPI_Send: the communicator is MPI_COMM_NULL"
 expect_fatal 2 type "rank 1 on .*MPI_Send: datatype handle 12345 is not a live datatype"
-expect_fatal 2 unsupported "rank 1 on .*MPI_Win_create: one-sided communication is not supported by Bolt (see README: MPI support)"
+expect_fatal 2 unsupported "rank 1 on .*MPI_Comm_spawn: dynamic process management is not supported by Bolt (see README: MPI support)"
+expect_fatal 2 rma-range "rank 1 on .*MPI_Put: bytes 4..8 are outside rank 0's window of 4 bytes.*MPI_ERR_RMA_RANGE"
+# A rank dies holding a lock others wait for: shared memory, kernel copies
+# and messages (BOLT_RMA_SHARED=0) alike end the job with its death.
+expect_fatal 3 rma-dead "rank 2 on .* was killed by signal 9"
+BOLT_RMA_SHARED=0 expect_fatal 3 rma-dead "rank 2 on .* was killed by signal 9"
+BOLT_RMA_SHARED=0 expect_fatal 3 rma-dead "rank 2 on .* was killed by signal 9" tcp
+unset BOLT_RMA_SHARED
 # An MPI_Init that fails ends the job with its cause, as in other MPIs; the
 # program must not carry on without MPI. Here no transport can reach the
 # peers: BOLT_TRANSPORTS names only a transport with nothing behind it.

@@ -523,7 +523,8 @@ static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const
         if (rc == MPI_SUCCESS && a->request)
             rc = rma_pending_wait(w, a->target, fn);
     }
-    free(blocks);
+    if (blocks)
+        free(blocks);
     if (rc)
         return rc;
 done:

@@ -259,7 +259,9 @@ static int flush(MPI_Win win, int rank, int local, const char *fn)
                               rank >= 0 ? "the rank" : "the window");
     if (w->pending && (rc = rma_pending_wait(w, rank, fn)))
         return rc;
-    atomic_thread_fence(memory_order_seq_cst);
+    /* Stores into a sibling's memory are ordered before whatever makes them
+     * known to it (its own synchronisation has the acquiring side). */
+    atomic_thread_fence(memory_order_release);
     if (local)
         return MPI_SUCCESS;
     /* Only targets reached by messages that got operations since need asking. */

@@ -206,18 +206,21 @@ static int op_direct(struct face_win *w, const struct rma_args *a, const struct 
     case RMA_ACC:
     case RMA_GACC: {
         const char *src = a->op == MPI_NO_OP ? NULL : packed(ot, a->oaddr, a->ocount, &tmp);
-        char *old = NULL;
-        if ((a->op != MPI_NO_OP && !src) ||
-            (a->kind == RMA_GACC && !(old = malloc(bytes ? bytes : 1)))) {
+        char *old = NULL, *oldtmp = NULL;
+        /* The old values straight into a contiguous result buffer. */
+        if (a->kind == RMA_GACC)
+            old = rt->contig ? (char *)a->raddr + (a->rcount ? rt->true_lb : 0)
+                             : (oldtmp = malloc(bytes ? bytes : 1));
+        if ((a->op != MPI_NO_OP && !src && bytes) || (a->kind == RMA_GACC && !old)) {
             free(tmp);
             return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
         }
         rma_acc_lock(ctrl);
         rc = rma_layout_acc(l, at, src, basic, a->op, old);
         rma_acc_unlock(ctrl);
-        if (old && rc == MPI_SUCCESS)
-            face_unpack(rt, old, (size_t)a->rcount, a->raddr);
-        free(old);
+        if (oldtmp && rc == MPI_SUCCESS)
+            face_unpack(rt, oldtmp, (size_t)a->rcount, a->raddr);
+        free(oldtmp);
         break;
     }
     case RMA_CAS:

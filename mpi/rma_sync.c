@@ -211,8 +211,19 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (!(w->epoch & EPOCH_LOCK_ALL))
         return face_win_error(w, fn, MPI_ERR_RMA_SYNC,
                               "the window is not locked by MPI_Win_lock_all");
-    if ((rc = rma_pending_wait(w, -1, fn)))
+    if (w->pending && (rc = rma_pending_wait(w, -1, fn)))
         return rc;
+    if (!w->remote_peers) {
+        /* Every target here: release the locks, nobody to ask. */
+        atomic_thread_fence(memory_order_release);
+        for (int t = 0; t < w->size; t++) {
+            if (!w->peers[t].nocheck)
+                rma_lock_release(w->peers[t].ctrl, MPI_LOCK_SHARED);
+            w->peers[t].lock = 0;
+        }
+        w->epoch &= ~EPOCH_LOCK_ALL;
+        return MPI_SUCCESS;
+    }
     char *unlock = calloc((size_t)w->size, 1), *flush = calloc((size_t)w->size, 1);
     if (!unlock || !flush) {
         free(unlock);

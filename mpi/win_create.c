@@ -8,6 +8,7 @@
 
 #include "mpi/rma.h"
 #include "runtime/config.h"
+#include "runtime/log.h"
 
 struct face_win **face_wins;
 int face_nwins = 1; /* 0 is MPI_WIN_NULL */
@@ -116,6 +117,9 @@ static int info_says(MPI_Info info, const char *key, const char *value)
 /* The host's segment: control blocks, then the data of each local rank
  * (flavours allocate and shared) in rank order; shared ones back to back
  * unless alloc_shared_noncontig. Sets the local peers' base and ctrl. */
+/* win_map_host's answer when an allocating window must do without. */
+#define WIN_NO_SEGMENT (-1)
+
 static int win_map_host(struct face_win *w, const struct win_card *cards, int with_data,
                         const char *fn)
 {
@@ -154,6 +158,13 @@ static int win_map_host(struct face_win *w, const struct win_card *cards, int wi
     }
     if (any) {
         rma_seg_unmap(seg, total);
+        if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE) { /* private memory will do */
+            bolt_log(BOLT_LOG_WARN,
+                     "%s: the host's shared memory cannot hold the window (%zu bytes: %s): "
+                     "its ranks reach each other by messages",
+                     fn, total, strerror(err ? err : any));
+            return WIN_NO_SEGMENT;
+        }
         return face_error(w->comm, fn, MPI_ERR_NO_MEM,
                           "a rank of this host could not %s the window's shared memory (%d bytes): "
                           "%s",
@@ -262,7 +273,14 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
         w->peers[i].host = cards[i].host;
         w->peers[i].base = (char *)(intptr_t)cards[i].base;
     }
-    if (flavor == MPI_WIN_FLAVOR_ALLOCATE && !bolt_param_int(BOLT_P_RMA_SHARED)) {
+    int private_mem = flavor == MPI_WIN_FLAVOR_ALLOCATE && !bolt_param_int(BOLT_P_RMA_SHARED);
+    int shared = !private_mem &&
+                 (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED);
+    if (shared && (rc = win_map_host(w, cards, 1, fn)) == WIN_NO_SEGMENT)
+        private_mem = 1, shared = 0;
+    else if (shared && rc)
+        goto fail;
+    if (private_mem) {
         /* Private memory, every other rank reached by messages. */
         w->base = size ? malloc((size_t)size) : NULL;
         if (size && !w->base) {
@@ -280,9 +298,7 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
         w->ctrl = &w->own_ctrl;
         w->peers[w->rank].ctrl = w->ctrl;
         w->peers[w->rank].direct = 1;
-    } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) {
-        if ((rc = win_map_host(w, cards, 1, fn)))
-            goto fail;
+    } else if (shared) {
         w->base = w->peers[w->rank].base;
         /* Remote ranks need every base address (the others' are mapped here). */
         int64_t b = (int64_t)(intptr_t)w->base, *all = (int64_t *)cards;

@@ -29,6 +29,16 @@ int rma_seg_map(int create, long pid, unsigned seq, size_t bytes, void **out)
         shm_unlink(name);
         return e;
     }
+#ifdef HAVE_POSIX_FALLOCATE
+    /* Reserve the pages now: tmpfs would hand out a mapping larger than it
+     * can back, and the first touch past its size would be a SIGBUS. */
+    int fe = create ? posix_fallocate(fd, 0, (off_t)bytes) : 0;
+    if (fe != 0 && fe != EINVAL && fe != EOPNOTSUPP) {
+        close(fd);
+        shm_unlink(name);
+        return fe;
+    }
+#endif
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int e = errno;
     close(fd);

@@ -83,6 +83,17 @@ static int remote(const struct face_win *w, int t)
     return !w->peers[t].direct && !w->peers[t].cma;
 }
 
+/* Checks win, and that one of the epochs in `open` is (else MPI_ERR_RMA_SYNC
+ * saying `why`). */
+static int epoch_check(MPI_Win win, int open, const char *why, const char *fn,
+                       struct face_win **w)
+{
+    int rc = face_win_check(win, fn, w);
+    if (rc == MPI_SUCCESS && !((*w)->epoch & open))
+        rc = face_win_error(*w, fn, MPI_ERR_RMA_SYNC, "%s", why);
+    return rc;
+}
+
 /* ---- passive target ---------------------------------------------------------------------- */
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
@@ -205,12 +216,10 @@ int PMPI_Win_unlock_all(MPI_Win win)
 {
     const char *fn = "MPI_Win_unlock_all";
     struct face_win *w = NULL;
-    int rc = face_win_check(win, fn, &w);
+    int rc = epoch_check(win, EPOCH_LOCK_ALL, "the window is not locked by MPI_Win_lock_all", fn,
+                         &w);
     if (rc)
         return rc;
-    if (!(w->epoch & EPOCH_LOCK_ALL))
-        return face_win_error(w, fn, MPI_ERR_RMA_SYNC,
-                              "the window is not locked by MPI_Win_lock_all");
     if (w->pending && (rc = rma_pending_wait(w, -1, fn)))
         return rc;
     if (!w->remote_peers) {
@@ -453,11 +462,9 @@ int PMPI_Win_complete(MPI_Win win)
 {
     const char *fn = "MPI_Win_complete";
     struct face_win *w = NULL;
-    int rc = face_win_check(win, fn, &w);
+    int rc = epoch_check(win, EPOCH_ACCESS, "no access epoch (MPI_Win_start) is open", fn, &w);
     if (rc)
         return rc;
-    if (!(w->epoch & EPOCH_ACCESS))
-        return face_win_error(w, fn, MPI_ERR_RMA_SYNC, "no access epoch (MPI_Win_start) is open");
     if ((rc = rma_pending_wait(w, -1, fn)))
         return rc;
     atomic_thread_fence(memory_order_seq_cst);

@@ -447,16 +447,23 @@ void face_wins_finalize(void)
 }
 
 /* ---- dynamic windows ------------------------------------------------------------------ */
+/* Checks that win is a live dynamic window. */
+static int dynamic_check(MPI_Win win, const char *fn, struct face_win **w)
+{
+    int rc = face_win_check(win, fn, w);
+    if (rc == MPI_SUCCESS && (*w)->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        rc = face_win_error(*w, fn, MPI_ERR_RMA_FLAVOR,
+                            "the window was not made by MPI_Win_create_dynamic");
+    return rc;
+}
+
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     const char *fn = "MPI_Win_attach";
     struct face_win *w = NULL;
-    int rc = face_win_check(win, fn, &w);
+    int rc = dynamic_check(win, fn, &w);
     if (rc)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return face_win_error(w, fn, MPI_ERR_RMA_FLAVOR,
-                              "the window was not made by MPI_Win_create_dynamic");
     if (size < 0 || (size > 0 && !base))
         return face_win_error(w, fn, MPI_ERR_ARG, "bad memory to attach: %p, %ld bytes", base,
                               (long)size);
@@ -477,12 +484,9 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     const char *fn = "MPI_Win_detach";
     struct face_win *w = NULL;
-    int rc = face_win_check(win, fn, &w);
+    int rc = dynamic_check(win, fn, &w);
     if (rc)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
-        return face_win_error(w, fn, MPI_ERR_RMA_FLAVOR,
-                              "the window was not made by MPI_Win_create_dynamic");
     for (struct win_region **p = &w->regions; *p; p = &(*p)->next)
         if ((*p)->base == base) {
             struct win_region *r = *p;

@@ -433,8 +433,38 @@ static int op_message(struct face_win *w, const struct rma_args *a, const struct
     return MPI_SUCCESS;
 }
 
+/* Put or Get of contiguous data to a target in reach of a plain copy, every
+ * argument valid: a copy, and done (the small-message rate of a window
+ * depends on it). Returns 0 when it is not such a call. */
+static inline int copy_fast(MPI_Win win, const struct rma_args *a)
+{
+    struct face_win *w = face_win_get(win);
+    if (!w || !face_initialized || face_finalized || a->target < 0 || a->target >= w->size ||
+        w->flavor == MPI_WIN_FLAVOR_DYNAMIC || a->ocount < 0 || a->tcount < 0)
+        return 0;
+    struct win_peer *p = &w->peers[a->target];
+    struct face_type *ot = face_type_get(a->otype), *tt = face_type_get(a->ttype);
+    if (!p->direct || !ot || !tt || !ot->committed || !tt->committed || !ot->contig ||
+        !tt->contig || !in_epoch(w, a->target))
+        return 0;
+    size_t n = tt->size * (size_t)a->tcount;
+    int64_t off = (int64_t)a->tdisp * p->disp_unit + (a->tcount ? tt->true_lb : 0);
+    if (ot->size * (size_t)a->ocount != n || off < 0 || off + (int64_t)n > (int64_t)p->size)
+        return 0;
+    if (n) {
+        char *mine = (char *)(a->kind == RMA_PUT ? (void *)a->oaddr : a->raddr) + ot->true_lb;
+        if (a->kind == RMA_PUT)
+            memcpy(p->base + off, mine, n);
+        else
+            memcpy(mine, p->base + off, n);
+    }
+    return 1;
+}
+
 static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const char *fn)
 {
+    if (!req && (a->kind == RMA_PUT || a->kind == RMA_GET) && copy_fast(win, a))
+        return MPI_SUCCESS;
     struct face_win *w = NULL;
     int rc = face_win_check(win, fn, &w);
     if (rc)

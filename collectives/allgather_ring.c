@@ -1,18 +1,21 @@
 /*
  * allgather_ring.c — ring all-gather: n-1 steps, each rank passing on the
  * block it received in the step before. Bandwidth-optimal, any block sizes
- * (also serves allgatherv).
+ * (also serves allgatherv). Around the ring of the communicator's plan
+ * (linkplan.c: along the fastest links), rank order without one.
  */
 #include "collectives/coll.h"
 
 int coll_allgatherv_ring(struct coll_sched *s, const void *in, void *vbuf, const size_t *counts,
                          const size_t *displs)
 {
-    struct bolt_comm *c = coll_sched_comm(s);
-    int n = c->size, r = c->rank, right = (r + 1) % n, left = (r + n - 1) % n;
+    struct coll_ring g;
+    if (coll_ring_get(s, &g) != BOLT_OK)
+        return coll_sched_error(s);
+    int n = g.n, p = g.me, right = coll_ring_at(&g, p + 1), left = coll_ring_at(&g, p - 1);
     char *buf = vbuf;
     for (int j = 0; j < n - 1; j++) {
-        int sb = (r - j + n) % n, rb = (r - j - 1 + n) % n;
+        int sb = coll_ring_at(&g, p - j), rb = coll_ring_at(&g, p - j - 1);
         coll_sched_send(s, j == 0 ? in : buf + displs[sb], counts[sb], right);
         coll_sched_recv(s, buf + displs[rb], counts[rb], left);
         coll_sched_round(s);

@@ -6,7 +6,9 @@
  * segment while the segment received in the round before is reduced, so
  * reduction overlaps transfer. Each chunk is reduced by one rank and then
  * passed on, so every rank ends with the same bits. Operands are combined in
- * ring order, not rank order: for commutative ops only.
+ * ring order, not rank order: for commutative ops only. The ring is the
+ * communicator's plan's (linkplan.c: along the fastest links), rank order
+ * without one; chunks are numbered by ring position.
  */
 #include "collectives/coll.h"
 
@@ -32,8 +34,10 @@ static void seg_range(const struct ring *g, int c, size_t s, size_t *off, size_t
 int coll_allreduce_ring(struct coll_sched *s, const void *in, void *buf, size_t count,
                         bolt_datatype_t dt, bolt_op_t op)
 {
-    struct bolt_comm *c = coll_sched_comm(s);
-    int n = c->size, r = c->rank, right = (r + 1) % n, left = (r + n - 1) % n;
+    struct coll_ring ring;
+    if (coll_ring_get(s, &ring) != BOLT_OK)
+        return coll_sched_error(s);
+    int n = ring.n, r = ring.me, right = coll_ring_at(&ring, r + 1), left = coll_ring_at(&ring, r - 1);
     size_t esize = bolt_type_size(dt);
     coll_sched_copy(s, buf, in, count * esize);
     if (n == 1)

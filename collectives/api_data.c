@@ -32,7 +32,7 @@ static int barrier(bolt_comm_t comm, bolt_request_t *req, const char *fn)
         return rc;
     if (req)
         *req = BOLT_REQUEST_NULL;
-    int algo = coll_select(COLL_BARRIER, 0, comm->size, 1);
+    int algo = coll_select(COLL_BARRIER, 0, comm, 1);
     if (algo < 0)
         return algo;
     struct coll_sched *s =
@@ -60,7 +60,7 @@ static int bcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_com
     int rc = check(comm, count, dt, req, &bytes, fn);
     if (rc || (rc = coll_check_root(comm, root, fn)) || (rc = coll_check_buf(buf, bytes, fn, "buf")))
         return rc;
-    int algo = coll_select(COLL_BCAST, bytes, comm->size, 1);
+    int algo = coll_select(COLL_BCAST, bytes, comm, 1);
     if (algo < 0)
         return algo;
     if (!req && comm->size > 1 && coll_bcast_algo(algo) == coll_bcast_binomial &&
@@ -260,7 +260,7 @@ static int allgather(const void *sendbuf, void *recvbuf, size_t count, bolt_data
         return rc;
     if (bytes > SIZE_MAX / (size_t)comm->size)
         return bolt_err_set(BOLT_ERR_ARG, "%s: the result does not fit in memory", fn);
-    int algo = coll_select(COLL_ALLGATHER, bytes, comm->size, 1);
+    int algo = coll_select(COLL_ALLGATHER, bytes, comm, 1);
     if (algo < 0)
         return algo;
     struct coll_sched *s =

@@ -26,7 +26,7 @@ static int allreduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t
     if (rc || (rc = coll_check_buf(rbuf, bytes, fn, "recvbuf")) ||
         (sbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sbuf, bytes, fn, "sendbuf"))))
         return rc;
-    int algo = coll_select(COLL_ALLREDUCE, bytes, comm->size, coll_op_commutative(op));
+    int algo = coll_select(COLL_ALLREDUCE, bytes, comm, coll_op_commutative(op));
     if (algo < 0)
         return algo;
     struct coll_sched *s =

@@ -96,6 +96,8 @@ void coll_sched_round(struct coll_sched *s);
 /* Scratch memory owned by the schedule (NULL and a sticky error when out of memory). */
 void *coll_sched_tmp(struct coll_sched *s, size_t bytes);
 int coll_sched_error(const struct coll_sched *s);
+/* Makes err the schedule's sticky error (the first one stays). */
+void coll_sched_fail(struct coll_sched *s, int err);
 struct bolt_comm *coll_sched_comm(const struct coll_sched *s);
 
 /* Execution: start posts the first round; advance moves on while rounds
@@ -204,6 +206,49 @@ int coll_bytes(size_t count, bolt_datatype_t dt, size_t *bytes, const char *fn);
 int coll_v_bytes(const size_t *counts, const size_t *displs, int n, size_t esize, size_t **out,
                  const char *fn);
 
+/* ---- the job's measured links (linkplan.c) ---- */
+
+/* What a communicator's collectives take from bolt_rt.links (see
+ * linkplan.c); none (NULL) without links or on one host. One malloc'd block. */
+struct coll_plan {
+    uint64_t id;                      /* unique in this process */
+    int n, nhost;
+    int *order;                       /* ring position -> comm rank */
+    int *pos;                         /* comm rank -> ring position */
+    int *hosts;                       /* link map host indices in ring order */
+    double alpha_all_us, beta_all_ns; /* slowest link between any two hosts (ns per byte) */
+    double alpha_ring_us, beta_ring_ns; /* slowest link on the ring */
+    int mesh_ok;                      /* every pair linked, none slow */
+    int ring_complete;                /* every step of the ring has a link */
+    int mem[];
+};
+struct linkmap;
+/* The plan of the communicator of world_ranks[0..n) (*out NULL: none). */
+int coll_plan_build(const struct linkmap *L, const int *world_ranks, int n, struct coll_plan **out);
+/* "ring h1 h2 h4 h3; mesh algorithms off (h2-h3 slow)": the plan in words
+ * (host names from L), truncated to cap. */
+void coll_plan_describe(const struct coll_plan *p, const struct linkmap *L, char *buf, size_t cap);
+/* c's plan, built at first use and kept with c (comm rank 0 logs it at
+ * BOLT_LOG_LEVEL 2). */
+int coll_plan_get(struct bolt_comm *c, const struct coll_plan **out);
+/* The ring a schedule goes around: comm rank at position p is
+ * coll_ring_at(g, p); this rank sits at g->me. An error (out of memory) is
+ * also made the schedule's; the ring is then rank order. */
+struct coll_ring {
+    const int *order, *pos;
+    int n, me;
+};
+int coll_ring_get(struct coll_sched *s, struct coll_ring *g);
+static inline int coll_ring_at(const struct coll_ring *g, int p)
+{
+    p = ((p % g->n) + g->n) % g->n;
+    return g->order ? g->order[p] : p;
+}
+static inline int coll_ring_pos(const struct coll_ring *g, int r)
+{
+    return g->pos ? g->pos[r] : r;
+}
+
 /* ---- selection (select.c) ---- */
 
 enum coll_op_kind { COLL_ALLREDUCE, COLL_BCAST, COLL_ALLGATHER, COLL_BARRIER, COLL_NKINDS };
@@ -211,7 +256,10 @@ enum coll_op_kind { COLL_ALLREDUCE, COLL_BCAST, COLL_ALLGATHER, COLL_BARRIER, CO
  * setting, else the cheapest by the cost model; commutative = 0 excludes
  * algorithms that reorder operands. Returns its index in the kind's table
  * (see select.c), or a negative error code for a bad setting. */
-int coll_select(enum coll_op_kind kind, size_t bytes, int size, int commutative);
+int coll_select(enum coll_op_kind kind, size_t bytes, struct bolt_comm *comm, int commutative);
+/* The same for a communicator of `size` ranks whose plan is `plan` (NULL:
+ * none), settings aside: the cost model's pick (bolt-info shows it). */
+int coll_select_model(enum coll_op_kind kind, size_t bytes, int size, int commutative, const struct coll_plan *plan);
 const char *coll_algo_name(enum coll_op_kind kind, int algo);
 /* The i-th algorithm a BOLT_<OP>_ALGO setting names besides "auto", or NULL
  * past the last one (and for any other param). */

@@ -140,6 +140,12 @@ int coll_sched_error(const struct coll_sched *s)
     return s->err;
 }
 
+void coll_sched_fail(struct coll_sched *s, int err)
+{
+    if (!s->err)
+        s->err = err;
+}
+
 struct bolt_comm *coll_sched_comm(const struct coll_sched *s)
 {
     return s->comm;

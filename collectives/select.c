@@ -12,9 +12,10 @@
  * an algorithm then costs its steps plus the bytes all ranks move (and
  * reduce), shared among the cores (crowded_cost). Only the operation, the
  * byte count, the communicator size, the settings, the job's ranks and
- * cores per host and whether it spans hosts, and what the first transport
- * says of itself by build and settings (local_reads) enter, which are the
- * same on every rank, so every rank picks the same algorithm.
+ * cores per host and whether it spans hosts, what the first transport
+ * says of itself by build and settings (local_reads), and the measured links
+ * between the communicator's hosts (BOLT_COLL_LINKS, linkplan.c) enter,
+ * which are the same on every rank, so every rank picks the same algorithm.
  */
 #include <string.h>
 
@@ -76,12 +77,16 @@ size_t coll_cache_share(void)
  * by ranks crowding a core) it reads again from memory, at
  * BOLT_COLL_BETA_MEM. A pipeline forwards each segment just in. A fitted
  * term: the root's own repeated sends are not charged (see params.def). */
-static struct model model_get(double S)
+static struct model model_get(double S, const double *link)
 {
     struct model m = {bolt_param_double(BOLT_P_COLL_ALPHA_US) * 1e-6,
                       bolt_param_double(BOLT_P_COLL_MSG_US) * 1e-6,
                       bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) * 1e-9 / 1024,
                       bolt_param_double(BOLT_P_COLL_GAMMA_NS_PER_KB) * 1e-9 / 1024, 0};
+    if (link) { /* a measured link between hosts: {alpha us, beta ns per byte} */
+        m.a = link[0] * 1e-6;
+        m.b = link[1] * 1e-9;
+    }
     double share = (double)coll_cache_share(), cold = 0;
     if (share > 0 && S > share)
         cold = S - share;
@@ -96,6 +101,7 @@ static struct {
     int valid;
     size_t bytes;
     int size, commutative, algo;
+    uint64_t plan; /* its id, 0 for none */
 } last[COLL_NKINDS];
 
 /* ceil for the non-negative values here (no libm) */
@@ -307,10 +313,30 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
     return steps + (moved * m.b + reduced * m.g) / side_by_side(n, cores);
 }
 
-static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutative)
+/* Algorithms that talk to every peer at once: only where every link
+ * between the communicator's hosts is good. */
+static int mesh_algo(enum coll_op_kind kind, int i)
 {
-    int cores = coll_crowded_cores();
-    struct model m = model_get((double)bytes);
+    return (kind == COLL_ALLREDUCE && (i == AR_ONESHOT || i == AR_MESH)) || (kind == COLL_BCAST && i == BC_FLAT);
+}
+
+/* Algorithms whose messages go around the ring (linkplan.c's order). */
+static int ring_algo(enum coll_op_kind kind, int i)
+{
+    return (kind == COLL_ALLREDUCE && i == AR_RING) || (kind == COLL_BCAST && i == BC_CHAIN) ||
+           (kind == COLL_ALLGATHER && i == AG_RING);
+}
+
+/* With a plan (the communicator spans hosts whose links were measured):
+ * each algorithm costed with the slowest link it uses, the ring's on the
+ * ring, any pair's otherwise; the mesh ones left out unless every link is
+ * good. Without one: the settings' alpha and beta, as before. */
+static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutative, const struct coll_plan *plan)
+{
+    int cores = plan ? 0 : coll_crowded_cores();
+    const double all[2] = {plan ? plan->alpha_all_us : 0, plan ? plan->beta_all_ns : 0},
+                 ring[2] = {plan ? plan->alpha_ring_us : 0, plan ? plan->beta_ring_ns : 0};
+    struct model m0 = model_get((double)bytes, plan ? all : NULL), mr = model_get((double)bytes, plan ? ring : NULL);
     double S = (double)bytes, best = 1e300;
     int pick = 0;
     /* Ties go to the first in this order: fewer messages, then less state. */
@@ -326,6 +352,9 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
          * small messages. */
         if (kind == COLL_BCAST && i == BC_FLAT && (n <= 3 || !flat_ok()))
             continue;
+        if (plan && !plan->mesh_ok && mesh_algo(kind, i))
+            continue;
+        struct model m = ring_algo(kind, i) ? mr : m0;
         if (cores) {
             t = crowded_cost(kind, i, S, n, m, cores);
         } else if (kind == COLL_ALLREDUCE) {
@@ -343,18 +372,29 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
     return pick;
 }
 
-int coll_select(enum coll_op_kind kind, size_t bytes, int size, int commutative)
+int coll_select_model(enum coll_op_kind kind, size_t bytes, int size, int commutative, const struct coll_plan *plan)
 {
+    return select_auto(kind, bytes, size, commutative, plan);
+}
+
+int coll_select(enum coll_op_kind kind, size_t bytes, struct bolt_comm *comm, int commutative)
+{
+    const struct coll_plan *plan;
+    int size = comm->size, rc = coll_plan_get(comm, &plan);
+    if (rc != BOLT_OK)
+        return rc;
+    uint64_t id = plan ? plan->id : 0;
     if (last[kind].valid && last[kind].bytes == bytes && last[kind].size == size &&
-        last[kind].commutative == commutative)
+        last[kind].commutative == commutative && last[kind].plan == id)
         return last[kind].algo;
     const char *want = bolt_param_string(kinds[kind].param);
     if (!want || !*want || strcmp(want, "auto") == 0) {
-        int algo = select_auto(kind, bytes, size, commutative);
+        int algo = select_auto(kind, bytes, size, commutative, plan);
         last[kind].valid = 1;
         last[kind].bytes = bytes;
         last[kind].size = size;
         last[kind].commutative = commutative;
+        last[kind].plan = id;
         last[kind].algo = algo;
         return algo;
     }
@@ -419,7 +459,7 @@ const char *bolt_coll_algorithm(const char *op, size_t bytes, bolt_comm_t comm)
     for (int k = 0; k < COLL_NKINDS; k++) {
         if (strcmp(op, kinds[k].op) != 0)
             continue;
-        int algo = coll_select((enum coll_op_kind)k, bytes, comm->size, 1);
+        int algo = coll_select((enum coll_op_kind)k, bytes, comm, 1);
         return algo < 0 ? NULL : kinds[k].names[algo];
     }
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)

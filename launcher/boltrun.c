@@ -12,13 +12,14 @@
 #include "bolt.h"
 #include "launcher/args.h"
 #include "launcher/bind_setup.h"
-#include "launcher/calibration.h"
+#include "launcher/calib_job.h"
 #include "launcher/chan_wire.h"
 #include "launcher/hostlist.h"
 #include "launcher/job.h"
 #include "launcher/rsh.h"
 #include "launcher/spawn.h"
 #include "runtime/config.h"
+#include "runtime/errors.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -85,44 +86,23 @@ static int remote_env(const struct boltrun_args *a, struct chan_buf *b, int *n)
 }
 
 /* The collectives' cost model from bolt-cluster's calibration, for the ranks
- * (through the BOLT_* variables every host's ranks get): the slowest link's
- * alpha and beta among the hosts that have ranks, the smallest L2. A value
- * the user set (environment or -x) wins. */
+ * (through the BOLT_* variables every host's ranks get): every link between
+ * the hosts that have ranks and which host each rank is on, as
+ * BOLT_COLL_LINKS (runtime/linkmap.h), and the smallest L2. A value the user
+ * set (environment or -x) wins. */
 static int apply_calibration(const char *path, const struct hostlist *hl, char *err, size_t cap)
 {
-    struct calibration c;
-    if (calib_load(&c, path, err, cap) != 0)
-        return -1;
-    const char **names = calloc((size_t)hl->n + 1, sizeof *names);
-    int n = 0, rc = names ? 0 : -1;
-    for (int i = 0; names && i < hl->n; i++)
-        if (hl->h[i].nranks > 0)
-            names[n++] = hl->h[i].name;
-    double alpha, beta;
+    char *text, note[1200], v[64];
     unsigned long long l2;
-    char why[600];
-    if (rc == 0 && calib_model(&c, names, n, &alpha, &beta, &l2, why, sizeof why) != 0) {
-        snprintf(err, cap, "--calibration %s: %s", path, why);
-        rc = -1;
-    }
-    if (rc == 0 && n > 1) {
-        char v[64];
-        snprintf(v, sizeof v, "%.3f", alpha);
-        if (getenv("BOLT_COLL_ALPHA_US") == NULL)
-            rc |= setenv("BOLT_COLL_ALPHA_US", v, 1);
-        snprintf(v, sizeof v, "%.3f", beta);
-        if (getenv("BOLT_COLL_BETA_NS_PER_KB") == NULL)
-            rc |= setenv("BOLT_COLL_BETA_NS_PER_KB", v, 1);
-        snprintf(v, sizeof v, "%llu", l2);
-        if (l2 > 0 && getenv("BOLT_COLL_CACHE") == NULL)
-            rc |= setenv("BOLT_COLL_CACHE", v, 1);
-        if (rc != 0)
-            snprintf(err, cap, "out of memory");
-    }
-    if (names == NULL)
-        snprintf(err, cap, "out of memory");
-    free(names);
-    calib_free(&c);
+    int rc = calib_job_links(path, hl, &text, &l2, note, sizeof note, err, cap);
+    if (rc == 0 && note[0])
+        fprintf(stderr, "boltrun: note: %s\n", note);
+    if (rc == 0 && text && getenv("BOLT_COLL_LINKS") == NULL && setenv("BOLT_COLL_LINKS", text, 1) != 0)
+        rc = bolt_errbuf(err, cap, "out of memory");
+    snprintf(v, sizeof v, "%llu", l2);
+    if (rc == 0 && text && l2 > 0 && getenv("BOLT_COLL_CACHE") == NULL && setenv("BOLT_COLL_CACHE", v, 1) != 0)
+        rc = bolt_errbuf(err, cap, "out of memory");
+    free(text);
     return rc;
 }
 

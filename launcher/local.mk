@@ -16,9 +16,9 @@ bolt_hostd_SOURCES = launcher/hostd.c $(LAUNCHER_COMMON)
 boltrun_SOURCES = \
 	launcher/boltrun.c \
 	launcher/hostlist.c launcher/hostlist.h \
+	launcher/calib_job.c launcher/calib_job.h \
 	launcher/hostlink.c launcher/hostlink.h \
 	launcher/rsh.c launcher/rsh.h \
-	launcher/calibration.c launcher/calibration.h \
 	launcher/args.c launcher/args.h \
 	launcher/job.c launcher/job.h \
 	launcher/spawn.c launcher/spawn.h launcher/pathsearch.c \

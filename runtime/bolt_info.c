@@ -10,13 +10,21 @@
 #include "transport/rdma/rdma.h"
 #endif
 
+int bolt_info_coll(int argc, char **argv); /* bolt_info_coll.c */
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: bolt-info [--params | --topology | --rdma | --version | --help]\n"
+                 "       bolt-info --coll [--np N] [--calibration FILE] [--host H1:N,... | --hostfile FILE]\n"
+                 "                 [--map-by slot|node]\n"
                  "  (no option)  version, build features and settings\n"
                  "  --params     every BOLT_* environment setting with its default and meaning\n"
                  "  --topology   this host: identity, packages, NUMA nodes, cores, PUs, caches\n"
-                 "  --rdma       RDMA devices: ports, states, MTUs, GIDs, limits\n");
+                 "  --rdma       RDMA devices: ports, states, MTUs, GIDs, limits\n"
+                 "  --coll       the collectives' choices for a job spanning hosts: with bolt-cluster's\n"
+                 "               calibration, the links, the ring order, whether the mesh algorithms run,\n"
+                 "               and the algorithm per operation and size (ranks placed as boltrun does;\n"
+                 "               hosts from the calibration when not given)\n");
 }
 
 static void features(void)
@@ -73,6 +81,8 @@ int main(int argc, char **argv)
         bolt_config_print(stdout);
         return 0;
     }
+    if (argc > 1 && !strcmp(argv[1], "--coll"))
+        return bolt_info_coll(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--topology"))
         return topology();
     if (argc > 1 && !strcmp(argv[1], "--rdma")) {

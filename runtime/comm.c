@@ -29,6 +29,7 @@ void bolt_comm_destroy(struct bolt_comm *comm)
     if (!comm)
         return;
     free(comm->world_ranks);
+    free(comm->coll_plan);
     free(comm);
 }
 

@@ -24,6 +24,10 @@ struct bolt_comm {
     int builtin;      /* world and self cannot be freed */
     int refs;         /* the user's handle + pending requests on it */
     uint32_t coll_seq; /* collectives started on it: tags their internal messages */
+    /* The collectives' plan from the job's links (collectives/linkplan.c):
+     * one malloc'd block, built at first use; none: there is no plan. */
+    struct coll_plan *coll_plan;
+    int coll_plan_none;
 };
 
 /* Pending requests hold their communicator, so freeing it (allowed in MPI

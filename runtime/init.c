@@ -201,6 +201,34 @@ static long choose_yield(void)
     return bolt_rt.local_size > bolt_rt.host_cores ? 100 : 0;
 }
 
+/* The job's links (BOLT_COLL_LINKS, from boltrun --calibration) for the
+ * collectives' cost model: parsed once, here, so that a bad value stops the
+ * job at bolt_init naming the variable rather than its first collective. */
+static int read_links(void)
+{
+    const char *text = bolt_param_string(BOLT_P_COLL_LINKS);
+    char err[512];
+    int rc = BOLT_OK;
+    if (!text || !*text || bolt_rt.singleton)
+        return BOLT_OK;
+    bolt_rt.links = calloc(1, sizeof *bolt_rt.links);
+    if (bolt_rt.links == NULL)
+        return bolt_err_set(BOLT_ERR_NOMEM, "out of memory at bolt_init");
+    if (linkmap_parse(bolt_rt.links, text, "BOLT_COLL_LINKS", err, sizeof err) != 0)
+        rc = bolt_err_set(BOLT_ERR_CONFIG, "%s", err);
+    else if (bolt_rt.links->nrank != bolt_rt.size)
+        rc = bolt_err_set(BOLT_ERR_CONFIG, "BOLT_COLL_LINKS describes %d ranks but the job has %d: it belongs to "
+                          "another job (boltrun --calibration sets it; do not pass it with -x)",
+                          bolt_rt.links->nrank, bolt_rt.size);
+    if (rc != BOLT_OK) {
+        if (bolt_rt.links->name)
+            linkmap_free(bolt_rt.links);
+        free(bolt_rt.links);
+        bolt_rt.links = NULL;
+    }
+    return rc;
+}
+
 static void teardown(void)
 {
     for (int t = 0; t < bolt_rt.ntls; t++) {
@@ -217,6 +245,10 @@ static void teardown(void)
     bolt_rt.world = bolt_rt.self = NULL;
     free(bolt_rt.peers);
     bolt_rt.peers = NULL;
+    if (bolt_rt.links)
+        linkmap_free(bolt_rt.links);
+    free(bolt_rt.links);
+    bolt_rt.links = NULL;
 }
 
 int bolt_init(int *argc, char ***argv)
@@ -230,7 +262,7 @@ int bolt_init(int *argc, char ***argv)
         return bolt_err_set(BOLT_ERR_ARG, "bolt_init called after bolt_finalize");
     if (gethostname(bolt_rt.host, sizeof bolt_rt.host - 1) != 0)
         snprintf(bolt_rt.host, sizeof bolt_rt.host, "unknown-host");
-    if ((rc = bolt_config_load()) || (rc = read_identity()))
+    if ((rc = bolt_config_load()) || (rc = read_identity()) || (rc = read_links()))
         return rc;
     bolt_err_set_identity(bolt_rt.rank, bolt_rt.host);
     bolt_rt.spin_count = choose_spin();

@@ -4,6 +4,8 @@ noinst_LTLIBRARIES += libboltcore.la
 libboltcore_la_SOURCES = \
 	runtime/errors.c runtime/errors.h \
 	runtime/textfile.c runtime/textfile.h \
+	runtime/calibration.c runtime/calibration.h \
+	runtime/linkmap.c runtime/linkmap.h \
 	runtime/log.c runtime/log.h \
 	runtime/config.c runtime/config.h runtime/params.def \
 	runtime/crypto.h runtime/crypto_hex.c \
@@ -56,5 +58,5 @@ libbolt_la_SOURCES += \
 	transport/transport.h transport/tl_util.c transport/tl_util.h
 
 bin_PROGRAMS += bolt-info
-bolt_info_SOURCES = runtime/bolt_info.c
+bolt_info_SOURCES = runtime/bolt_info.c runtime/bolt_info_coll.c launcher/hostlist.c launcher/calib_job.c
 bolt_info_LDADD = libbolt.la

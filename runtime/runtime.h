@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "runtime/comm.h"
+#include "runtime/linkmap.h"
 #include "runtime/match.h"
 #include "transport/transport.h"
 
@@ -49,6 +50,9 @@ struct bolt_runtime {
     /* Messages handed to each transport (by the index of the peer's, tl),
      * and their payload bytes: what the MPI tools interface reports. */
     uint64_t sent_msgs[BOLT_MAX_TRANSPORTS], sent_bytes[BOLT_MAX_TRANSPORTS];
+    /* The links between the job's hosts (BOLT_COLL_LINKS), for the
+     * collectives' cost model; NULL without a calibration. */
+    struct linkmap *links;
 };
 
 extern struct bolt_runtime bolt_rt;

@@ -16,7 +16,7 @@
 #include "cluster/check_wire.h"
 #include "cluster/probe.h"
 #include "cluster/rdma_paths.h"
-#include "launcher/calibration.h"
+#include "runtime/calibration.h"
 #include "cluster/wiring.h"
 
 #define N 4

@@ -10,7 +10,7 @@ check_PROGRAMS += tests/cluster/check_cluster
 TESTS += tests/cluster/check_cluster
 tests_cluster_check_cluster_SOURCES = tests/cluster/check_cluster.c cluster/wiring.c cluster/check_wire.c cluster/probe.c \
 	cluster/probe_rdma.c tests/cluster/rdma_probe_fake.c cluster/rdma_paths.c \
-	launcher/chan_wire.c launcher/calibration.c
+	launcher/chan_wire.c
 tests_cluster_check_cluster_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(CHECK_CFLAGS)
 tests_cluster_check_cluster_LDADD = libboltcore.la $(CRYPTO_LIBS) $(CHECK_LIBS)
 endif

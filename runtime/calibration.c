@@ -3,8 +3,9 @@
  * calibration.h). Unknown keys are skipped (later versions may add some);
  * a bad value of a known key is an error naming file:line and the key.
  */
-#include "launcher/calibration.h"
+#include "runtime/calibration.h"
 #include "runtime/errors.h"
+#include "runtime/linkmap.h"
 #include "runtime/textfile.h"
 
 #include <errno.h>
@@ -48,10 +49,11 @@ static int number(char **w, int nw, const char *key, double *out, const char *fn
 static int parse_line(struct calibration *c, char **w, int nw, const char *fname, int line, char *err, size_t cap)
 {
     if (strcmp(w[0], "host") == 0) {
-        double l2 = 0;
+        double l2 = 0, cores = 0;
         if (nw < 2 || strchr(w[1], '=') != NULL)
             return bolt_errbuf(err, cap, "%s:%d: a host record starts 'host NAME'", fname, line);
-        if (value_of(w, nw, "l2") && number(w, nw, "l2", &l2, fname, line, err, cap) != 0)
+        if ((value_of(w, nw, "l2") && number(w, nw, "l2", &l2, fname, line, err, cap) != 0) ||
+            (value_of(w, nw, "cores") && number(w, nw, "cores", &cores, fname, line, err, cap) != 0))
             return -1;
         struct calib_host *h = realloc(c->host, (size_t)(c->nhost + 1) * sizeof *h);
         if (h == NULL)
@@ -60,6 +62,7 @@ static int parse_line(struct calibration *c, char **w, int nw, const char *fname
         h = &h[c->nhost++];
         snprintf(h->name, sizeof h->name, "%s", w[1]);
         h->l2 = (unsigned long long)l2;
+        h->cores = cores < 1e6 ? (int)cores : 1000000;
         return 0;
     }
     if (strcmp(w[0], "link") == 0) {
@@ -71,6 +74,10 @@ static int parse_line(struct calibration *c, char **w, int nw, const char *fname
             number(w, nw, "beta_ab_ns", &l.beta_ab_ns, fname, line, err, cap) != 0 ||
             number(w, nw, "beta_ba_ns", &l.beta_ba_ns, fname, line, err, cap) != 0)
             return -1;
+        const char *slow = value_of(w, nw, "slow");
+        if (slow && strcmp(slow, "0") != 0 && strcmp(slow, "1") != 0)
+            return bolt_errbuf(err, cap, "%s:%d: slow= expects 0 or 1, got '%s'", fname, line, slow);
+        l.slow = slow && strcmp(slow, "1") == 0;
         snprintf(l.a, sizeof l.a, "%s", w[1]);
         snprintf(l.b, sizeof l.b, "%s", w[2]);
         struct calib_link *p = realloc(c->link, (size_t)(c->nlink + 1) * sizeof *p);
@@ -141,27 +148,39 @@ static const struct calib_link *find_link(const struct calibration *c, const cha
     return NULL;
 }
 
-int calib_model(const struct calibration *c, const char *const *names, int n, double *alpha_us,
-                double *beta_ns_per_kb, unsigned long long *l2, char *err, size_t cap)
+int calib_linkmap(const struct calibration *c, const char *const *names, int nhost, const int *host_of, int nrank,
+                  struct linkmap *m, unsigned long long *l2, char *err, size_t cap)
 {
-    double a = 0, b = 0;
     unsigned long long cache = 0;
-    for (int i = 0; i < n; i++) {
-        for (int j = i + 1; j < n; j++) {
+    int rc = linkmap_init(m, nhost, nrank) == 0 ? 0 : bolt_errbuf(err, cap, "out of memory");
+    for (int i = 0; rc == 0 && i < nhost; i++) {
+        rc = linkmap_name(m, i, names[i], err, cap);
+        for (int j = i + 1; rc == 0 && j < nhost; j++) {
             const struct calib_link *l = find_link(c, names[i], names[j]);
-            if (l == NULL)
-                return bolt_errbuf(err, cap, "the calibration has no link between %s and %s (run bolt-cluster check on "
-                            "these hosts again)", names[i], names[j]);
-            a = l->alpha_us > a ? l->alpha_us : a;
-            b = l->beta_ab_ns > b ? l->beta_ab_ns : b;
-            b = l->beta_ba_ns > b ? l->beta_ba_ns : b;
+            double beta = l && l->beta_ab_ns > l->beta_ba_ns ? l->beta_ab_ns : l ? l->beta_ba_ns : 0;
+            if (l)
+                linkmap_set(m, i, j, l->alpha_us, beta, l->slow ? LINK_SLOW : LINK_OK);
         }
         for (int k = 0; k < c->nhost; k++)
             if (strcmp(c->host[k].name, names[i]) == 0 && c->host[k].l2 && (cache == 0 || c->host[k].l2 < cache))
                 cache = c->host[k].l2;
     }
-    *alpha_us = a;
-    *beta_ns_per_kb = b * 1024;
+    for (int r = 0; rc == 0 && r < nrank; r++)
+        m->host_of[r] = host_of[r];
+    if (rc != 0 && m->name)
+        linkmap_free(m);
     *l2 = cache;
+    return rc;
+}
+
+int calib_missing(const struct linkmap *m, int *a, int *b)
+{
+    for (int i = 0; i < m->nhost; i++)
+        for (int j = i + 1; j < m->nhost; j++)
+            if (m->state[(size_t)i * (size_t)m->nhost + (size_t)j] == LINK_NONE) {
+                *a = i;
+                *b = j;
+                return 1;
+            }
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "cluster/probe.h"
 #include "cluster/rdma_paths.h"
 #include "runtime/calibration.h"
+#include "runtime/linkmap.h"
 #include "cluster/wiring.h"
 
 #define N 4
@@ -481,19 +482,41 @@ START_TEST(calibration_file)
     ck_assert_int_eq(calib_parse(&c, text, "cal", e, sizeof e), 0);
     ck_assert_int_eq(c.nhost, 3);
     ck_assert_int_eq(c.nlink, 3);
-    const char *all[] = {"h1", "h2", "h3"}, *two[] = {"h3", "h1"}, *missing[] = {"h1", "h4"};
-    double a, b;
+    ck_assert_int_eq(c.host[0].cores, 2);
+    ck_assert_int_eq(c.link[1].slow, 1);
+    ck_assert_int_eq(c.link[0].slow, 0);
+    /* The job's link map: ranks 0-1 on h1, 2 on h2, 3 on h3; h4 has no link. */
+    const char *all[] = {"h1", "h2", "h3"}, *missing[] = {"h1", "h4"};
+    const int host_of[] = {0, 0, 1, 2}, two_ranks[] = {0, 1};
+    struct linkmap m;
     unsigned long long l2;
-    ck_assert_int_eq(calib_model(&c, all, 3, &a, &b, &l2, e, sizeof e), 0);
-    ck_assert_double_eq(a, 9);
-    ck_assert_double_eq(b, 2 * 1024);
+    ck_assert_int_eq(calib_linkmap(&c, all, 3, host_of, 4, &m, &l2, e, sizeof e), 0);
     ck_assert_uint_eq(l2, 1048576);
-    ck_assert_int_eq(calib_model(&c, two, 2, &a, &b, &l2, e, sizeof e), 0);
-    ck_assert_double_eq(a, 9);
-    ck_assert_double_eq(b, 128);
-    ck_assert_uint_eq(l2, 2097152);
-    ck_assert_int_eq(calib_model(&c, missing, 2, &a, &b, &l2, e, sizeof e), -1);
-    ck_assert_str_eq(e, "the calibration has no link between h1 and h4 (run bolt-cluster check on these hosts again)");
+    ck_assert_int_eq(m.state[0 * 3 + 1], LINK_OK);
+    ck_assert_double_eq(m.alpha_us[1 * 3 + 0], 5.5);
+    ck_assert_double_eq(m.beta_ns[0 * 3 + 1], 0.5); /* the slower way */
+    ck_assert_int_eq(m.state[2 * 3 + 0], LINK_SLOW);
+    ck_assert_double_eq(m.beta_ns[1 * 3 + 2], 2);
+    int a, b;
+    ck_assert_int_eq(calib_missing(&m, &a, &b), 0);
+    char *txt;
+    ck_assert_int_eq(linkmap_format(&m, &txt), 0);
+    ck_assert_str_eq(txt, "1 hosts=h1,h2,h3 ranks=0*2,1,2 links=5.5/0.5,9/0.125/slow,4/2");
+    free(txt);
+    linkmap_free(&m);
+    ck_assert_int_eq(calib_linkmap(&c, missing, 2, two_ranks, 2, &m, &l2, e, sizeof e), 0);
+    ck_assert_int_eq(calib_missing(&m, &a, &b), 1);
+    ck_assert_int_eq(a * 10 + b, 1);
+    ck_assert_int_eq(linkmap_format(&m, &txt), 0);
+    ck_assert_str_eq(txt, "1 hosts=h1,h4 ranks=0,1 links=none");
+    free(txt);
+    linkmap_free(&m);
+    const char *comma[] = {"h1", "h,2"};
+    ck_assert_int_eq(calib_linkmap(&c, comma, 2, two_ranks, 2, &m, &l2, e, sizeof e), -1);
+    ck_assert_str_eq(e, "host name 'h,2' cannot describe a link (it holds a comma, a slash or a blank)");
+    ck_assert_int_eq(calib_parse(&c, "bolt-calibration 1\nlink h1 h2 alpha_us=1 beta_ab_ns=1 beta_ba_ns=1 slow=yes\n",
+                                 "cal", e, sizeof e), -1);
+    ck_assert_str_eq(e, "cal:2: slow= expects 0 or 1, got 'yes'");
     calib_free(&c);
     ck_assert_int_eq(calib_parse(&c, "h1 slots=2\n", "hosts", e, sizeof e), -1);
     ck_assert_str_eq(e, "hosts:1: not a calibration file (it starts 'bolt-calibration 1'; bolt-cluster check "

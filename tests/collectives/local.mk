@@ -15,10 +15,13 @@ TESTS += $(COLLECTIVES_TESTS)
 dist_check_SCRIPTS += $(COLLECTIVES_TESTS) tests/collectives/lib.sh
 if HAVE_CHECK
 # Unit tests of the collectives' building blocks (Check).
-COLLECTIVES_UNIT_TESTS = tests/collectives/test_tree
+COLLECTIVES_UNIT_TESTS = tests/collectives/test_tree tests/collectives/test_linkplan
 check_PROGRAMS += $(COLLECTIVES_UNIT_TESTS)
 TESTS += $(COLLECTIVES_UNIT_TESTS)
 tests_collectives_test_tree_SOURCES = tests/collectives/test_tree.c
 tests_collectives_test_tree_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_collectives_test_tree_LDADD = libbolt.la $(CHECK_LIBS)
+tests_collectives_test_linkplan_SOURCES = tests/collectives/test_linkplan.c
+tests_collectives_test_linkplan_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_collectives_test_linkplan_LDADD = libbolt.la $(CHECK_LIBS)
 endif

@@ -1,0 +1,112 @@
+#!/bin/sh
+# coll_links.sh — the collectives' per-link cost model on the namespace
+# cluster (4 hosts, 2 ranks each), from a synthetic calibration whose cable
+# h2-h3 is slow (rank order's ring would cross it):
+#  - bolt-info --coll shows the ring h1 h2 h4 h3 and the mesh algorithms
+#    off; with every link good, rank order and the mesh on;
+#  - a job given that calibration makes the same choices on every rank as
+#    bolt-info says, its ring all-gather, ring all-reduce and chain broadcast
+#    leave the h2-h3 cable idle (its byte counters) while the cables of the
+#    ring carry the data, and every result is right;
+#  - without a calibration the choices are those of a job without one (as
+#    bolt-info says) and a ring all-gather crosses h2-h3 in rank order;
+#  - a calibration beside the hostfile is used (boltrun says so),
+#    --calibration wins over it; a calibration missing two links (a ring
+#    wiring) is noted and its ring avoids them; a bad BOLT_COLL_LINKS stops
+#    the job at start naming it.
+. "$(dirname "$0")/lib.sh"
+
+INFO="$TOP_BUILDDIR/bolt-info"
+CR="$TOP_BUILDDIR/tests/collectives/coll_route"
+HOSTS=h1:2,h2:2,h3:2,h4:2
+good="alpha_us=30 beta_ab_ns=0.8 beta_ba_ns=0.8"
+calib() { # $1: file; then "A B KEYS" per link
+    f=$1
+    shift
+    { echo "bolt-calibration 1"
+      for i in 1 2 3 4; do echo "host h$i cores=2 l2=2097152"; done
+      for l in "$@"; do echo "link $l"; done; } >"$f"
+}
+calib "$T/slow" "h1 h2 $good" "h1 h3 $good" "h1 h4 $good" "h2 h3 alpha_us=90 beta_ab_ns=8 beta_ba_ns=7 slow=1" \
+    "h2 h4 $good" "h3 h4 $good"
+calib "$T/good" "h1 h2 $good" "h1 h3 $good" "h1 h4 $good" "h2 h3 $good" "h2 h4 $good" "h3 h4 $good"
+calib "$T/ringwired" "h1 h2 $good" "h1 h4 $good" "h2 h3 $good" "h3 h4 $good"
+
+# bolt-info's table rows ("8 B  rd  binomial  rd").
+table() { grep -E '^[0-9]+ (B|KiB|MiB) ' "$1"; }
+
+# bolt-info: the choices for each calibration.
+"$INFO" --coll --calibration "$T/slow" --host "$HOSTS" >"$T/info.slow" 2>&1 || fail "bolt-info --coll: $(cat "$T/info.slow")"
+grep -qx "model: ring h1 h2 h4 h3; mesh algorithms off (h2-h3 slow)" "$T/info.slow" ||
+    fail "bolt-info, slow h2-h3: $(cat "$T/info.slow")"
+grep -qx "ring order (ranks): 0 1 2 3 6 7 4 5" "$T/info.slow" || fail "bolt-info ring order: $(cat "$T/info.slow")"
+table "$T/info.slow" | grep -Eq " (oneshot|mesh|flat)( |$)" && fail "bolt-info: a mesh algorithm over a slow link: $(cat "$T/info.slow")"
+"$INFO" --coll --calibration "$T/good" --host "$HOSTS" >"$T/info.good" 2>&1 || fail "bolt-info --coll good"
+grep -qx "model: ring h1 h2 h3 h4; mesh algorithms on" "$T/info.good" || fail "bolt-info, good: $(cat "$T/info.good")"
+grep -q "^8 B  *oneshot " "$T/info.good" || fail "bolt-info, good: no one-shot all-reduce: $(cat "$T/info.good")"
+"$INFO" --coll --host "$HOSTS" >"$T/info.none" 2>&1 || fail "bolt-info --coll without calibration"
+grep -q "without a calibration" "$T/info.none" || fail "bolt-info without calibration: $(cat "$T/info.none")"
+"$INFO" --coll --calibration "$T/ringwired" --host "$HOSTS" >"$T/info.ringwired" 2>&1 || fail "bolt-info ring wiring"
+grep -qx "model: ring h1 h2 h3 h4; mesh algorithms off (h1-h3 missing) (h2-h4 missing)" "$T/info.ringwired" ||
+    fail "bolt-info, ring wiring: $(cat "$T/info.ringwired")"
+"$INFO" --coll --calibration "$T/nothere" >"$T/info.err" 2>&1 && fail "bolt-info with a missing calibration succeeded"
+grep -qF "cannot read the calibration file $T/nothere" "$T/info.err" || fail "bolt-info, missing file: $(cat "$T/info.err")"
+
+choices() { sed -n 's/^choice //p' "$T/out" | sort -u; }
+cable() { set -- $(cluster_bytes "$1" "$2"); echo $(($1 + $2)); }
+snap() { for p in "1 2" "1 3" "1 4" "2 3" "2 4" "3 4"; do cable $p; done | paste -sd' ' -; }
+delta() { # $1 before, $2 after (snap), $3 index 1..6
+    b=$(echo "$1" | cut -d' ' -f"$3") a=$(echo "$2" | cut -d' ' -f"$3")
+    echo $((a - b))
+}
+
+# With the slow calibration: same choices everywhere, as bolt-info says; the
+# ring leaves h2-h3 out.
+s0=$(snap)
+run --host "$HOSTS" --calibration "$T/slow" -x BOLT_LOG_LEVEL=2 "$CR" 4
+expect_rc 0 "a job with the slow calibration"
+s1=$(snap)
+grep -q "coll_route ok" "$T/out" || fail "coll_route did not finish"
+[ "$(choices | wc -l)" -eq 9 ] || fail "the ranks chose differently: $(choices)"
+[ "$(choices)" = "$(table "$T/info.slow" | sort -u)" ] ||
+    fail "the job's choices differ from bolt-info's: $(choices) -- $(table "$T/info.slow")"
+grep -qF "collectives on 8 ranks over 4 hosts (BOLT_COLL_LINKS): ring h1 h2 h4 h3; mesh algorithms off (h2-h3 slow)" \
+    "$T/err" || fail "rank 0 did not log the plan"
+h23=$(delta "$s0" "$s1" 4) h24=$(delta "$s0" "$s1" 5) h13=$(delta "$s0" "$s1" 2) h12=$(delta "$s0" "$s1" 1)
+echo "slow h2-h3: bytes over h1-h2 $h12, h2-h4 $h24, h1-h3 $h13, h2-h3 $h23"
+[ "$h24" -gt 30000000 ] && [ "$h13" -gt 30000000 ] && [ "$h12" -gt 30000000 ] ||
+    fail "the ring's cables did not carry the data (h1-h2 $h12, h2-h4 $h24, h1-h3 $h13 bytes)"
+[ "$h23" -lt 2000000 ] || fail "the slow cable h2-h3 carried $h23 bytes"
+
+# Without a calibration: the choices of a job spanning hosts without one,
+# and the ring in rank order crosses h2-h3.
+s0=$(snap)
+run --host "$HOSTS" -x BOLT_ALLGATHER_ALGO=ring "$CR" 4
+expect_rc 0 "a job without calibration"
+s1=$(snap)
+grep -q "coll_route ok" "$T/out" || fail "coll_route did not finish without calibration"
+[ "$(choices | awk '{ print $1, $2, $3, $4 }')" = "$(table "$T/info.none" | sort -u | awk '{ print $1, $2, $3, $4 }')" ] ||
+    fail "without calibration the job chose $(choices), bolt-info says $(table "$T/info.none")"
+h23=$(delta "$s0" "$s1" 4)
+[ "$h23" -gt 20000000 ] || fail "without calibration the ring did not cross h2-h3 ($h23 bytes)"
+
+# Every link good: the mesh algorithms run (one-shot at 8 B).
+run --host "$HOSTS" --calibration "$T/good" "$CR" 1
+expect_rc 0 "a job with the good calibration"
+choices | grep -q "^8 B  *oneshot " || fail "good calibration: no one-shot all-reduce: $(choices)"
+
+# A ring wiring: boltrun notes the missing links; the job runs.
+run --host "$HOSTS" --calibration "$T/ringwired" "$CR" 1
+expect_rc 0 "a job with a ring wiring's calibration"
+grep -qF "boltrun: note: the calibration $T/ringwired has no link between h1 and h3" "$T/err" ||
+    fail "no note of the missing links: $(cat "$T/err")"
+
+# A bad BOLT_COLL_LINKS stops the job at start, naming it.
+run --host "$HOSTS" -x "BOLT_COLL_LINKS=1 hosts=h1,h2 ranks=0*4,1*4 links=fast" "$CR" 1
+[ "$rc" -ne 0 ] || fail "a bad BOLT_COLL_LINKS ran"
+grep -qF "BOLT_COLL_LINKS: links= item 1 (hosts 0 and 1) is not ALPHA_US/BETA_NS[/slow] or none" "$T/err" ||
+    fail "bad BOLT_COLL_LINKS message: $(cat "$T/err")"
+run --host "$HOSTS" -x "BOLT_COLL_LINKS=1 hosts=h1,h2 ranks=0,1 links=1/1" "$CR" 1
+[ "$rc" -ne 0 ] || fail "a BOLT_COLL_LINKS of another job ran"
+grep -qF "BOLT_COLL_LINKS describes 2 ranks but the job has 8" "$T/err" || fail "other job's links: $(cat "$T/err")"
+echo "coll_links: ring around the slow link, mesh fallback, same choices as bolt-info, results right OK"

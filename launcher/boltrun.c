@@ -174,7 +174,15 @@ int main(int argc, char **argv)
             bad = 2;
         if (!bad && hostlist_place(&hl, a.np_given ? a.np : 0, m == MAP_BY_NODE, err, sizeof err) != 0)
             bad = 2;
-        if (!bad && a.calibration && apply_calibration(a.calibration, &hl, err, sizeof err) != 0)
+        /* bolt-cluster's calibration beside the hostfile, unless one is named */
+        char beside[PATH_MAX];
+        const char *cal = a.calibration;
+        if (!bad && !cal && a.hostfile && calib_job_beside(a.hostfile, beside, sizeof beside)) {
+            cal = beside;
+            fprintf(stderr, "boltrun: using the calibration %s found beside the hostfile (--calibration FILE to "
+                    "use another)\n", beside);
+        }
+        if (!bad && cal && apply_calibration(cal, &hl, err, sizeof err) != 0)
             bad = 2;
         if (!bad && a.stdin_rank >= hl.np) {
             snprintf(err, sizeof err, "--stdin %d: the job has no such rank (ranks 0 to %d)", a.stdin_rank,

@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 int calib_job_links(const char *path, const struct hostlist *hl, char **text, unsigned long long *l2, char *note,
                     size_t notecap, char *err, size_t cap)
@@ -49,4 +51,13 @@ int calib_job_links(const char *path, const struct hostlist *hl, char **text, un
     free(host_of);
     calib_free(&c);
     return rc;
+}
+
+int calib_job_beside(const char *hostfile, char *out, size_t cap)
+{
+    const char *slash = strrchr(hostfile, '/');
+    struct stat st;
+    int n = slash ? snprintf(out, cap, "%.*s/%s", (int)(slash - hostfile), hostfile, CALIB_BESIDE_NAME)
+                  : snprintf(out, cap, "%s", CALIB_BESIDE_NAME);
+    return n > 0 && (size_t)n < cap && stat(out, &st) == 0 && S_ISREG(st.st_mode);
 }

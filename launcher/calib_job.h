@@ -18,4 +18,9 @@ struct hostlist;
 int calib_job_links(const char *path, const struct hostlist *hl, char **text, unsigned long long *l2, char *note,
                     size_t notecap, char *err, size_t cap);
 
+/* The calibration file found beside a hostfile: CALIB_BESIDE_NAME in the
+ * hostfile's directory. 1 with its path in out when there is one, else 0. */
+#define CALIB_BESIDE_NAME "bolt.calibration"
+int calib_job_beside(const char *hostfile, char *out, size_t cap);
+
 #endif

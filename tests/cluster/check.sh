@@ -5,7 +5,8 @@
 #    cores, memory, RDMA, interfaces), every link measured; --json agrees;
 #    --dot writes a graph graphviz renders; the hostfile it writes runs a
 #    job, the calibration file has every host and link, and boltrun
-#    --calibration hands the slowest link's alpha and beta to the ranks;
+#    --calibration hands every link to the ranks (BOLT_COLL_LINKS), whose
+#    collectives run on it;
 #  - one cable slowed with tc (netem delay) is flagged with its numbers;
 #  - one cable removed: named ("h2 and h4 are not connected: plug a cable
 #    between them"), the wiring partial, exit status 1;
@@ -68,18 +69,28 @@ grep -qx 'bolt-calibration 1' "$T/calib" || fail "--write-calibration: no header
 [ "$(grep -c '^link h[1-4] h[1-4] transport=tcp kind=cable .* alpha_us=[0-9.]* beta_ab_ns=[0-9.]* beta_ba_ns=[0-9.]*$' "$T/calib")" -eq 6 ] ||
     fail "--write-calibration: links"
 
-# boltrun --calibration: every rank's cost model gets the slowest link's
-# alpha (us) and beta (ns per KiB); a value given with -x wins; a bad file is
-# refused with its line.
-want=$(awk '/^link/ { for (i = 4; i <= NF; i++) { split($i, kv, "="); v = kv[2] + 0
-           if (kv[1] == "alpha_us" && v > a) a = v; if ((kv[1] == "beta_ab_ns" || kv[1] == "beta_ba_ns") && v > b) b = v } }
-           END { printf "%.3f %.3f", a, b * 1024 }' "$T/calib")
-run --hostfile "$T/written" --calibration "$T/calib" sh -c 'echo "$BOLT_COLL_ALPHA_US $BOLT_COLL_BETA_NS_PER_KB"'
+# boltrun --calibration: every rank gets every link between the job's hosts
+# (BOLT_COLL_LINKS, the same text everywhere: h1-h2's measured alpha in it)
+# and a job's collectives run on them; a value given with -x wins; a bad
+# file is refused with its line.
+a12=$(awk '$1 == "link" && $2 == "h1" && $3 == "h2" { for (i = 4; i <= NF; i++) if ($i ~ /^alpha_us=/) {
+           sub(/alpha_us=/, "", $i); printf "%g", $i } }' "$T/calib")
+run --hostfile "$T/written" --calibration "$T/calib" sh -c 'echo "$BOLT_COLL_LINKS"'
 expect_rc 0 "--calibration"
-[ "$(sort -u "$T/out")" = "$want" ] || fail "--calibration: the ranks got '$(sort -u "$T/out" | paste -sd'|' -)', not '$want'"
-run --hostfile "$T/written" --calibration "$T/calib" -x BOLT_COLL_ALPHA_US=7 sh -c 'echo "$BOLT_COLL_ALPHA_US"'
+[ "$(sort -u "$T/out" | wc -l)" -eq 1 ] || fail "--calibration: the ranks got different links: $(sort -u "$T/out")"
+links=$(sort -u "$T/out")
+case "$links" in
+"1 hosts=h1,h2,h3,h4 ranks=0*"*" links=$a12/"*) ;;
+*) fail "--calibration: the ranks got '$links' (h1-h2's alpha $a12)" ;;
+esac
+[ "$(echo "$links" | sed 's/.*links=//' | tr ',' '\n' | grep -c '^[0-9.e+-]*/[0-9.e+-]*\(/slow\)\{0,1\}$')" -eq 6 ] ||
+    fail "--calibration: not 6 measured links in '$links'"
+run --hostfile "$T/written" --calibration "$T/calib" "$TOP_BUILDDIR/tests/collectives/coll_route" 1
+expect_rc 0 "collectives on the measured calibration"
+grep -q "coll_route ok" "$T/out" || fail "collectives on the measured calibration did not finish"
+run --hostfile "$T/written" --calibration "$T/calib" -x BOLT_COLL_LINKS=mine sh -c 'echo "$BOLT_COLL_LINKS"'
 expect_rc 0 "--calibration with -x"
-[ "$(sort -u "$T/out")" = 7 ] || fail "-x BOLT_COLL_ALPHA_US=7 did not win over the calibration"
+[ "$(sort -u "$T/out")" = mine ] || fail "-x BOLT_COLL_LINKS=mine did not win over the calibration"
 printf 'bolt-calibration 1\nlink h1 h2 alpha_us=fast beta_ab_ns=1 beta_ba_ns=1\n' >"$T/badcal"
 run --hostfile "$T/written" --calibration "$T/badcal" true
 expect_rc 2 "bad calibration"

@@ -10,8 +10,8 @@
 #    ring carry the data, and every result is right;
 #  - without a calibration the choices are those of a job without one (as
 #    bolt-info says) and a ring all-gather crosses h2-h3 in rank order;
-#  - a calibration beside the hostfile is used (boltrun says so),
-#    --calibration wins over it; a calibration missing two links (a ring
+#  - a calibration beside the hostfile (bolt.calibration) is used (boltrun
+#    says so), --calibration wins over it, a bad one is named; a calibration missing two links (a ring
 #    wiring) is noted and its ring avoids them; a bad BOLT_COLL_LINKS stops
 #    the job at start naming it.
 . "$(dirname "$0")/lib.sh"
@@ -100,6 +100,30 @@ run --host "$HOSTS" --calibration "$T/ringwired" "$CR" 1
 expect_rc 0 "a job with a ring wiring's calibration"
 grep -qF "boltrun: note: the calibration $T/ringwired has no link between h1 and h3" "$T/err" ||
     fail "no note of the missing links: $(cat "$T/err")"
+
+# A calibration beside the hostfile is used, and says so; --calibration
+# wins over it; a bad one stops the job naming it.
+mkdir -p "$T/site"
+printf 'h1 slots=2\nh2 slots=2\nh3 slots=2\nh4 slots=2\n' >"$T/site/hosts"
+cp "$T/slow" "$T/site/bolt.calibration"
+run --hostfile "$T/site/hosts" -x BOLT_LOG_LEVEL=2 "$CR" 1
+expect_rc 0 "a calibration beside the hostfile"
+grep -qxF "boltrun: using the calibration $T/site/bolt.calibration found beside the hostfile (--calibration FILE to use another)" \
+    "$T/err" || fail "boltrun did not say it used the calibration beside the hostfile: $(cat "$T/err")"
+grep -qF "ring h1 h2 h4 h3; mesh algorithms off (h2-h3 slow)" "$T/err" || fail "the calibration beside the hostfile was not used"
+run --hostfile "$T/site/hosts" --calibration "$T/good" -x BOLT_LOG_LEVEL=2 "$CR" 1
+expect_rc 0 "--calibration over the one beside the hostfile"
+grep -q "found beside the hostfile" "$T/err" && fail "--calibration given, yet the one beside the hostfile was named"
+grep -qF "ring h1 h2 h3 h4; mesh algorithms on" "$T/err" || fail "--calibration did not win: $(cat "$T/err")"
+printf 'bolt-calibration 1\nlink h1 h2 alpha_us=1\n' >"$T/site/bolt.calibration"
+run --hostfile "$T/site/hosts" "$CR" 1
+expect_rc 2 "a bad calibration beside the hostfile"
+grep -qF "boltrun: $T/site/bolt.calibration:2: beta_ab_ns= is missing" "$T/err" ||
+    fail "bad calibration beside the hostfile: $(cat "$T/err")"
+rm "$T/site/bolt.calibration"
+run --hostfile "$T/site/hosts" "$CR" 1
+expect_rc 0 "a hostfile without a calibration"
+grep -q "calibration" "$T/err" && fail "boltrun spoke of a calibration that is not there: $(cat "$T/err")"
 
 # A bad BOLT_COLL_LINKS stops the job at start, naming it.
 run --host "$HOSTS" -x "BOLT_COLL_LINKS=1 hosts=h1,h2 ranks=0*4,1*4 links=fast" "$CR" 1

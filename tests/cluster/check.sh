@@ -8,6 +8,7 @@
 #    --calibration hands every link to the ranks (BOLT_COLL_LINKS), whose
 #    collectives run on it;
 #  - one cable slowed with tc (netem delay) is flagged with its numbers;
+#  - a host whose bolt-hostd reports another Bolt version: named, exit 1;
 #  - one cable removed: named ("h2 and h4 are not connected: plug a cable
 #    between them"), the wiring partial, exit status 1;
 #  - a host whose sshd is down: named with ssh's error, exit status 1;
@@ -141,6 +142,38 @@ gbs=$(echo "$line" | sed 's/.*bandwidth \([0-9.e-]*\) \/.*/\1/')
 awk -v g="$gbs" 'BEGIN { exit !(g > 0.003 && g < 0.01) }' || fail "h1 -> h3 measured at $gbs GB/s (shaped to 0.00625)"
 [ "$(grep -c '^warning: the link .* is well below' "$T/out")" -eq 1 ] || fail "other links were flagged too"
 grep -q '^  h1 .*== [0-9]*/0.00[0-9]*!' "$T/out" || fail "the map does not mark h1-h3 slow"
+
+# 2b. h3 runs another Bolt version: its bolt-hostd's report, passed
+# through a filter on h3 alone, names another version of the same length.
+# Named, and the check fails.
+if command -v python3 >/dev/null 2>&1; then
+    ver=$("$BC" --version | awk '{ print $NF }')
+    other=$(echo "$ver" | tr 0-8 1-9)
+    cat >"$T/vfilter.py" <<'PYEOF'
+import os, sys
+old, new = sys.argv[1].encode(), sys.argv[2].encode()
+while True:
+    data = os.read(0, 65536)
+    if not data:
+        break
+    os.write(1, data.replace(old, new))
+PYEOF
+    cat >"$T/hostd-wrap" <<EOF
+#!/bin/sh
+[ "\$(hostname)" = h3 ] || exec "$TOP_BUILDDIR/bolt-hostd" "\$@"
+"$TOP_BUILDDIR/bolt-hostd" "\$@" | python3 "$T/vfilter.py" "$ver" "$other"
+EOF
+    chmod +x "$T/hostd-wrap"
+    BOLT_HOSTD="$T/hostd-wrap" check --hostfile "$T/hosts" --no-measure
+    cat "$T/out"
+    expect_rc 1 "a host with another Bolt version"
+    grep -q "^h3: .*Bolt $other (DIFFERS)" "$T/out" || fail "h3's version is not marked as differing"
+    has "problem: h3 runs Bolt $other, bolt-cluster here is Bolt $ver: install the same version on every host"
+    [ "$(grep -c '^problem:' "$T/out")" -eq 1 ] || fail "more problems than h3's version"
+    grep -q "^h1: .*Bolt $ver," "$T/out" || fail "h1's version is not reported as $ver"
+else
+    echo "note: no python3: the version-mismatch case is skipped"
+fi
 
 # 3. The cable h2-h4 removed.
 ip -n "$(cluster_ns 2)" link del tb4 || fail "cannot remove the cable h2-h4"

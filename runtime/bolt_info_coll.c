@@ -72,7 +72,7 @@ static void print_links(const struct linkmap *L)
         }
 }
 
-static int report(const struct hostlist *hl, const char *text)
+static int report(const struct hostlist *hl, const char *text, const char *cal)
 {
     struct linkmap L = {0};
     struct coll_plan *plan = NULL;
@@ -91,7 +91,10 @@ static int report(const struct hostlist *hl, const char *text)
     }
     if (rc == 0) {
         printf("collectives' choices for %d ranks on %d host(s)%s\n", np, hl ? hl->n : 1,
-               text ? "" : " without a calibration (BOLT_COLL_ALPHA_US and BOLT_COLL_BETA_NS_PER_KB for every pair)");
+               text ? ""
+               : cal ? ": the calibration's links take no part on one host (BOLT_COLL_ALPHA_US and "
+                       "BOLT_COLL_BETA_NS_PER_KB)"
+                     : " without a calibration (BOLT_COLL_ALPHA_US and BOLT_COLL_BETA_NS_PER_KB for every pair)");
         for (int h = 0; hl && h < hl->n; h++) {
             printf("  %s:", hl->h[h].name);
             for (int k = 0; k < hl->h[h].nranks; k++)
@@ -186,7 +189,7 @@ int bolt_info_coll(int argc, char **argv)
     if (rc == 0 && cal && note[0])
         printf("note: %s\n", note);
     if (rc == 0)
-        rc = report(&hl, text);
+        rc = report(&hl, text, cal);
     else
         fprintf(stderr, "bolt-info: %s\n", err);
     free(text);

@@ -221,6 +221,8 @@ int linkmap_parse(struct linkmap *m, const char *text, const char *what, char *e
     if (rc == 0 && (!hosts || !ranks || !links || !*hosts || !*ranks))
         rc = bolt_errbuf(err, cap, "%s: needs hosts=, ranks= and links=", what);
     const long nrank_max = 1 << 24;
+    if (rc == 0 && count_items(hosts) > LINKMAP_MAX_HOSTS)
+        rc = bolt_errbuf(err, cap, "%s: more than %d hosts", what, LINKMAP_MAX_HOSTS);
     if (rc == 0 && linkmap_init(m, count_items(hosts), 0) != 0)
         rc = bolt_errbuf(err, cap, "out of memory");
     if (rc == 0) {
@@ -235,10 +237,13 @@ int linkmap_parse(struct linkmap *m, const char *text, const char *what, char *e
         /* ranks: sized by the sum of the items */
         long total = 0;
         for (const char *p = ranks; *p;) {
-            const char *comma = strchr(p, ','), *star = strchr(p, '*');
-            long k = star && (!comma || star < comma) ? strtol(star + 1, NULL, 10) : 1;
-            total += k > 0 ? k : 1;
-            p = comma ? comma + 1 : p + strlen(p);
+            size_t len = strcspn(p, ",");
+            const char *star = memchr(p, '*', len);
+            long k = star ? strtol(star + 1, NULL, 10) : 1;
+            total += k > 0 && k <= nrank_max ? k : k > 0 ? nrank_max + 1 : 1;
+            if (total > nrank_max)
+                break;
+            p += p[len] ? len + 1 : len;
         }
         if (total > nrank_max)
             rc = bolt_errbuf(err, cap, "%s: ranks= describes more than %ld ranks", what, nrank_max);

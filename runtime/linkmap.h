@@ -19,6 +19,8 @@
 
 #include <stddef.h>
 
+#define LINKMAP_MAX_HOSTS 4096 /* the map holds a matrix of pairs */
+
 enum linkmap_state { LINK_OK, LINK_SLOW, LINK_NONE };
 
 struct linkmap {

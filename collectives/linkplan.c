@@ -8,7 +8,9 @@
  *   chain broadcast go around it, so a slow or missing link is left out when
  *   a cycle without it exists;
  * - the slowest link between any two of its hosts and the slowest on the
- *   ring, which the cost model uses for the algorithms that use them;
+ *   ring, which the cost model uses for the algorithms that use them (a
+ *   missing link takes no part; with none at all, the settings' alpha and
+ *   beta);
  * - whether the mesh is good: every pair of its hosts has a link, none
  *   flagged slow (the one-shot and mesh algorithms talk to every peer).
  *
@@ -113,18 +115,16 @@ static void best_cycle(const struct hosts *H, int *best, int *tmp)
     }
 }
 
-/* Slowest alpha and beta over the links between hosts of the list (pairs
- * a-b of it: every pair, or consecutive ones); a missing link counts as the
- * slowest present. */
-static void slowest(const struct linkmap *L, int a, int b, double *al, double *be, int *none)
+/* Takes the link between hosts a and b into the slowest alpha and beta so
+ * far; 0 when there is no link (it takes no part). */
+static int slowest(const struct linkmap *L, int a, int b, double *al, double *be)
 {
     size_t i = (size_t)a * (size_t)L->nhost + (size_t)b;
-    if (L->state[i] == LINK_NONE) {
-        *none = 1;
-        return;
-    }
+    if (L->state[i] == LINK_NONE)
+        return 0;
     *al = L->alpha_us[i] > *al ? L->alpha_us[i] : *al;
     *be = L->beta_ns[i] > *be ? L->beta_ns[i] : *be;
+    return 1;
 }
 
 int coll_plan_build(const struct linkmap *L, const int *world_ranks, int n, struct coll_plan **out)
@@ -174,23 +174,27 @@ int coll_plan_build(const struct linkmap *L, const int *world_ranks, int n, stru
         }
         for (int i = 0; i < n; i++)
             p->pos[p->order[i]] = i;
-        int none_all = 0, none_ring = 0;
+        int none_ring = 0, present = 0;
         p->mesh_ok = 1;
         for (int i = 0; i < k; i++) {
             for (int j = i + 1; j < k; j++) {
-                slowest(L, h[i], h[j], &p->alpha_all_us, &p->beta_all_ns, &none_all);
+                present += slowest(L, h[i], h[j], &p->alpha_all_us, &p->beta_all_ns);
                 if (L->state[(size_t)h[i] * (size_t)L->nhost + (size_t)h[j]] != LINK_OK)
                     p->mesh_ok = 0;
             }
-            if (k > 2 || i == 0)
-                slowest(L, p->hosts[i], p->hosts[(i + 1) % k], &p->alpha_ring_us, &p->beta_ring_ns, &none_ring);
+            if ((k > 2 || i == 0) &&
+                !slowest(L, p->hosts[i], p->hosts[(i + 1) % k], &p->alpha_ring_us, &p->beta_ring_ns))
+                none_ring = 1;
+        }
+        if (present == 0) { /* no link measured at all: the settings */
+            p->alpha_all_us = bolt_param_double(BOLT_P_COLL_ALPHA_US);
+            p->beta_all_ns = bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) / 1024;
         }
         p->ring_complete = !none_ring;
         if (none_ring) { /* around a gap by some other way: no faster than the slowest link */
             p->alpha_ring_us = p->alpha_all_us;
             p->beta_ring_ns = p->beta_all_ns;
         }
-        (void)none_all;
     }
     free(h);
     free(seen);

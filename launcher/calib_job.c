@@ -33,6 +33,10 @@ int calib_job_links(const char *path, const struct hostlist *hl, char **text, un
         }
     for (int r = 0; rc == 0 && r < hl->np; r++)
         host_of[r] = idx[hl->host_of[r]];
+    for (int i = 0; rc == 0 && n > 1 && i < n; i++)
+        if (!calib_knows(&c, names[i]))
+            rc = bolt_errbuf(err, cap, "--calibration %s: the calibration does not know host %s (it describes "
+                             "another cluster? run bolt-cluster check on these hosts again)", path, names[i]);
     struct linkmap m = {0};
     char why[600];
     if (rc == 0 && calib_linkmap(&c, names, n, host_of, hl->np, &m, l2, why, sizeof why) != 0)

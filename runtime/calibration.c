@@ -173,6 +173,17 @@ int calib_linkmap(const struct calibration *c, const char *const *names, int nho
     return rc;
 }
 
+int calib_knows(const struct calibration *c, const char *name)
+{
+    for (int k = 0; k < c->nhost; k++)
+        if (strcmp(c->host[k].name, name) == 0)
+            return 1;
+    for (int k = 0; k < c->nlink; k++)
+        if (strcmp(c->link[k].a, name) == 0 || strcmp(c->link[k].b, name) == 0)
+            return 1;
+    return 0;
+}
+
 int calib_missing(const struct linkmap *m, int *a, int *b)
 {
     for (int i = 0; i < m->nhost; i++)

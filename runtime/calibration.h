@@ -44,6 +44,8 @@ struct linkmap;
  * map cannot carry, out of memory). */
 int calib_linkmap(const struct calibration *c, const char *const *names, int nhost, const int *host_of, int nrank,
                   struct linkmap *m, unsigned long long *l2, char *err, size_t cap);
+/* 1 when the file has a host record or a link naming host `name`. */
+int calib_knows(const struct calibration *c, const char *name);
 /* A pair of hosts without a link in the file: 1 with *a, *b set (the first
  * such pair), else 0. */
 int calib_missing(const struct linkmap *m, int *a, int *b);

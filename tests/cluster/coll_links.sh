@@ -101,6 +101,13 @@ expect_rc 0 "a job with a ring wiring's calibration"
 grep -qF "boltrun: note: the calibration $T/ringwired has no link between h1 and h3" "$T/err" ||
     fail "no note of the missing links: $(cat "$T/err")"
 
+# A calibration that does not know a host of the job is refused, naming it.
+grep -v h4 "$T/slow" >"$T/noh4"
+run --host "$HOSTS" --calibration "$T/noh4" "$CR" 1
+expect_rc 2 "a calibration without h4"
+grep -qxF "boltrun: --calibration $T/noh4: the calibration does not know host h4 (it describes another cluster? run bolt-cluster check on these hosts again)" \
+    "$T/err" || fail "calibration without h4: $(cat "$T/err")"
+
 # A calibration beside the hostfile is used, and says so; --calibration
 # wins over it; a bad one stops the job naming it.
 mkdir -p "$T/site"

@@ -85,6 +85,13 @@ START_TEST(ring_wiring)
     ck_assert_int_eq(p->ring_complete, 0);
     ck_assert_double_eq(p->beta_ring_ns, 2);
     free(p);
+    /* No link measured at all: the settings' alpha and beta (4 us, 350 ns per KiB). */
+    p = plan_of("1 hosts=a,b ranks=0,1 links=none", 2);
+    ck_assert_int_eq(p->mesh_ok, 0);
+    ck_assert_double_eq(p->alpha_all_us, 4);
+    ck_assert_double_eq(p->beta_all_ns, 350.0 / 1024);
+    ck_assert_double_eq(p->beta_ring_ns, 350.0 / 1024);
+    free(p);
 }
 END_TEST
 
@@ -129,6 +136,11 @@ END_TEST
 
 int main(void)
 {
+    /* the defaults: the expectations are computed from them */
+    unsetenv("BOLT_COLL_ALPHA_US");
+    unsetenv("BOLT_COLL_BETA_NS_PER_KB");
+    unsetenv("BOLT_COLL_SEGMENT");
+    unsetenv("BOLT_ALLREDUCE_ALGO");
     bolt_config_load();
     Suite *s = suite_create("link plan");
     TCase *tc = tcase_create("plan");

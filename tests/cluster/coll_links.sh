@@ -7,7 +7,8 @@
 #  - a job given that calibration makes the same choices on every rank as
 #    bolt-info says, its ring all-gather, ring all-reduce and chain broadcast
 #    leave the h2-h3 cable idle (its byte counters) while the cables of the
-#    ring carry the data, and every result is right;
+#    ring carry the data, and every result is right (also the collectives
+#    suites with ranks round-robin and every ring algorithm forced);
 #  - without a calibration the choices are those of a job without one (as
 #    bolt-info says) and a ring all-gather crosses h2-h3 in rank order;
 #  - a calibration beside the hostfile (bolt.calibration) is used (boltrun
@@ -77,6 +78,14 @@ echo "slow h2-h3: bytes over h1-h2 $h12, h2-h4 $h24, h1-h3 $h13, h2-h3 $h23"
 [ "$h24" -gt 30000000 ] && [ "$h13" -gt 30000000 ] && [ "$h12" -gt 30000000 ] ||
     fail "the ring's cables did not carry the data (h1-h2 $h12, h2-h4 $h24, h1-h3 $h13 bytes)"
 [ "$h23" -lt 2000000 ] || fail "the slow cable h2-h3 carried $h23 bytes"
+
+# Ranks placed round-robin (the ring then interleaves rank numbers): the
+# collectives suites, every ring algorithm forced, against serial references
+# (every root, in place, all-gatherv, nonblocking).
+run --host "$HOSTS" --map-by node --calibration "$T/slow" -x BOLT_ALLREDUCE_ALGO=ring -x BOLT_BCAST_ALGO=chain \
+    -x BOLT_ALLGATHER_ALGO=ring "$TOP_BUILDDIR/tests/collectives/coll_check" allreduce,data,nonblocking
+expect_rc 0 "the collectives suites around the calibrated ring"
+grep -q "checks ok" "$T/out" || fail "the collectives suites did not report success"
 
 # Without a calibration: the choices of a job spanning hosts without one,
 # and the ring in rank order crosses h2-h3.

@@ -13,7 +13,7 @@ tests_collectives_bcast_flood_SOURCES = tests/collectives/bcast_flood.c tests/co
 tests_collectives_bcast_flood_LDADD = libbolt.la -lm
 COLLECTIVES_TESTS = tests/collectives/reduce.sh tests/collectives/algorithms.sh \
 	tests/collectives/errors.sh tests/collectives/huge.sh tests/collectives/peer_exit.sh \
-	tests/collectives/flood.sh
+	tests/collectives/flood.sh tests/collectives/info_coll.sh
 TESTS += $(COLLECTIVES_TESTS)
 dist_check_SCRIPTS += $(COLLECTIVES_TESTS) tests/collectives/lib.sh
 if HAVE_CHECK

@@ -2,8 +2,6 @@
 # coll_links.sh — the collectives' per-link cost model on the namespace
 # cluster (4 hosts, 2 ranks each), from a synthetic calibration whose cable
 # h2-h3 is slow (rank order's ring would cross it):
-#  - bolt-info --coll shows the ring h1 h2 h4 h3 and the mesh algorithms
-#    off; with every link good, rank order and the mesh on;
 #  - a job given that calibration makes the same choices on every rank as
 #    bolt-info says, its ring all-gather, ring all-reduce and chain broadcast
 #    leave the h2-h3 cable idle (its byte counters) while the cables of the
@@ -11,47 +9,27 @@
 #    suites with ranks round-robin and every ring algorithm forced);
 #  - without a calibration the choices are those of a job without one (as
 #    bolt-info says) and a ring all-gather crosses h2-h3 in rank order;
+#  - every link good: the mesh algorithms run; a ring wiring (two links
+#    missing) is noted; both as bolt-info says;
 #  - a calibration beside the hostfile (bolt.calibration) is used (boltrun
-#    says so), --calibration wins over it, a bad one is named; a calibration missing two links (a ring
-#    wiring) is noted and its ring avoids them; a bad BOLT_COLL_LINKS stops
-#    the job at start naming it.
+#    says so), --calibration wins over it, a bad one is named; one that does
+#    not know a host of the job is refused; a bad BOLT_COLL_LINKS stops the
+#    job at start naming it.
 . "$(dirname "$0")/lib.sh"
 
 INFO="$TOP_BUILDDIR/bolt-info"
 CR="$TOP_BUILDDIR/tests/collectives/coll_route"
-HOSTS=h1:2,h2:2,h3:2,h4:2
-good="alpha_us=30 beta_ab_ns=0.8 beta_ba_ns=0.8"
-calib() { # $1: file; then "A B KEYS" per link
-    f=$1
-    shift
-    { echo "bolt-calibration 1"
-      for i in 1 2 3 4; do echo "host h$i cores=2 l2=2097152"; done
-      for l in "$@"; do echo "link $l"; done; } >"$f"
-}
-calib "$T/slow" "h1 h2 $good" "h1 h3 $good" "h1 h4 $good" "h2 h3 alpha_us=90 beta_ab_ns=8 beta_ba_ns=7 slow=1" \
-    "h2 h4 $good" "h3 h4 $good"
-calib "$T/good" "h1 h2 $good" "h1 h3 $good" "h1 h4 $good" "h2 h3 $good" "h2 h4 $good" "h3 h4 $good"
-calib "$T/ringwired" "h1 h2 $good" "h1 h4 $good" "h2 h3 $good" "h3 h4 $good"
+. "$(dirname "$0")/../collectives/calib_lib.sh"
+calib_write "$T"
 
-# bolt-info's table rows ("8 B  rd  binomial  rd").
-table() { grep -E '^[0-9]+ (B|KiB|MiB) ' "$1"; }
-
-# bolt-info: the choices for each calibration.
-"$INFO" --coll --calibration "$T/slow" --host "$HOSTS" >"$T/info.slow" 2>&1 || fail "bolt-info --coll: $(cat "$T/info.slow")"
+# bolt-info's choices, which the jobs must make (tests/collectives/info_coll.sh
+# checks bolt-info itself on these files).
+for c in slow good ringwired; do
+    "$INFO" --coll --calibration "$T/$c" --host "$HOSTS" >"$T/info.$c" 2>&1 || fail "bolt-info --coll: $(cat "$T/info.$c")"
+done
+"$INFO" --coll --host "$HOSTS" >"$T/info.none" 2>&1 || fail "bolt-info --coll without calibration"
 grep -qx "model: ring h1 h2 h4 h3; mesh algorithms off (h2-h3 slow)" "$T/info.slow" ||
     fail "bolt-info, slow h2-h3: $(cat "$T/info.slow")"
-grep -qx "ring order (ranks): 0 1 2 3 6 7 4 5" "$T/info.slow" || fail "bolt-info ring order: $(cat "$T/info.slow")"
-table "$T/info.slow" | grep -Eq " (oneshot|mesh|flat)( |$)" && fail "bolt-info: a mesh algorithm over a slow link: $(cat "$T/info.slow")"
-"$INFO" --coll --calibration "$T/good" --host "$HOSTS" >"$T/info.good" 2>&1 || fail "bolt-info --coll good"
-grep -qx "model: ring h1 h2 h3 h4; mesh algorithms on" "$T/info.good" || fail "bolt-info, good: $(cat "$T/info.good")"
-grep -q "^8 B  *oneshot " "$T/info.good" || fail "bolt-info, good: no one-shot all-reduce: $(cat "$T/info.good")"
-"$INFO" --coll --host "$HOSTS" >"$T/info.none" 2>&1 || fail "bolt-info --coll without calibration"
-grep -q "without a calibration" "$T/info.none" || fail "bolt-info without calibration: $(cat "$T/info.none")"
-"$INFO" --coll --calibration "$T/ringwired" --host "$HOSTS" >"$T/info.ringwired" 2>&1 || fail "bolt-info ring wiring"
-grep -qx "model: ring h1 h2 h3 h4; mesh algorithms off (h1-h3 missing) (h2-h4 missing)" "$T/info.ringwired" ||
-    fail "bolt-info, ring wiring: $(cat "$T/info.ringwired")"
-"$INFO" --coll --calibration "$T/nothere" >"$T/info.err" 2>&1 && fail "bolt-info with a missing calibration succeeded"
-grep -qF "cannot read the calibration file $T/nothere" "$T/info.err" || fail "bolt-info, missing file: $(cat "$T/info.err")"
 
 choices() { sed -n 's/^choice //p' "$T/out" | sort -u; }
 cable() { set -- $(cluster_bytes "$1" "$2"); echo $(($1 + $2)); }
@@ -103,12 +81,14 @@ h23=$(delta "$s0" "$s1" 4)
 run --host "$HOSTS" --calibration "$T/good" "$CR" 1
 expect_rc 0 "a job with the good calibration"
 choices | grep -q "^8 B  *oneshot " || fail "good calibration: no one-shot all-reduce: $(choices)"
+[ "$(choices)" = "$(table "$T/info.good" | sort -u)" ] || fail "good calibration: the job's choices differ from bolt-info's"
 
 # A ring wiring: boltrun notes the missing links; the job runs.
 run --host "$HOSTS" --calibration "$T/ringwired" "$CR" 1
 expect_rc 0 "a job with a ring wiring's calibration"
 grep -qF "boltrun: note: the calibration $T/ringwired has no link between h1 and h3" "$T/err" ||
     fail "no note of the missing links: $(cat "$T/err")"
+[ "$(choices)" = "$(table "$T/info.ringwired" | sort -u)" ] || fail "ring wiring: the job's choices differ from bolt-info's"
 
 # A calibration that does not know a host of the job is refused, naming it.
 grep -v h4 "$T/slow" >"$T/noh4"

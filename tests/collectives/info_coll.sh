@@ -10,20 +10,8 @@
 INFO="$TOP_BUILDDIR/bolt-info"
 D=$(mktemp -d /tmp/bolt-info-coll.XXXXXX)
 trap 'rm -rf "$D"' EXIT
-HOSTS=h1:2,h2:2,h3:2,h4:2
-good="alpha_us=30 beta_ab_ns=0.8 beta_ba_ns=0.8"
-calib() {
-    f=$1
-    shift
-    { echo "bolt-calibration 1"
-      for i in 1 2 3 4; do echo "host h$i cores=2 l2=2097152"; done
-      for l in "$@"; do echo "link $l"; done; } >"$f"
-}
-calib "$D/slow" "h1 h2 $good" "h1 h3 $good" "h1 h4 $good" "h2 h3 alpha_us=90 beta_ab_ns=8 beta_ba_ns=7 slow=1" \
-    "h2 h4 $good" "h3 h4 $good"
-calib "$D/good" "h1 h2 $good" "h1 h3 $good" "h1 h4 $good" "h2 h3 $good" "h2 h4 $good" "h3 h4 $good"
-calib "$D/ringwired" "h1 h2 $good" "h1 h4 $good" "h2 h3 $good" "h3 h4 $good"
-table() { grep -E '^[0-9]+ (B|KiB|MiB) ' "$1"; }
+. "$(dirname "$0")/calib_lib.sh"
+calib_write "$D"
 check() { # $1: what; then a command that must succeed
     what=$1
     shift

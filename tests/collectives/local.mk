@@ -15,7 +15,7 @@ COLLECTIVES_TESTS = tests/collectives/reduce.sh tests/collectives/algorithms.sh 
 	tests/collectives/errors.sh tests/collectives/huge.sh tests/collectives/peer_exit.sh \
 	tests/collectives/flood.sh tests/collectives/info_coll.sh
 TESTS += $(COLLECTIVES_TESTS)
-dist_check_SCRIPTS += $(COLLECTIVES_TESTS) tests/collectives/lib.sh
+dist_check_SCRIPTS += $(COLLECTIVES_TESTS) tests/collectives/lib.sh tests/collectives/calib_lib.sh
 if HAVE_CHECK
 # Unit tests of the collectives' building blocks (Check).
 COLLECTIVES_UNIT_TESTS = tests/collectives/test_tree tests/collectives/test_linkplan

@@ -514,10 +514,10 @@ START_TEST(calibration_file)
     const char *comma[] = {"h1", "h,2"};
     ck_assert_int_eq(calib_linkmap(&c, comma, 2, two_ranks, 2, &m, &l2, e, sizeof e), -1);
     ck_assert_str_eq(e, "host name 'h,2' cannot describe a link (it holds a comma, a slash or a blank)");
+    calib_free(&c);
     ck_assert_int_eq(calib_parse(&c, "bolt-calibration 1\nlink h1 h2 alpha_us=1 beta_ab_ns=1 beta_ba_ns=1 slow=yes\n",
                                  "cal", e, sizeof e), -1);
     ck_assert_str_eq(e, "cal:2: slow= expects 0 or 1, got 'yes'");
-    calib_free(&c);
     ck_assert_int_eq(calib_parse(&c, "h1 slots=2\n", "hosts", e, sizeof e), -1);
     ck_assert_str_eq(e, "hosts:1: not a calibration file (it starts 'bolt-calibration 1'; bolt-cluster check "
                         "--write-calibration writes one)");

@@ -10,7 +10,7 @@
  * swaps); transfers of a few MiB. */
 #include "mtest.h"
 
-#include <stdint.h>
+#include <stddef.h>
 
 /* ---- contiguous Put and Get ------------------------------------------------ */
 

@@ -219,6 +219,16 @@ static void counter(void)
     CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Holds a critical section for 200 us (calling MPI, as a waiting origin
+ * may need the holder to), so that contention is certain. */
+static void hold(void)
+{
+    double t0 = MPI_Wtime();
+    int flag;
+    while (MPI_Wtime() - t0 < 200e-6)
+        MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+
 /* A spin lock on rank 0's word 0 (0 free, r + 1 held by rank r), taken with
  * Compare_and_swap, guarding a Get, +1, Put of word 1 and an owner check in
  * word 2; N times per rank. */
@@ -244,6 +254,7 @@ static void spin_lock(void)
         CHECK_MPI(MPI_Get(&x, 1, MPI_LONG, 0, 1, 1, MPI_LONG, win));
         CHECK_MPI(MPI_Win_flush(0, win));
         x++;
+        hold(); /* others try the lock meanwhile */
         CHECK_MPI(MPI_Put(&x, 1, MPI_LONG, 0, 1, 1, MPI_LONG, win));
         CHECK_MPI(MPI_Get(&owner, 1, MPI_LONG, 0, 2, 1, MPI_LONG, win));
         CHECK_MPI(MPI_Win_flush(0, win));

@@ -4,7 +4,8 @@
  * with memory attached and detached), the attributes every window carries
  * (MPI_WIN_BASE, SIZE, DISP_UNIT, CREATE_FLAVOR, MODEL), names, groups,
  * info, error handlers (an erroneous call returns an error of the right
- * class under MPI_ERRORS_RETURN), zero-size windows and user keyvals whose
+ * class under MPI_ERRORS_RETURN; on Bolt every class the RMA chapter names:
+ * RANK, RMA_RANGE, RMA_SYNC, RMA_ATTACH, RMA_FLAVOR), zero-size windows and user keyvals whose
  * delete callback Win_free runs. Data moved through a window is checked
  * against what each rank computes serially. */
 #include "mtest.h"
@@ -337,6 +338,79 @@ static void win_errors(void)
     CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Synchronisation errors (MPI_ERR_RMA_SYNC): an operation outside any epoch,
+ * an unlock without a lock, a complete without a start, a second lock of
+ * the same target. Dynamic windows: an operation on memory not attached,
+ * and a detach of memory never attached. Shared memory queries on a window
+ * that is not shared (MPI_ERR_RMA_FLAVOR). What other MPIs detect varies:
+ * Bolt must detect them all; the window stays usable after each. */
+static void win_sync_errors(void)
+{
+    int buf[N] = {0}, x = 5;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+#ifdef BOLT_MPI
+    /* (Open MPI 4.1's osc/rdma detects all but the complete without a start
+     * and the second lock.) */
+    int rc = MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+    CHECK(err_class(rc) == MPI_ERR_RMA_SYNC, "Put outside any epoch: class %d, expected MPI_ERR_RMA_SYNC", err_class(rc));
+    rc = MPI_Win_unlock(0, win);
+    CHECK(err_class(rc) == MPI_ERR_RMA_SYNC, "Win_unlock without a lock: class %d, expected MPI_ERR_RMA_SYNC",
+          err_class(rc));
+    rc = MPI_Win_complete(win);
+    CHECK(err_class(rc) == MPI_ERR_RMA_SYNC, "Win_complete without Win_start: class %d, expected MPI_ERR_RMA_SYNC",
+          err_class(rc));
+    rc = MPI_Win_flush(0, win);
+    CHECK(err_class(rc) == MPI_ERR_RMA_SYNC, "Win_flush without a lock: class %d, expected MPI_ERR_RMA_SYNC",
+          err_class(rc));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    rc = MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    CHECK(err_class(rc) == MPI_ERR_RMA_SYNC, "a second Win_lock of rank 0: class %d, expected MPI_ERR_RMA_SYNC",
+          err_class(rc));
+    CHECK_MPI(MPI_Win_unlock(0, win));
+    MPI_Aint qs;
+    int qd, *qb;
+    rc = MPI_Win_shared_query(win, 0, &qs, &qd, &qb);
+    CHECK(err_class(rc) == MPI_ERR_RMA_FLAVOR, "Win_shared_query on a Win_create window: class %d, expected "
+          "MPI_ERR_RMA_FLAVOR", err_class(rc));
+#endif
+    /* Still usable: a lock epoch that adds to rank 0's first element. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK_MPI(MPI_Accumulate(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_unlock(0, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt_rank == 0) {
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        CHECK(buf[0] == 5 * mt_size, "after the errors, %d Accumulates of 5 gave %d", mt_size, buf[0]);
+        CHECK_MPI(MPI_Win_unlock(0, win));
+    }
+    CHECK_MPI(MPI_Win_free(&win));
+
+    MPI_Win dyn;
+    long att[4] = {0}, other[4] = {0};
+    CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn));
+    CHECK_MPI(MPI_Win_set_errhandler(dyn, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Win_attach(dyn, att, sizeof att));
+#ifdef BOLT_MPI
+    MPI_Aint where;
+    MPI_Get_address(other, &where);
+    long v = 1;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, dyn));
+    rc = MPI_Put(&v, 1, MPI_LONG, mt_rank, where, 1, MPI_LONG, dyn);
+    CHECK(err_class(rc) == MPI_ERR_RMA_RANGE, "Put to memory not attached to a dynamic window: class %d, expected "
+          "MPI_ERR_RMA_RANGE", err_class(rc));
+    CHECK_MPI(MPI_Win_unlock(mt_rank, dyn));
+    rc = MPI_Win_detach(dyn, other);
+    CHECK(err_class(rc) == MPI_ERR_RMA_ATTACH, "Win_detach of memory never attached: class %d, expected "
+          "MPI_ERR_RMA_ATTACH", err_class(rc));
+#endif
+    CHECK(other[0] == 0, "memory not attached was written: %ld", other[0]);
+    CHECK_MPI(MPI_Win_detach(dyn, att));
+    CHECK_MPI(MPI_Win_free(&dyn));
+}
+
 /* Zero-size windows: Win_create with no memory on odd ranks (base NULL),
  * Win_allocate of 0 bytes everywhere; even ranks' memory is still
  * reachable. */
@@ -429,6 +503,7 @@ int main(int argc, char **argv)
     win_dynamic();
     win_name_group_info();
     win_errors();
+    win_sync_errors();
     win_zero();
     win_keyvals();
     return mt_finish();

@@ -156,17 +156,35 @@ osu_sizes() {
         ok "$what: every size from 1 to $o_max measured"
     fi
 }
+# osu_rma_checked NP BENCH ARGS...: a one-sided benchmark with validation
+# (-c; these take no -u) succeeds, every size's line says "passed", and no
+# rank's summary says FAILED.
+osu_rma_checked() {
+    o_np=$1 o_b=$2; shift 2
+    what="OSU $(basename "$o_b") -np $o_np $*${TL:+ (BOLT_TRANSPORTS=$TL)}"
+    built "$o_b" || return
+    out=$(env ${TL:+BOLT_TRANSPORTS=$TL} "$BOLTRUN" --timeout 60 -np "$o_np" "$O/$o_b" -c "$@" -i 3 -x 1 2>&1)
+    rc=$?
+    sizes=$(printf '%s\n' "$out" | grep -c '^[0-9]')
+    passed=$(printf '%s\n' "$out" | grep -c '^[0-9].* passed$')
+    if [ $rc -ne 0 ] || [ "$sizes" -eq 0 ] || [ "$passed" -ne "$sizes" ] || printf '%s\n' "$out" | grep -q FAILED; then
+        bad "$what: exit $rc, $passed of $sizes sizes validated"
+        printf '%s\n' "$out" | grep -v ' passed$' | tail -n 15
+    else
+        ok "$what: $passed sizes validated"
+    fi
+}
 # osu_rma_validated: OSU's one-sided benchmarks at 2 ranks in each
 # synchronisation mode they support (-s; osu_put_bibw: fence and pscw) with
 # each window flavour (-w create, allocate, dynamic). The three with
-# validation (acc, cas, fop latency) run with -c: every line must say Pass;
+# validation (acc, cas, fop latency) run with -c: every line must say passed;
 # the others must measure every size. Over TCP alone too, in their default
 # mode with each flavour.
 osu_rma_validated() {
     for w in create allocate dynamic; do
         for s in lock flush flush_local lock_all fence pscw; do
             for ob in osu_acc_latency osu_cas_latency osu_fop_latency; do
-                osu 2 "one-sided/$ob" -c -m 1:65536 -s "$s" -w "$w"
+                osu_rma_checked 2 "one-sided/$ob" -m 1:65536 -s "$s" -w "$w"
             done
             for ob in osu_get_acc_latency osu_get_bw osu_get_latency osu_put_bw osu_put_latency; do
                 osu_sizes 2 "one-sided/$ob" 65536 -s "$s" -w "$w"
@@ -177,7 +195,7 @@ osu_rma_validated() {
     TL=tcp
     for w in create allocate dynamic; do
         for ob in osu_acc_latency osu_cas_latency osu_fop_latency; do
-            osu 2 "one-sided/$ob" -c -m 1:65536 -w "$w"
+            osu_rma_checked 2 "one-sided/$ob" -m 1:65536 -w "$w"
         done
         for ob in osu_get_acc_latency osu_get_bw osu_get_latency osu_put_bw osu_put_latency osu_put_bibw; do
             osu_sizes 2 "one-sided/$ob" 65536 -w "$w"

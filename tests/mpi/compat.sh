@@ -12,8 +12,8 @@ ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi
      mpi_type_decode mpi_darray mpi_external32 mpi_type_attr mpi_type_misc
      mpi_handles mpi_errclass mpi_grequest mpi_comm_info
      mpi_keyval_errh mpi_tools mpi_cxx mpi_thread"
-# One-sided communication (issue 28): not in ALL until Bolt implements it;
-# BOLT_MPI_TESTS="mpi_rma_win ..." runs them (on Bolt and Open MPI) now.
+# One-sided communication (issue 28): not in ALL yet;
+# BOLT_MPI_TESTS="mpi_rma_win ..." runs them (on Bolt and Open MPI).
 RMA_TESTS="mpi_rma_win mpi_rma_fence mpi_rma_pscw mpi_rma_passive mpi_rma_progress"
 # Topologies take shapes at 5 to 8 ranks that 4 do not show (grids of 3 x 2,
 # 2 x 2 x 2, rings with distant neighbours); so do intercommunicators' groups

@@ -18,7 +18,7 @@ MPI_TEST_PROGS += tests/mpi/mpi_handles tests/mpi/mpi_errclass tests/mpi/mpi_gre
 # Several threads calling at once (MPI_THREAD_MULTIPLE).
 MPI_TEST_PROGS += tests/mpi/mpi_thread tests/mpi/mpi_thread_soak
 # One-sided communication (issue 28): built here, run by compat.sh once
-# RMA_TESTS joins ALL there (they pass on Open MPI today).
+# RMA_TESTS joins ALL there (BOLT_MPI_TESTS="$RMA_TESTS" runs them now).
 MPI_RMA_PROGS = tests/mpi/mpi_rma_win tests/mpi/mpi_rma_fence tests/mpi/mpi_rma_pscw \
 	tests/mpi/mpi_rma_passive tests/mpi/mpi_rma_progress
 MPI_TEST_PROGS += $(MPI_RMA_PROGS)

@@ -5,6 +5,10 @@
 #   shm: Bolt shm,tcp; Open MPI ob1 with vader; MPICH's default (ch4 shm).
 #   tcp: Bolt tcp; Open MPI ob1 with tcp over lo; MPICH ch4:ucx forced to
 #        tcp over lo with MPIR_CVAR_NOLOCAL=1.
+#   One-sided, Open MPI: over shm its default osc (rdma over vader; sm for
+#   Win_allocate); over tcp osc/pt2pt, which moves everything through ob1
+#   (osc/rdma cannot make a Win_create or dynamic window over the tcp BTL,
+#   and would take Win_allocate through shared memory).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 failed=0
@@ -17,9 +21,10 @@ launch() {
         l_bt=tcp; [ "$l_t" = shm ] && l_bt=shm,tcp
         env BOLT_TRANSPORTS=$l_bt "$b/boltrun" --timeout "$limit" -np "$l_np" "$@" ;;
     openmpi)
-        l_btl=tcp,self; [ "$l_t" = shm ] && l_btl=vader,self
+        l_btl=tcp,self l_osc="--mca osc pt2pt"; [ "$l_t" = shm ] && l_btl=vader,self l_osc=
+        # shellcheck disable=SC2086
         timeout "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe -np "$l_np" --mca pml ob1 \
-            --mca btl "$l_btl" --mca btl_tcp_if_include lo "$@" ;;
+            --mca btl "$l_btl" $l_osc --mca btl_tcp_if_include lo "$@" ;;
     mpich)
         if [ "$l_t" = shm ]; then
             timeout "$limit" mpirun.mpich -np "$l_np" "$@"

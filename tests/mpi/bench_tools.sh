@@ -9,7 +9,8 @@
 #   both refuse bad options with a message that names the mistake;
 #   bench/compare_report.py computes each summary line (worst ratio of
 #   medians, its size, the per-round ratios' range, the spread flag) from
-#   raw rows whose answer is known, and names a malformed row;
+#   raw rows whose answer is known, shows failed runs as such (cells and
+#   summary lines), and names a malformed row;
 #   bench/compare and bench/osu-compare refuse bad arguments before they
 #   install or run anything.
 . "$TOP_SRCDIR/tests/integration/lib.sh"
@@ -85,6 +86,11 @@ refused "bench/osu-compare without the sources" "no OSU Micro-Benchmarks 7.4 in 
 mkdir -p "$W/peers/osu-micro-benchmarks-7.4/c/mpi/pt2pt/standard" && : >"$W/peers/osu-micro-benchmarks-7.4/configure.ac"
 refused "bench/osu-compare osu_nonsense" "'osu_nonsense' is not an OSU benchmark" \
     env BOLT_PEERS="$W/peers" "$TOP_SRCDIR/bench/osu-compare" "$TOP_BUILDDIR" osu_nonsense
+mkdir -p "$W/peers/osu-micro-benchmarks-7.4/c/mpi/one-sided" && : >"$W/peers/osu-micro-benchmarks-7.4/c/mpi/one-sided/osu_put_latency.c"
+refused "bench/osu-compare SYNCS=flash" "SYNCS='flash': 'flash' is not one of lock flush" \
+    env BOLT_PEERS="$W/peers" SYNCS=flash "$TOP_SRCDIR/bench/osu-compare" "$TOP_BUILDDIR" osu_put_latency
+refused "bench/osu-compare WINDOWS=shared" "WINDOWS='shared': 'shared' is not one of create allocate dynamic" \
+    env BOLT_PEERS="$W/peers" WINDOWS=shared "$TOP_SRCDIR/bench/osu-compare" "$TOP_BUILDDIR" osu_put_latency
 
 # ---- compare_report.py: summary lines from rows whose answer is known -----------
 if ! command -v python3 >/dev/null; then
@@ -124,6 +130,31 @@ EOF
     esac
     if printf '%s\n' "$out" | grep -q '^bench,coll,reduce,barrier,shm,2,64,4.000,2.000,$'; then ok "report: CSV line of medians"
     else bad "report: no CSV line bench,coll,reduce,barrier,shm,2,64,4.000,2.000,"; fi
+    # Failed runs: Bolt failed every run of put_latency/lock/create (a
+    # "failed" cell, a "bolt failed (every run)" line per peer with times);
+    # get_bw/flush/allocate failed once after measuring 1 B (its ratio, then
+    # "bolt failed in some runs"; 8 B a "failed" cell); MPICH not built.
+    cat >"$W/fail.csv" <<'EOF'
+1,openmpi,osu,osu_put_latency,lock/create,shm,2,1,1.5,
+1,mpich,osu,osu_put_latency,lock/create,shm,2,1,2.0,
+1,bolt,osu,osu_put_latency,lock/create,shm,2,0,,failed
+1,bolt,osu,osu_get_bw,flush/allocate,shm,2,1,3.0,
+1,openmpi,osu,osu_get_bw,flush/allocate,shm,2,1,1.5,
+1,openmpi,osu,osu_get_bw,flush/allocate,shm,2,8,1.5,
+1,bolt,osu,osu_get_bw,flush/allocate,shm,2,0,,failed
+1,mpich,osu,osu_get_bw,flush/allocate,shm,2,0,,not built
+EOF
+    out=$(python3 "$TOP_SRCDIR/bench/compare_report.py" "$W/fail.csv" 2>&1)
+    n=$(printf '%s\n' "$out" | grep -Ec '^summary shm 2r osu +osu_put_latency/lock/create +vs (openmpi|mpich) +bolt failed \(every run\)$')
+    if [ "$n" = 2 ]; then ok "report: a benchmark Bolt failed every time has a 'bolt failed' line per peer"
+    else bad "report: $n 'bolt failed (every run)' lines for put_latency/lock/create, expected 2"; printf '%s\n' "$out"; fi
+    case $(printf '%s\n' "$out" | grep '^summary shm 2r osu *osu_get_bw/flush/allocate *vs openmpi') in
+    *"worst  2.00 at      1 B"*"bolt failed in some runs") ok "report: a partial failure keeps its ratio and says so" ;;
+    *) bad "report: osu_get_bw/flush/allocate's summary"; printf '%s\n' "$out" ;;
+    esac
+    if printf '%s\n' "$out" | grep -Eq '^  osu_get_bw/flush/allocate +8 +failed +1.50 +not built'; then
+        ok "report: cells say failed and not built"
+    else bad "report: no 'failed' and 'not built' cells for osu_get_bw at 8 B"; printf '%s\n' "$out"; fi
     echo "1,bolt,coll,reduce,barrier,shm,2,4,1.0" >"$W/short.csv"
     refused "compare_report.py on a 9-field row" "expected 10 fields" python3 "$TOP_SRCDIR/bench/compare_report.py" "$W/short.csv"
     : >"$W/empty.csv"

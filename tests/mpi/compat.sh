@@ -12,10 +12,14 @@ ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi
      mpi_type_decode mpi_darray mpi_external32 mpi_type_attr mpi_type_misc
      mpi_handles mpi_errclass mpi_grequest mpi_comm_info
      mpi_keyval_errh mpi_tools mpi_cxx mpi_thread"
+# One-sided communication (issue 28): not in ALL yet;
+# BOLT_MPI_TESTS="mpi_rma_win ..." runs them (on Bolt and Open MPI).
+RMA_TESTS="mpi_rma_win mpi_rma_fence mpi_rma_pscw mpi_rma_passive mpi_rma_progress"
 # Topologies take shapes at 5 to 8 ranks that 4 do not show (grids of 3 x 2,
 # 2 x 2 x 2, rings with distant neighbours); so do intercommunicators' groups
-# and darray's process grids.
-WIDE="mpi_graph mpi_neighbor mpi_intercomm mpi_intercoll mpi_darray"
+# and darray's process grids, and many origins on one target (fence's
+# all-to-all accumulates, passive target's counters and locks).
+WIDE="mpi_graph mpi_neighbor mpi_intercomm mpi_intercoll mpi_darray mpi_rma_fence mpi_rma_passive"
 nps() { case " $WIDE " in *" $1 "*) echo 1 2 3 4 5 6 7 8 ;; *) echo 1 2 3 4 ;; esac; }
 # Bolt-only: what they expect (e.g. unsupported calls failing) need not hold elsewhere.
 BOLT_ONLY="mpi_unsupported mpi_unsupported_more mpi_tools_bolt"
@@ -52,8 +56,14 @@ for p in $PROGS; do
         echo "FAIL: Open MPI's compiler cannot build $src:"; cat "$M/ompi/$p.cc.log"
         fails=$((fails + 1)); continue
     fi
+    # Open MPI 4.1's default one-sided component (osc/rdma) cannot create a
+    # window at 1 rank (MPI_ERR_WIN) and crashes in vader on a
+    # Compare_and_swap to the caller's own rank; osc/ucx (osc/sm for shared
+    # windows) passes every check.
+    osc=; case " $RMA_TESTS " in *" $p "*) osc="--mca osc ucx,sm" ;; esac
     for np in $(nps "$p"); do
-        out=$(timeout 120 mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np" \
+        # shellcheck disable=SC2086
+        out=$(timeout 120 mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np" $osc \
               --mca btl self,vader,tcp --mca btl_tcp_if_include lo "$M/ompi/$p" 2>&1)
         rc=$?
         if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q ' ok'; then

@@ -17,6 +17,11 @@ MPI_TEST_PROGS += tests/mpi/mpi_handles tests/mpi/mpi_errclass tests/mpi/mpi_gre
 	tests/mpi/mpi_comm_info tests/mpi/mpi_keyval_errh tests/mpi/mpi_tools
 # Several threads calling at once (MPI_THREAD_MULTIPLE).
 MPI_TEST_PROGS += tests/mpi/mpi_thread tests/mpi/mpi_thread_soak
+# One-sided communication (issue 28): built here, run by compat.sh once
+# RMA_TESTS joins ALL there (BOLT_MPI_TESTS="$RMA_TESTS" runs them now).
+MPI_RMA_PROGS = tests/mpi/mpi_rma_win tests/mpi/mpi_rma_fence tests/mpi/mpi_rma_pscw \
+	tests/mpi/mpi_rma_passive tests/mpi/mpi_rma_progress
+MPI_TEST_PROGS += $(MPI_RMA_PROGS)
 # Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
 MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
 MPI_BOLT_ONLY_PROGS += tests/mpi/mpi_unsupported_more tests/mpi/mpi_tools_bolt
@@ -108,6 +113,16 @@ tests_mpi_mpi_cxx_SOURCES = tests/mpi/mpi_cxx.cc
 tests_mpi_mpi_cxx_CPPFLAGS = -I$(top_srcdir)/mpi
 tests_mpi_mpi_cxx_CXXFLAGS = $(BOLT_CXXFLAGS)
 tests_mpi_mpi_cxx_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_rma_win_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_rma_win_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_rma_fence_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_rma_fence_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_rma_pscw_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_rma_pscw_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_rma_passive_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_rma_passive_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_rma_progress_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_rma_progress_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h

@@ -1,0 +1,356 @@
+/* mpi_rma_passive.c — passive-target communication (MPI 3.1, 11.5.3-11.5.4,
+ * 11.7): lock/unlock (exclusive and shared) and lock_all/unlock_all;
+ * flush, flush_all, flush_local, flush_local_all; request-based Rput, Rget,
+ * Raccumulate, Rget_accumulate completed with MPI_Wait; and what codes
+ * build on them: a shared counter (Fetch_and_op from every rank: each
+ * ticket handed out once), a spin lock (Compare_and_swap) around a
+ * non-atomic read-modify-write, mutual exclusion by exclusive locks (Get,
+ * +1, Put from every rank N times: the total is ranks * N), accumulate
+ * atomicity (concurrent Accumulate SUM from every rank into the same
+ * elements under lock_all) and ordering (two accumulates to one location
+ * from one origin apply in the order issued). */
+#include "mtest.h"
+
+enum { N = 20 };
+
+/* Reads my own window's element i under an exclusive lock on myself (as the
+ * separate memory model wants for a local load). */
+static long own(MPI_Win win, const long *w, int i)
+{
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    long v = w[i];
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    return v;
+}
+
+/* Every rank, under an exclusive lock on each target in turn, puts into
+ * slot [rank]; then under a shared lock gets every target's whole window. */
+static void lock_unlock(void)
+{
+    long *w;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_allocate(mt_size * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    for (int i = 0; i < mt_size; i++)
+        w[i] = -1;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int t = 0; t < mt_size; t++) {
+        long v = 1000L * t + mt_rank;
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+        CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, t, mt_rank, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_unlock(t, win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* every unlock returned: every Put is done at its target */
+    long *got = malloc(mt_size * sizeof *got);
+    for (int t = 0; t < mt_size; t++) {
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+        CHECK_MPI(MPI_Get(got, mt_size, MPI_LONG, t, 0, mt_size, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_unlock(t, win));
+        for (int r = 0; r < mt_size; r++)
+            CHECK(got[r] == 1000L * t + r, "shared-lock Get of rank %d's slot %d: %ld, expected %ld", t, r, got[r],
+                  1000L * t + r);
+    }
+    for (int r = 0; r < mt_size; r++)
+        CHECK(own(win, w, r) == 1000L * mt_rank + r, "my slot %d: %ld, expected %ld", r, own(win, w, r),
+              1000L * mt_rank + r);
+    free(got);
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* lock_all: Put then flush makes the Put visible to a later Get in the same
+ * epoch; flush_local frees the origin buffer (changing it afterwards does not
+ * change what arrives); flush_all and flush_local_all likewise for all. */
+static void flushes(void)
+{
+    long *w;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_allocate(4 * mt_size * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    for (int i = 0; i < 4 * mt_size; i++)
+        w[i] = 0;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int t = 0; t < mt_size; t++) {
+        /* my slots in t's window: 4 * rank .. 4 * rank + 3 */
+        int s = 4 * mt_rank;
+        long v = 7000 + 10L * t + mt_rank, got = -1;
+        CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, t, s, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_flush(t, win));
+        CHECK_MPI(MPI_Get(&got, 1, MPI_LONG, t, s, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_flush(t, win));
+        CHECK(got == v, "Put, flush, Get of rank %d's slot %d: %ld, expected %ld", t, s, got, v);
+        long buf = 555;
+        CHECK_MPI(MPI_Put(&buf, 1, MPI_LONG, t, s + 1, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_flush_local(t, win));
+        buf = 666; /* too late to matter: the Put has its data */
+        CHECK_MPI(MPI_Win_flush(t, win));
+        CHECK_MPI(MPI_Get(&got, 1, MPI_LONG, t, s + 1, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_flush(t, win));
+        CHECK(got == 555, "Put, flush_local, change the buffer: rank %d's slot %d is %ld, expected 555", t, s + 1,
+              got);
+    }
+    long *vals = malloc(mt_size * sizeof *vals), *got = malloc(mt_size * sizeof *got);
+    for (int t = 0; t < mt_size; t++) {
+        vals[t] = 9000 + 10L * t + mt_rank;
+        CHECK_MPI(MPI_Put(&vals[t], 1, MPI_LONG, t, 4 * mt_rank + 2, 1, MPI_LONG, win));
+    }
+    CHECK_MPI(MPI_Win_flush_local_all(win));
+    for (int t = 0; t < mt_size; t++)
+        vals[t] = -1;
+    CHECK_MPI(MPI_Win_flush_all(win));
+    for (int t = 0; t < mt_size; t++)
+        CHECK_MPI(MPI_Get(&got[t], 1, MPI_LONG, t, 4 * mt_rank + 2, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Win_flush_all(win));
+    for (int t = 0; t < mt_size; t++)
+        CHECK(got[t] == 9000 + 10L * t + mt_rank, "flush_local_all, flush_all: rank %d's slot %d is %ld, expected %ld",
+              t, 4 * mt_rank + 2, got[t], 9000 + 10L * t + mt_rank);
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    free(vals);
+    free(got);
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* Rput, Rget, Raccumulate, Rget_accumulate: MPI_Wait is local completion
+ * (Rget: the data is here); a flush makes the others remote. */
+static void request_based(void)
+{
+    long *w;
+    MPI_Win win;
+    int next = (mt_rank + 1) % mt_size;
+    CHECK_MPI(MPI_Win_allocate(4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    w[0] = w[1] = w[2] = w[3] = 0;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, next, 0, win));
+    MPI_Request rq[2];
+    long a[2] = {100 + mt_rank, 200 + mt_rank}, b[2] = {-1, -1}, f = -1, add = 5;
+    CHECK_MPI(MPI_Rput(a, 2, MPI_LONG, next, 0, 2, MPI_LONG, win, &rq[0]));
+    CHECK_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    a[0] = a[1] = -9; /* the Rput is locally complete: its buffer is mine again */
+    CHECK_MPI(MPI_Win_flush(next, win));
+    CHECK_MPI(MPI_Rget(b, 2, MPI_LONG, next, 0, 2, MPI_LONG, win, &rq[0]));
+    CHECK_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    CHECK(b[0] == 100 + mt_rank && b[1] == 200 + mt_rank, "Rput, Wait, flush, Rget, Wait from rank %d: %ld %ld", next,
+          b[0], b[1]);
+    CHECK_MPI(MPI_Raccumulate(&add, 1, MPI_LONG, next, 2, 1, MPI_LONG, MPI_SUM, win, &rq[0]));
+    CHECK_MPI(MPI_Raccumulate(&add, 1, MPI_LONG, next, 2, 1, MPI_LONG, MPI_SUM, win, &rq[1]));
+    CHECK_MPI(MPI_Wait(&rq[1], MPI_STATUS_IGNORE)); /* in either order */
+    CHECK_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Rget_accumulate(&add, 1, MPI_LONG, &f, 1, MPI_LONG, next, 2, 1, MPI_LONG, MPI_SUM, win, &rq[0]));
+    CHECK_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    CHECK(f == 10, "Rget_accumulate after two Raccumulate of 5 fetched %ld, expected 10", f);
+    CHECK_MPI(MPI_Rget_accumulate(NULL, 0, MPI_LONG, &f, 1, MPI_LONG, next, 2, 1, MPI_LONG, MPI_NO_OP, win, &rq[0]));
+    CHECK_MPI(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    CHECK(f == 15, "Rget_accumulate NO_OP after three SUMs of 5 read %ld, expected 15", f);
+    CHECK_MPI(MPI_Win_unlock(next, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int prev = (mt_rank + mt_size - 1) % mt_size;
+    CHECK(own(win, w, 0) == 100 + prev && own(win, w, 1) == 200 + prev && own(win, w, 2) == 15,
+          "my window after rank %d's requests: %ld %ld %ld", prev, own(win, w, 0), own(win, w, 1), own(win, w, 2));
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* A shared counter on rank 0: every rank takes N tickets with Fetch_and_op
+ * SUM 1 under lock_all; the tickets of all ranks are 0 .. ranks*N-1, each
+ * once. */
+static void counter(void)
+{
+    long *w, tickets[N], one = 1;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    *w = 0;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < N; k++) {
+        CHECK_MPI(MPI_Fetch_and_op(&one, &tickets[k], MPI_LONG, 0, 0, MPI_SUM, win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+    }
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    for (int k = 1; k < N; k++)
+        CHECK(tickets[k] > tickets[k - 1], "my ticket %d (%ld) is not above ticket %d (%ld)", k, tickets[k], k - 1,
+              tickets[k - 1]);
+    long *all = malloc((size_t)mt_size * N * sizeof *all);
+    MPI_Gather(tickets, N, MPI_LONG, all, N, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (mt_rank == 0) {
+        char *seen = calloc((size_t)mt_size * N, 1);
+        for (int i = 0; i < mt_size * N; i++) {
+            long t = all[i];
+            CHECK(t >= 0 && t < mt_size * N && !seen[t], "rank %d's ticket %ld: out of range or given twice", i / N, t);
+            if (t >= 0 && t < mt_size * N)
+                seen[t] = 1;
+        }
+        CHECK(own(win, w, 0) == (long)mt_size * N, "counter is %ld after %d tickets", own(win, w, 0), mt_size * N);
+        free(seen);
+    }
+    /* MPI_NO_OP reads, MPI_REPLACE swaps. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    long got = -1, mine = -(mt_rank + 1);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK_MPI(MPI_Fetch_and_op(NULL, &got, MPI_LONG, 0, 0, MPI_NO_OP, win));
+    CHECK_MPI(MPI_Win_unlock(0, win));
+    CHECK(got == (long)mt_size * N, "Fetch_and_op NO_OP read %ld, expected %ld", got, (long)mt_size * N);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK_MPI(MPI_Fetch_and_op(&mine, &got, MPI_LONG, 0, 0, MPI_REPLACE, win));
+    CHECK_MPI(MPI_Win_unlock(0, win));
+    /* The swaps form a chain: each rank got the initial value or another's. */
+    MPI_Gather(&got, 1, MPI_LONG, all, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (mt_rank == 0) {
+        long fin = own(win, w, 0);
+        int initial = 0, mask = 0;
+        for (int r = 0; r < mt_size; r++) {
+            if (all[r] == (long)mt_size * N)
+                initial++;
+            else if (all[r] < 0 && all[r] >= -mt_size)
+                mask |= 1 << (-all[r] - 1);
+        }
+        CHECK(fin < 0 && fin >= -mt_size, "after the swaps the counter is %ld", fin);
+        if (fin < 0 && fin >= -mt_size)
+            mask |= 1 << (-fin - 1);
+        CHECK(initial == 1 && mask == (1 << mt_size) - 1,
+              "Fetch_and_op REPLACE chain: %d ranks got the initial value, swapped values seen %#x", initial, mask);
+    }
+    free(all);
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* Holds a critical section for 200 us (calling MPI, as a waiting origin
+ * may need the holder to), so that contention is certain. */
+static void hold(void)
+{
+    double t0 = MPI_Wtime();
+    int flag;
+    while (MPI_Wtime() - t0 < 200e-6)
+        MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+
+/* A spin lock on rank 0's word 0 (0 free, r + 1 held by rank r), taken with
+ * Compare_and_swap, guarding a Get, +1, Put of word 1 and an owner check in
+ * word 2; N times per rank. */
+static void spin_lock(void)
+{
+    long *w;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_allocate(3 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    w[0] = w[1] = w[2] = 0;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    long me = mt_rank + 1, zero = 0, old, x, owner;
+    long spins = 0;
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < N; k++) {
+        do {
+            CHECK_MPI(MPI_Compare_and_swap(&me, &zero, &old, MPI_LONG, 0, 0, win));
+            CHECK_MPI(MPI_Win_flush(0, win));
+            spins++;
+        } while (old != 0 && !mt_fails);
+        CHECK_MPI(MPI_Put(&me, 1, MPI_LONG, 0, 2, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Get(&x, 1, MPI_LONG, 0, 1, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+        x++;
+        hold(); /* others try the lock meanwhile */
+        CHECK_MPI(MPI_Put(&x, 1, MPI_LONG, 0, 1, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Get(&owner, 1, MPI_LONG, 0, 2, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+        CHECK(owner == me, "round %d: in the critical section the owner word says %ld, I am %ld", k, owner, me);
+        CHECK_MPI(MPI_Compare_and_swap(&zero, &me, &old, MPI_LONG, 0, 0, win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+        CHECK(old == me, "round %d: releasing the lock found %ld in it, I am %ld", k, old, me);
+    }
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt_rank == 0)
+        CHECK(own(win, w, 1) == (long)mt_size * N && own(win, w, 0) == 0,
+              "spin lock: counter %ld (expected %ld), lock word %ld", own(win, w, 1), (long)mt_size * N,
+              own(win, w, 0));
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* Mutual exclusion by MPI_LOCK_EXCLUSIVE: Get, +1, Put on rank 0's word,
+ * N times from every rank. */
+static void exclusive_rmw(void)
+{
+    long *w;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    *w = 0;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < N; k++) {
+        long x = -1;
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        CHECK_MPI(MPI_Get(&x, 1, MPI_LONG, 0, 0, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+        x++;
+        CHECK_MPI(MPI_Put(&x, 1, MPI_LONG, 0, 0, 1, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_unlock(0, win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt_rank == 0)
+        CHECK(own(win, w, 0) == (long)mt_size * N, "exclusive-lock Get/+1/Put, %d times from %d ranks: %ld, expected %ld",
+              N, mt_size, own(win, w, 0), (long)mt_size * N);
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* Accumulate atomicity and ordering. Every rank, under lock_all, adds
+ * (1, 2, 3) to rank 0's elements 0..2 N times, concurrently: no update is
+ * lost, element by element. Then, per rank, on its own slot of rank 0:
+ * REPLACE a then REPLACE b leaves b; SUM then a fetching NO_OP sees the sum
+ * (accumulates from one origin to one location are ordered by default). */
+static void accumulate_atomic_ordered(void)
+{
+    long *w;
+    MPI_Win win;
+    int el = 3 + mt_size;
+    CHECK_MPI(MPI_Win_allocate(el * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    for (int i = 0; i < el; i++)
+        w[i] = 0;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    long add[3] = {1, 2, 3};
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < N; k++)
+        CHECK_MPI(MPI_Accumulate(add, 3, MPI_LONG, 0, 0, 3, MPI_LONG, MPI_SUM, win));
+    int bad = 0;
+    for (int k = 0; k < N; k++) {
+        long a = 1000 * k + mt_rank, b = -a - 1, got = 0, zero = 0;
+        CHECK_MPI(MPI_Accumulate(&a, 1, MPI_LONG, 0, 3 + mt_rank, 1, MPI_LONG, MPI_REPLACE, win));
+        CHECK_MPI(MPI_Accumulate(&b, 1, MPI_LONG, 0, 3 + mt_rank, 1, MPI_LONG, MPI_REPLACE, win));
+        CHECK_MPI(MPI_Accumulate(&b, 1, MPI_LONG, 0, 3 + mt_rank, 1, MPI_LONG, MPI_SUM, win));
+        CHECK_MPI(MPI_Get_accumulate(&zero, 1, MPI_LONG, &got, 1, MPI_LONG, 0, 3 + mt_rank, 1, MPI_LONG, MPI_NO_OP,
+                                     win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+        if (got != 2 * b && bad++ == 0)
+            CHECK(0, "round %d: REPLACE %ld, REPLACE %ld, SUM %ld then NO_OP read %ld, expected %ld", k, a, b, b, got,
+                  2 * b);
+    }
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt_rank == 0)
+        for (int i = 0; i < 3; i++)
+            CHECK(own(win, w, i) == (long)mt_size * N * (i + 1),
+                  "concurrent Accumulate SUM, %d ranks x %d: element %d is %ld, expected %ld", mt_size, N, i,
+                  own(win, w, i), (long)mt_size * N * (i + 1));
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "mpi_rma_passive");
+    lock_unlock();
+    flushes();
+    request_based();
+    counter();
+    spin_lock();
+    exclusive_rmw();
+    accumulate_atomic_ordered();
+    return mt_finish();
+}

@@ -12,9 +12,9 @@ ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi
      mpi_type_decode mpi_darray mpi_external32 mpi_type_attr mpi_type_misc
      mpi_handles mpi_errclass mpi_grequest mpi_comm_info
      mpi_keyval_errh mpi_tools mpi_cxx mpi_thread"
-# One-sided communication (issue 28): not in ALL yet;
-# BOLT_MPI_TESTS="mpi_rma_win ..." runs them (on Bolt and Open MPI).
+# One-sided communication (Open MPI runs them with its osc ucx,sm below).
 RMA_TESTS="mpi_rma_win mpi_rma_fence mpi_rma_pscw mpi_rma_passive mpi_rma_progress"
+ALL="$ALL $RMA_TESTS"
 # Topologies take shapes at 5 to 8 ranks that 4 do not show (grids of 3 x 2,
 # 2 x 2 x 2, rings with distant neighbours); so do intercommunicators' groups
 # and darray's process grids, and many origins on one target (fence's
@@ -35,6 +35,13 @@ unset BOLT_THREAD_MULTIPLE
 for p in ${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}; do
     for np in $(nps "$p"); do run "$np" "$M/$p"; done
 done
+# One-sided as between hosts: every operation on another rank as a message
+# (applied by the target, or by its agent thread while it computes).
+export BOLT_RMA_SHARED=0
+for p in $RMA_TESTS; do
+    case " ${BOLT_MPI_TESTS:-$ALL} " in *" $p "*) for np in 2 3; do run "$np" "$M/$p"; done ;; esac
+done
+unset BOLT_RMA_SHARED
 # A soak: mpi_thread with 200 rounds (several hundred requests in flight per
 # rank, rendezvous among them) on 3 ranks, which stalled while the shared-
 # memory send queue could drop the frames behind a large DATA frame.

@@ -5,9 +5,8 @@
 #   OSU Micro-Benchmarks 7.4 (C): autoreconf -fi, ./configure CC=boltcc
 #     CXX=boltc++, make; every benchmark that has -c runs with it (each size's
 #     line must say Pass), the others must run to their end; one-sided ones
-#     must stop with Bolt's MPI_ERR_UNSUPPORTED_OPERATION message until
-#     RMA_READY=1 (issue 28), then run in every synchronisation mode and
-#     window flavour (osu_rma_validated); osu_latency_mt runs with several
+#     run in every synchronisation mode and window flavour
+#     (osu_rma_validated); osu_latency_mt runs with several
 #     threads per rank (MPI_THREAD_MULTIPLE, granted by default), and stops
 #     on its need for it with BOLT_THREAD_MULTIPLE=0.
 #   osu_bw_fan_in/out run on two hosts of tests/cluster where it can (root).
@@ -18,10 +17,6 @@
 # the build folder: never changed, never part of Bolt. Takes about 3 minutes
 # on 2 cores, most of it building the programs.
 . "$TOP_SRCDIR/tests/integration/lib.sh"
-# 1 once Bolt implements one-sided communication (issue 28): the one-sided
-# benchmarks then run in every synchronisation mode and window flavour
-# (osu_rma_validated) instead of being expected to stop.
-RMA_READY=0
 PEERS=${BOLT_PEERS:-$TOP_SRCDIR/../shared/peers}
 OSU_SRC="$PEERS/osu-micro-benchmarks-7.4"
 HPCG_SRC="$PEERS/hpcg"
@@ -274,18 +269,8 @@ for c in allgather allgatherv alltoall alltoallv alltoallw; do
             -N "graph:$TOP_SRCDIR/tests/mpi/peers/osu_graph.txt"
     done
 done
-# One-sided.
-if [ "$RMA_READY" = 1 ]; then
-    osu_rma_validated
-else # not supported until issue 28 lands; each must say so clearly
-    ONE_SIDED="Win_[a-z_]*: one-sided communication is not supported by Bolt.*MPI_ERR_UNSUPPORTED_OPERATION"
-    for ob in osu_acc_latency osu_cas_latency osu_fop_latency; do # these have -c
-        osu_refused 2 "one-sided/$ob" "one-sided" "$ONE_SIDED" -c -m 1:1024
-    done
-    for ob in osu_get_acc_latency osu_get_bw osu_get_latency osu_put_bibw osu_put_bw osu_put_latency; do
-        osu_refused 2 "one-sided/$ob" "one-sided" "$ONE_SIDED" -m 1:1024
-    done
-fi
+# One-sided: every synchronisation mode and window flavour.
+osu_rma_validated
 # Start-up.
 osu_runs 1 startup/osu_hello "This is a test with 1 processes"
 osu_runs 8 startup/osu_hello "This is a test with 8 processes"

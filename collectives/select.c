@@ -319,11 +319,13 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
 /* Dissemination: ceil(log2 n) steps of one message per rank. Linear: two
  * steps, rank 0 taking n - 1 messages in, then sending n - 1 out. Crowded
  * where messages go through shared memory (shared_msgs), every rank's
- * messages are work the cores share (as for all-reduce): 4 ranks on 2
- * cores over shm, barrier 10.4 -> 8.8 us by linear (Open MPI's choice
- * there, 7.2), 8 ranks 28 -> 20, 3 ranks 4.4 -> 4.2 (bench/mpi_coll,
- * medians of 5 alternating quick runs). Else the root's further
- * messages cost o each: over TCP, or with a core per rank, dissemination. */
+ * messages are work the cores share (as for all-reduce): on 2 cores over
+ * shm, barrier by linear against dissemination (bench/mpi_coll, medians of
+ * alternating runs on a loaded machine): 8 ranks 28 -> 20 us (quick) and
+ * 68 -> 38-44 (200 calls); 3 ranks 4.4 -> 4.2; 4 ranks even within the
+ * noise (8-10 us either way; Open MPI, linear there, 5.5-7). Else the
+ * root's further messages cost o each: over TCP, or with a core per
+ * rank, dissemination. */
 static double barrier_cost(int algo, int n, struct model m, int cores)
 {
     double L = log2i(n), msgs = algo == BA_LINEAR ? 2.0 * (n - 1) : n * L;

@@ -38,7 +38,7 @@ static int barrier(bolt_comm_t comm, bolt_request_t *req, const char *fn)
     struct coll_sched *s =
         coll_sched_new(comm, fn, coll_algo_name(COLL_BARRIER, algo), req == NULL);
     if (s)
-        coll_barrier_dissemination(s);
+        coll_barrier_algo(algo)(s);
     return coll_launch(s, req, fn);
 }
 

@@ -156,7 +156,8 @@ coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgathe
 #define COLL_NOT_NOW 1
 int coll_bcast_binomial_now(struct bolt_comm *c, void *buf, size_t bytes, int root, const char *fn);
 
-int coll_barrier_dissemination(struct coll_sched *s);
+typedef int coll_barrier_fn(struct coll_sched *s);
+coll_barrier_fn coll_barrier_dissemination, coll_barrier_linear;
 
 /* All-gather of blocks: rank i's block is counts[i] bytes at buf + displs[i]
  * (already in place on rank i). */
@@ -267,6 +268,7 @@ const char *coll_algo_choice(enum bolt_param_id param, int i);
 coll_allreduce_fn *coll_allreduce_algo(int algo);
 coll_bcast_fn *coll_bcast_algo(int algo);
 coll_allgather_fn *coll_allgather_algo(int algo);
+coll_barrier_fn *coll_barrier_algo(int algo);
 size_t coll_segment_bytes(void);
 
 /* Splits count elements into n near-equal parts: part i starts at

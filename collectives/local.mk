@@ -10,6 +10,7 @@ libbolt_la_SOURCES += \
 	collectives/tree_binomial.c collectives/bcast_binomial.c collectives/bcast_chain.c \
 	collectives/bcast_scatter_allgather.c collectives/bcast_flat.c \
 	collectives/barrier_dissemination.c \
+	collectives/barrier_linear.c \
 	collectives/allgather_ring.c collectives/allgather_rd.c collectives/allgather_bruck.c \
 	collectives/alltoall_pairwise.c collectives/gather.c collectives/scatter.c \
 	collectives/reduce_binomial.c collectives/scan.c

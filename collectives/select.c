@@ -10,7 +10,8 @@
  * BOLT_COLL_BETA_MEM (model_get). When the ranks of a
  * single-host job outnumber its cores, transfers no longer run side by side:
  * an algorithm then costs its steps plus the bytes all ranks move (and
- * reduce), shared among the cores (crowded_cost). Only the operation, the
+ * reduce), shared among the cores (crowded_cost); the barrier counts its
+ * messages so too (barrier_cost). Only the operation, the
  * byte count, the communicator size, the settings, the job's ranks and
  * cores per host and whether it spans hosts, what the first transport
  * says of itself by build and settings (local_reads), and the measured links
@@ -40,7 +41,9 @@ static coll_allgather_fn *const allgather_fns[] = {coll_allgather_ring, coll_all
                                                    coll_allgather_bruck};
 enum { AG_RING, AG_RD, AG_BRUCK, AG_N };
 
-static const char *const barrier_names[] = {"dissemination"};
+static const char *const barrier_names[] = {"dissemination", "linear"};
+static coll_barrier_fn *const barrier_fns[] = {coll_barrier_dissemination, coll_barrier_linear};
+enum { BA_DISSEMINATION, BA_LINEAR, BA_N };
 
 static const struct {
     const char *op;
@@ -51,7 +54,7 @@ static const struct {
     [COLL_ALLREDUCE] = {"allreduce", allreduce_names, AR_N, BOLT_P_ALLREDUCE_ALGO},
     [COLL_BCAST] = {"bcast", bcast_names, BC_N, BOLT_P_BCAST_ALGO},
     [COLL_ALLGATHER] = {"allgather", allgather_names, AG_N, BOLT_P_ALLGATHER_ALGO},
-    [COLL_BARRIER] = {"barrier", barrier_names, 1, BOLT_P_BARRIER_ALGO},
+    [COLL_BARRIER] = {"barrier", barrier_names, BA_N, BOLT_P_BARRIER_ALGO},
 };
 
 size_t coll_segment_bytes(void)
@@ -313,6 +316,25 @@ static double crowded_cost(enum coll_op_kind kind, int algo, double S, int n, st
     return steps + (moved * m.b + reduced * m.g) / side_by_side(n, cores);
 }
 
+/* Dissemination: ceil(log2 n) steps of one message per rank. Linear: two
+ * steps, rank 0 taking n - 1 messages in, then sending n - 1 out. Crowded
+ * where messages go through shared memory (shared_msgs), every rank's
+ * messages are work the cores share (as for all-reduce): on 2 cores over
+ * shm, barrier by linear against dissemination (bench/mpi_coll, medians of
+ * alternating runs on a loaded machine): 8 ranks 28 -> 20 us (quick) and
+ * 68 -> 38-44 (200 calls); 3 ranks 4.4 -> 4.2; 4 ranks even within the
+ * noise (8-10 us either way; Open MPI, linear there, 5.5-7). Else the
+ * root's further messages cost o each: over TCP, or with a core per
+ * rank, dissemination. */
+static double barrier_cost(int algo, int n, struct model m, int cores)
+{
+    double L = log2i(n), msgs = algo == BA_LINEAR ? 2.0 * (n - 1) : n * L;
+    double steps = algo == BA_LINEAR ? 2 * m.a : L * m.a;
+    if (cores && shared_msgs())
+        return steps + msgs * m.o / 2 / side_by_side(n, cores);
+    return steps + (algo == BA_LINEAR ? 2.0 * (n - 2) * m.o : 0);
+}
+
 /* Algorithms that talk to every peer at once: only where every link
  * between the communicator's hosts is good. */
 static int mesh_algo(enum coll_op_kind kind, int i)
@@ -341,7 +363,7 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
     int pick = 0;
     /* Ties go to the first in this order: fewer messages, then less state. */
     static const int ar_order[] = {AR_RD, AR_ONESHOT, AR_MESH, AR_RAB, AR_RING};
-    if (kind == COLL_BARRIER || n == 1)
+    if (n == 1)
         return 0;
     for (int k = 0; k < kinds[kind].n; k++) {
         int i = kind == COLL_ALLREDUCE ? ar_order[k] : k;
@@ -355,7 +377,9 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
         if (plan && !plan->mesh_ok && mesh_algo(kind, i))
             continue;
         struct model m = ring_algo(kind, i) ? mr : m0;
-        if (cores) {
+        if (kind == COLL_BARRIER) {
+            t = barrier_cost(i, n, m, cores);
+        } else if (cores) {
             t = crowded_cost(kind, i, S, n, m, cores);
         } else if (kind == COLL_ALLREDUCE) {
             t = allreduce_cost(i, S, n, m);
@@ -434,6 +458,11 @@ coll_bcast_fn *coll_bcast_algo(int algo)
 coll_allgather_fn *coll_allgather_algo(int algo)
 {
     return allgather_fns[algo];
+}
+
+coll_barrier_fn *coll_barrier_algo(int algo)
+{
+    return barrier_fns[algo];
 }
 
 const char *coll_algo_choice(enum bolt_param_id param, int i)

@@ -48,6 +48,36 @@ struct bolt_request *bolt_match_take_posted(struct bolt_match *m, uint32_t ctx, 
     return NULL;
 }
 
+/* Beyond any real job: a source rank above it (a malformed frame) turns
+ * the index off rather than grow it without bound. */
+#define SRC_INDEX_MAX (1 << 16)
+
+/* The source's list, grown to hold src; NULL when it cannot be (then the
+ * index is off: a search by source must see every entry of its source). */
+static struct bolt_unexp_src *src_list(struct bolt_match *m, int src)
+{
+    if (src < 0 || m->by_src_off)
+        return NULL; /* a negative source matches no receive by source */
+    if (src >= SRC_INDEX_MAX) {
+        m->by_src_off = 1;
+        return NULL;
+    }
+    if (src >= m->nsrc) {
+        int n = m->nsrc ? m->nsrc : 16;
+        while (n <= src)
+            n *= 2;
+        struct bolt_unexp_src *t = realloc(m->by_src, (size_t)n * sizeof *t);
+        if (!t) {
+            m->by_src_off = 1; /* entries already indexed stay so until removed */
+            return NULL;
+        }
+        memset(t + m->nsrc, 0, (size_t)(n - m->nsrc) * sizeof *t);
+        m->by_src = t;
+        m->nsrc = n;
+    }
+    return &m->by_src[src];
+}
+
 void bolt_match_add_unexp(struct bolt_match *m, struct bolt_unexp *u)
 {
     u->next = NULL;
@@ -57,12 +87,38 @@ void bolt_match_add_unexp(struct bolt_match *m, struct bolt_unexp *u)
     else
         m->unexp_head = u;
     m->unexp_tail = u;
+    struct bolt_unexp_src *l = src_list(m, u->src);
+    u->in_src = l != NULL;
+    if (!l)
+        return;
+    u->snext = NULL;
+    u->sprev = l->tail;
+    if (l->tail)
+        l->tail->snext = u;
+    else
+        l->head = u;
+    l->tail = u;
+}
+
+static int unexp_hits(const struct bolt_unexp *u, uint32_t ctx, int src, int tag)
+{
+    return !u->claimed && !u->reserved && u->ctx == ctx && bolt_match_hits(src, tag, u->src, u->tag);
 }
 
 struct bolt_unexp *bolt_match_find_unexp(struct bolt_match *m, uint32_t ctx, int src, int tag)
 {
+    /* One source's entries are in its list in arrival order, so its first
+     * hit there is its first in the whole queue. */
+    if (src >= 0 && !m->by_src_off) {
+        if (src >= m->nsrc)
+            return NULL; /* nothing ever came from it */
+        for (struct bolt_unexp *u = m->by_src[src].head; u; u = u->snext)
+            if (unexp_hits(u, ctx, src, tag))
+                return u;
+        return NULL;
+    }
     for (struct bolt_unexp *u = m->unexp_head; u; u = u->next)
-        if (!u->claimed && !u->reserved && u->ctx == ctx && bolt_match_hits(src, tag, u->src, u->tag))
+        if (unexp_hits(u, ctx, src, tag))
             return u;
     return NULL;
 }
@@ -78,6 +134,19 @@ void bolt_match_remove_unexp(struct bolt_match *m, struct bolt_unexp *u)
     else
         m->unexp_tail = u->prev;
     u->next = u->prev = NULL;
+    if (!u->in_src)
+        return;
+    struct bolt_unexp_src *l = &m->by_src[u->src];
+    if (u->sprev)
+        u->sprev->snext = u->snext;
+    else
+        l->head = u->snext;
+    if (u->snext)
+        u->snext->sprev = u->sprev;
+    else
+        l->tail = u->sprev;
+    u->snext = u->sprev = NULL;
+    u->in_src = 0;
 }
 
 #define POOL_PAYLOAD BOLT_UNEXP_INLINE /* payload room of a pooled entry */
@@ -189,4 +258,7 @@ void bolt_match_free_all(struct bolt_match *m)
     }
     m->unexp_head = m->unexp_tail = NULL;
     m->posted_head = m->posted_tail = NULL;
+    free(m->by_src);
+    m->by_src = NULL;
+    m->nsrc = m->by_src_off = 0;
 }

@@ -37,6 +37,8 @@ struct bolt_unexp {
     int pooled;         /* from the pool of small entries */
     int data_class;     /* data came from the payload cache: its size class */
     struct bolt_unexp *next, *prev;
+    struct bolt_unexp *snext, *sprev; /* the same src's entries, in order */
+    int in_src;                       /* linked there too */
     /* Small eager payloads live right after the entry (one allocation). */
     _Alignas(16) unsigned char inline_data[];
 };
@@ -66,9 +68,22 @@ size_t bolt_unexp_cache_bytes(void);
 /* Returns every recycled entry and buffer to malloc (finalize). */
 void bolt_unexp_cache_release(void);
 
+/* The unexpected messages of one source rank (on any communicator). */
+struct bolt_unexp_src {
+    struct bolt_unexp *head, *tail;
+};
+
 struct bolt_match {
     struct bolt_request *posted_head, *posted_tail;
-    struct bolt_unexp *unexp_head, *unexp_tail;
+    struct bolt_unexp *unexp_head, *unexp_tail; /* all, in arrival order */
+    /* The same entries by source, so that a receive from one source looks
+     * at that source's alone: a rank running ahead (a root that only
+     * sends, in a loop of collectives) leaves thousands queued, which every
+     * receive from another source walked past (a 4-rank scan loop: 72% of
+     * the time). by_src_off: the index could not grow (no memory): every
+     * search walks the whole queue. */
+    struct bolt_unexp_src *by_src;
+    int nsrc, by_src_off;
 };
 
 static inline int bolt_match_hits(int want_src, int want_tag, int src, int tag)

@@ -17,6 +17,13 @@ for v in "auto auto auto" "rd binomial ring" "ring chain rd" \
     done
     run_tcp 4 $env "$T/coll_check" allreduce,data
 done
+# the linear barrier (fan-in to rank 0, release in rank order), forced, on
+# every rank count, blocking and nonblocking (the data suite's barriers)
+for np in $NPS; do
+    [ "$np" -eq 1 ] && continue
+    run "$np" -x BOLT_BARRIER_ALGO=linear "$T/coll_check" data,nonblocking
+done
+run_tcp 3 -x BOLT_BARRIER_ALGO=linear "$T/coll_check" data
 # a flat broadcast tree where receivers can read the root's buffer
 # themselves (shm single-copy: Linux; the model also needs two cores to share
 # when ranks outnumber them), never where the root would copy every message
@@ -35,6 +42,11 @@ shm*)
     if [ "${cores:-1}" -eq 2 ]; then
         run 4 "$T/coll_check" choice "allreduce:4=oneshot,allreduce:1024=oneshot,allreduce:4096=rd,allreduce:65536=mesh"
         run 8 "$T/coll_check" choice "allreduce:4=rd"
+        # and a barrier by rank 0 (2 (n - 1) messages in two steps) beats
+        # dissemination's n log2 n, from 3 ranks on
+        run 3 "$T/coll_check" choice "barrier:0=linear"
+        run 4 "$T/coll_check" choice "barrier:0=linear"
+        run 8 "$T/coll_check" choice "barrier:0=linear"
     fi
     ;;
 esac
@@ -47,8 +59,12 @@ if [ "${cores:-1}" -eq 2 ]; then
     over_tcp 4 -x BOLT_COLL_CACHE=0 "$T/coll_check" choice "bcast:2097152=binomial"
     # over sockets each message is system calls: recursive doubling
     over_tcp 4 "$T/coll_check" choice "allreduce:4=rd,allreduce:1024=rd"
+    # there the root's 2 (n - 1) system calls outweigh the saved messages
+    over_tcp 4 "$T/coll_check" choice "barrier:0=dissemination"
 fi
 run 3 "$T/coll_check" choice "bcast:4!=flat,bcast:16777216!=flat"
+# a core per rank: dissemination (log2 n steps, no rank serving the others)
+run 2 "$T/coll_check" choice "barrier:0=dissemination"
 # 2-rank mesh all-reduce folds what it receives into the result as it comes:
 # read piece by piece (above), and landed whole first when the receiver does
 # not read the sender itself (TCP; shm without single-copy)

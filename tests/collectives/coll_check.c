@@ -444,6 +444,21 @@ static void suite_data(void)
     CASE("barrier");
     for (int i = 0; i < 5; i++)
         OK(bolt_barrier(world));
+    /* No rank leaves before the last one came: a late rank (the first, a
+     * middle one, the last) comes 40 ms after the others, who then spend
+     * at least 20 in the barrier whatever its algorithm. */
+    int late_ranks[] = {0, csize / 2, csize - 1};
+    for (int i = 0; i < 3 && csize > 1; i++) {
+        CASE("barrier waits for rank %d, which comes late", late_ranks[i]);
+        OK(bolt_barrier(world));
+        if (crank == late_ranks[i])
+            usleep(40000);
+        double t0 = bolt_wtime();
+        OK(bolt_barrier(world));
+        double waited = bolt_wtime() - t0;
+        EXPECT(crank == late_ranks[i] || waited >= 0.02,
+               "left after %.3f ms, before rank %d came", waited * 1e3, late_ranks[i]);
+    }
     if (huge) {
         size_t n = 16u << 20;
         char *b = xmalloc(n);

@@ -76,6 +76,73 @@ START_TEST(unexpected_messages_match_oldest_first)
 }
 END_TEST
 
+START_TEST(each_source_finds_its_oldest_past_other_sources_backlog)
+{
+    /* A rank running ahead leaves a backlog from source 0; receives from 1
+     * and 2 find theirs in order, removals from the middle of either
+     * source's run keep the rest in order, wildcards still take the oldest
+     * of all. */
+    struct bolt_match m = {0};
+    struct bolt_unexp *z[300], *one[3], *two = msg(0, 2, 9);
+    for (int i = 0; i < 300; i++) {
+        z[i] = msg(0, 0, 100 + i);
+        bolt_match_add_unexp(&m, z[i]);
+        if (i == 10 || i == 150 || i == 299) {
+            one[i == 10 ? 0 : i == 150 ? 1 : 2] = msg(i == 150 ? 1 : 0, 1, 7);
+            bolt_match_add_unexp(&m, one[i == 10 ? 0 : i == 150 ? 1 : 2]);
+        }
+    }
+    bolt_match_add_unexp(&m, two);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 1, 7), one[0]);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 1, 1, BOLT_ANY_TAG), one[1]); /* its context */
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 2, BOLT_ANY_TAG), two);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 0, 250), z[150]);
+    ck_assert_ptr_null(bolt_match_find_unexp(&m, 0, 3, BOLT_ANY_TAG)); /* never sent */
+    ck_assert_ptr_null(bolt_match_find_unexp(&m, 0, 1000, BOLT_ANY_TAG));
+    bolt_match_remove_unexp(&m, one[0]);
+    free(one[0]);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 1, 7), one[2]);
+    bolt_match_remove_unexp(&m, z[150]);
+    free(z[150]);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 0, BOLT_ANY_TAG), z[0]);
+    ck_assert_ptr_null(bolt_match_find_unexp(&m, 0, 0, 250));
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 0, 251), z[151]);
+    bolt_match_remove_unexp(&m, z[0]);
+    free(z[0]);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, BOLT_ANY_SOURCE, BOLT_ANY_TAG), z[1]);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 0, BOLT_ANY_TAG), z[1]);
+    bolt_match_remove_unexp(&m, two);
+    free(two);
+    ck_assert_ptr_null(bolt_match_find_unexp(&m, 0, 2, BOLT_ANY_TAG));
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, BOLT_ANY_SOURCE, 9), NULL);
+    bolt_match_free_all(&m);
+}
+END_TEST
+
+START_TEST(a_source_beyond_the_index_is_still_found)
+{
+    /* a malformed frame's huge source rank: no index grown for it, and
+     * every source still matches (by walking the whole queue) */
+    struct bolt_match m = {0};
+    struct bolt_unexp *a = msg(0, 3, 1), *b = msg(0, 1 << 28, 1), *c = msg(0, 3, 2);
+    bolt_match_add_unexp(&m, a);
+    bolt_match_add_unexp(&m, b);
+    bolt_match_add_unexp(&m, c);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 1 << 28, 1), b);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 3, 2), c);
+    bolt_match_remove_unexp(&m, a);
+    free(a);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 3, BOLT_ANY_TAG), c);
+    bolt_match_free_all(&m);
+    /* and the index is back once the queue was freed */
+    struct bolt_unexp *d = msg(0, 5, 1);
+    bolt_match_add_unexp(&m, d);
+    ck_assert_int_eq(m.by_src_off, 0);
+    ck_assert_ptr_eq(bolt_match_find_unexp(&m, 0, 5, 1), d);
+    bolt_match_free_all(&m);
+}
+END_TEST
+
 START_TEST(claimed_messages_are_skipped)
 {
     /* a receive already waits for this message's payload: the next receive
@@ -194,6 +261,8 @@ int main(void)
     tcase_add_test(tc, context_separates_communicators);
     tcase_add_test(tc, unexpected_messages_match_oldest_first);
     tcase_add_test(tc, claimed_messages_are_skipped);
+    tcase_add_test(tc, each_source_finds_its_oldest_past_other_sources_backlog);
+    tcase_add_test(tc, a_source_beyond_the_index_is_still_found);
     tcase_add_test(tc, removing_from_the_middle_keeps_the_rest_in_order);
     tcase_add_test(tc, request_ids_are_not_reused_while_stale);
     tcase_add_test(tc, unexpected_payload_buffers_are_recycled_by_size_class);

@@ -3,8 +3,10 @@
 # kept and its failure named. The caller sets b (Bolt's build), tmp (a
 # scratch folder), limit (seconds a run may take) and mpis ("openmpi mpich").
 #   shm: Bolt shm,tcp; Open MPI ob1 with vader; MPICH's default (ch4 shm).
-#   tcp: Bolt tcp; Open MPI ob1 with tcp over lo; MPICH ch4:ucx forced to
-#        tcp over lo with MPIR_CVAR_NOLOCAL=1.
+#   tcp: Bolt tcp, one-sided operations as messages too (BOLT_RMA_SHARED=0,
+#        as between hosts: else ranks of one host share the window's memory
+#        whatever the transport); Open MPI ob1 with tcp over lo; MPICH
+#        ch4:ucx forced to tcp over lo with MPIR_CVAR_NOLOCAL=1.
 #   One-sided, Open MPI: over shm its default osc (rdma over vader; sm for
 #   Win_allocate); over tcp osc/pt2pt, which moves everything through ob1
 #   (osc/rdma cannot make a Win_create or dynamic window over the tcp BTL,
@@ -18,8 +20,8 @@ launch() {
     l_who=$1 l_t=$2 l_np=$3; shift 3
     case $l_who in
     bolt)
-        l_bt=tcp; [ "$l_t" = shm ] && l_bt=shm,tcp
-        env BOLT_TRANSPORTS=$l_bt "$b/boltrun" --timeout "$limit" -np "$l_np" "$@" ;;
+        l_bt=tcp l_rs=0; [ "$l_t" = shm ] && l_bt=shm,tcp l_rs=1
+        env BOLT_TRANSPORTS=$l_bt BOLT_RMA_SHARED=$l_rs "$b/boltrun" --timeout "$limit" -np "$l_np" "$@" ;;
     openmpi)
         l_btl=tcp,self l_osc="--mca osc pt2pt"; [ "$l_t" = shm ] && l_btl=vader,self l_osc=
         # shellcheck disable=SC2086

@@ -282,8 +282,12 @@ static int flush(MPI_Win win, int rank, int local, const char *fn)
     /* Stores into a sibling's memory are ordered before whatever makes them
      * known to it (its own synchronisation has the acquiring side). */
     atomic_thread_fence(memory_order_release);
-    if (local)
-        return MPI_SUCCESS;
+    /* flush_local asks message targets too: the standard lets it return once
+     * the buffers are free, but an operation whose data a target reads from
+     * the origin's memory (large ones, single-copy) could then be applied
+     * after the program's next barrier, and programs (OSU's validation) read
+     * the window right after one. */
+    (void)local;
     /* Only targets reached by messages that got operations since need asking. */
     int any = 0;
     for (int t = rank < 0 ? 0 : rank; t < (rank < 0 ? w->size : rank + 1) && !any; t++)

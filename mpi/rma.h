@@ -105,7 +105,6 @@ struct rma_pending {
     void *user;
     int count;
     MPI_Datatype type;
-    struct face_req *freq; /* Rput/Rget/...: the program's request, done with this */
     struct rma_pending *next;
 };
 
@@ -224,6 +223,9 @@ void rma_layout_unpack(const struct rma_layout *l, const char *src, char *base);
  * there into it (Get_accumulate). Returns MPI_SUCCESS or an MPI class. */
 int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_Datatype basic,
                    MPI_Op op, char *old);
+/* Compare_and_swap's body: old = *at; *at = value where old equals compare.
+ * Returns 1 when it swapped. Under the accumulate lock. */
+int rma_cas(char *at, const char *value, const char *compare, char *old, size_t n);
 /* The accumulate lock of a control block. */
 void rma_acc_lock(struct rma_ctrl *c);
 void rma_acc_unlock(struct rma_ctrl *c);
@@ -240,18 +242,10 @@ void rma_lock_release(struct rma_ctrl *c, int type);
 void rma_target_grant(struct face_win *w);
 
 /* ---- the origin side (rma_ops.c) --------------------------------------------------- */
-/* Sends a header (and its rest) to target; the buffers are the caller's
- * until the send completes (kept as pending when tmp is set). */
-int rma_send(struct face_win *w, int target, const struct rma_hdr *h, const void *rest,
-             size_t rest_bytes, void *tmp);
 /* A fresh reply tag. */
 uint32_t rma_reply_tag(struct face_win *w);
 /* Waits for the window's pending operations to target (-1: every one). */
 int rma_pending_wait(struct face_win *w, int target, const char *fn);
-/* Completes pending operations already done (no progress). */
-void rma_pending_reap(struct face_win *w);
-/* Waits until flag-like condition done(arg) holds, driving progress. */
-int rma_wait_until(int (*done)(void *), void *arg);
 
 /* ---- the agent (rma_agent.c) ------------------------------------------------------------ */
 /* A window with targets reached by messages needs passive-target progress:

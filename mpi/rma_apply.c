@@ -145,6 +145,15 @@ int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_
     return rc;
 }
 
+int rma_cas(char *at, const char *value, const char *compare, char *old, size_t n)
+{
+    memcpy(old, at, n);
+    if (memcmp(old, compare, n) != 0)
+        return 0;
+    memcpy(at, value, n);
+    return 1;
+}
+
 void rma_acc_lock(struct rma_ctrl *c)
 {
     for (int n = 0; atomic_exchange_explicit(&c->acc, 1, memory_order_acquire); n++)

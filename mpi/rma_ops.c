@@ -25,7 +25,7 @@ static int pending_add(struct face_win *w, bolt_request_t req, int target, void 
     struct rma_pending *p = malloc(sizeof *p);
     if (!p)
         return -1;
-    *p = (struct rma_pending){req, target, tmp, user, count, type, NULL, w->pending};
+    *p = (struct rma_pending){req, target, tmp, user, count, type, w->pending};
     if (user)
         face_type_hold(type);
     w->pending = p;
@@ -44,19 +44,6 @@ static int pending_finish(struct rma_pending *p)
     return rc;
 }
 
-void rma_pending_reap(struct face_win *w)
-{
-    for (struct rma_pending **pp = &w->pending; *pp;) {
-        struct rma_pending *p = *pp;
-        if (p->req && !p->req->done) {
-            pp = &p->next;
-            continue;
-        }
-        *pp = p->next;
-        pending_finish(p);
-    }
-}
-
 struct pend_arg {
     struct face_win *w;
     int target;
@@ -71,15 +58,10 @@ static int pend_done(void *arg)
     return 1;
 }
 
-int rma_wait_until(int (*done)(void *), void *arg)
-{
-    return bolt_progress_until(done, arg, 0);
-}
-
 int rma_pending_wait(struct face_win *w, int target, const char *fn)
 {
     struct pend_arg a = {w, target};
-    rma_wait_until(pend_done, &a);
+    bolt_progress_until(pend_done, &a, 0);
     int first = BOLT_OK;
     for (struct rma_pending **pp = &w->pending; *pp;) {
         struct rma_pending *p = *pp;
@@ -95,28 +77,19 @@ int rma_pending_wait(struct face_win *w, int target, const char *fn)
     return first == BOLT_OK ? MPI_SUCCESS : face_win_native_error(w, fn, first);
 }
 
-int rma_send(struct face_win *w, int target, const struct rma_hdr *h, const void *rest,
-             size_t rest_bytes, void *tmp)
+/* Sends one message (msg: header, layout and data, msg_bytes in all) to
+ * target's header receive; msg is freed once the send completes. */
+static int send_whole(struct face_win *w, int target, char *msg, size_t msg_bytes)
 {
     bolt_request_t r = BOLT_REQUEST_NULL;
-    int rc;
-    if (!h->rest_follows) {
-        rc = bolt_isend(tmp, sizeof *h + rest_bytes, target, RMA_TAG_HDR, w->native, &r);
-    } else {
-        rc = bolt_send(h, sizeof *h + (h->rest_follows == 1 ? (size_t)h->nblocks *
-                                                                  sizeof(struct rma_block)
-                                                            : 0),
-                       target, RMA_TAG_HDR, w->native);
-        if (rc == BOLT_OK)
-            rc = bolt_isend(rest, rest_bytes, target, RMA_TAG_DATA, w->native, &r);
-    }
+    int rc = bolt_isend(msg, msg_bytes, target, RMA_TAG_HDR, w->native, &r);
     if (rc != BOLT_OK) {
-        free(tmp);
+        free(msg);
         return rc;
     }
-    if (pending_add(w, r, target, tmp, NULL, 0, 0)) {
+    if (pending_add(w, r, target, msg, NULL, 0, 0)) {
         bolt_wait(&r, NULL);
-        free(tmp);
+        free(msg);
     }
     return BOLT_OK;
 }
@@ -225,9 +198,7 @@ static int op_direct(struct face_win *w, const struct rma_args *a, const struct 
     }
     case RMA_CAS:
         rma_acc_lock(ctrl);
-        memcpy(a->raddr, at, bytes);
-        if (memcmp(at, a->caddr, bytes) == 0)
-            memcpy(at, a->oaddr, bytes);
+        rma_cas(at, a->oaddr, a->caddr, a->raddr, bytes);
         rma_acc_unlock(ctrl);
         break;
     default:
@@ -286,10 +257,7 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
         if (!(e = rma_cma_move(p->pid, l, at, cur, 0))) {
             int store = 1;
             if (a->kind == RMA_CAS) {
-                memcpy(old, cur, bytes);
-                store = memcmp(cur, a->caddr, bytes) == 0;
-                if (store)
-                    memcpy(cur, a->oaddr, bytes);
+                store = rma_cas(cur, a->oaddr, a->caddr, old, bytes);
             } else {
                 rc = rma_layout_acc(&flat, cur, src, basic, a->op, old);
                 store = rc == MPI_SUCCESS && a->op != MPI_NO_OP;
@@ -383,7 +351,7 @@ static int op_message(struct face_win *w, const struct rma_args *a, const struct
         free(otmp);
         if (!msg)
             return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
-        rc = rma_send(w, a->target, &h, NULL, lb + dbytes, msg);
+        rc = send_whole(w, a->target, msg, sizeof h + lb + dbytes);
     } else if (sizeof h + lb <= RMA_HDR_BUF && a->kind != RMA_GET) {
         /* Header and layout, then the data (from the program's buffer when
          * contiguous: the send is waited for before the call returns). */

@@ -73,7 +73,7 @@ static void lock_direct(struct rma_ctrl *c, int type)
 {
     struct lock_arg a = {c, type};
     if (!rma_lock_try(c, type))
-        rma_wait_until(lock_got, &a);
+        bolt_progress_until(lock_got, &a, 0);
 }
 
 /* Reached by messages (else directly or through the kernel, locks in its
@@ -363,7 +363,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         nrc = bolt_alltoall(sent, got, sizeof *sent, BOLT_BYTE, w->native);
         if (nrc == BOLT_OK) {
             struct applied_arg a = {w, got};
-            rma_wait_until(all_applied, &a);
+            bolt_progress_until(all_applied, &a, 0);
         }
     }
     atomic_thread_fence(memory_order_seq_cst);
@@ -528,7 +528,7 @@ static int exposure_end(struct face_win *w, int block, int *flag, const char *fn
     struct expose_arg a = {w, BOLT_OK};
     int done = exposure_done(w, block, &a.nrc);
     if (!done && block && a.nrc == BOLT_OK) {
-        rma_wait_until(expose_arrived, &a);
+        bolt_progress_until(expose_arrived, &a, 0);
         done = a.nrc == BOLT_OK;
     } else if (!done && a.nrc == BOLT_OK) {
         bolt_progress_poll();

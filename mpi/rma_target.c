@@ -183,9 +183,7 @@ static void run_op(struct face_win *w, int src, const struct rma_hdr *h,
             break;
         }
         rma_acc_lock(w->ctrl);
-        memcpy(old, at, bytes);
-        if (memcmp(at, data + bytes, bytes) == 0)
-            memcpy(at, data, bytes);
+        rma_cas(at, data, data + bytes, old, bytes);
         rma_acc_unlock(w->ctrl);
         break;
     default:

@@ -11,7 +11,8 @@ bench_bolt_allreduce_SOURCES = bench/bolt_allreduce.c bench/bench_stats.h
 bench_mpi_pingpong_SOURCES = bench/mpi_pingpong.c bench/bench_stats.h
 bench_mpi_pingpong_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 bench_mpi_pingpong_LDADD = libmpi.la libbolt.la
-EXTRA_DIST += bench/compare bench/compare_report.py bench/launch.sh bench/osu-compare bench/compare-tcp bench/rdma-vm
+EXTRA_DIST += bench/compare bench/compare_report.py bench/launch.sh bench/osu-compare bench/compare-tcp bench/rdma-vm \
+    bench/calib-compare
 noinst_PROGRAMS += bench/mpi_coll
 bench_mpi_coll_SOURCES = bench/mpi_coll.c bench/bench_stats.h
 bench_mpi_coll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi

@@ -219,6 +219,7 @@ struct coll_plan {
     int *hosts;                       /* link map host indices in ring order */
     double alpha_all_us, beta_all_ns; /* slowest link between any two hosts (ns per byte) */
     double alpha_ring_us, beta_ring_ns; /* slowest link on the ring */
+    double alpha_rd_us, beta_rd_ns;   /* slowest link between recursive doubling's partners */
     int mesh_ok;                      /* every pair linked, none slow */
     int ring_complete;                /* every step of the ring has a link */
     int mem[];

@@ -7,10 +7,11 @@
  *   each host's ranks in rank order; ring all-gather, ring all-reduce and the
  *   chain broadcast go around it, so a slow or missing link is left out when
  *   a cycle without it exists;
- * - the slowest link between any two of its hosts and the slowest on the
- *   ring, which the cost model uses for the algorithms that use them (a
- *   missing link takes no part; with none at all, the settings' alpha and
- *   beta);
+ * - the slowest link between any two of its hosts, the slowest on the
+ *   ring and the slowest between recursive doubling's partners (its
+ *   all-reduce and all-gather, Rabenseifner's), which the cost model uses
+ *   for the algorithms that use them (a missing link takes no part; with
+ *   none at all, the settings' alpha and beta);
  * - whether the mesh is good: every pair of its hosts has a link, none
  *   flagged slow (the one-shot and mesh algorithms talk to every peer).
  *
@@ -127,6 +128,47 @@ static int slowest(const struct linkmap *L, int a, int b, double *al, double *be
     return 1;
 }
 
+static int host_of_rank(const struct linkmap *L, const int *world_ranks, int r)
+{
+    int w = world_ranks[r];
+    return w >= 0 && w < L->nrank ? L->host_of[w] : 0;
+}
+
+/* Takes the link under comm ranks a and b into the plan's recursive
+ * doubling link; a pair with no link between its hosts goes some other way,
+ * no faster than the slowest of all. Returns 1 when the pair leaves a host. */
+static int rd_pair(struct coll_plan *p, const struct linkmap *L, const int *world_ranks, int a, int b)
+{
+    int ha = host_of_rank(L, world_ranks, a), hb = host_of_rank(L, world_ranks, b);
+    if (ha == hb)
+        return 0;
+    if (!slowest(L, ha, hb, &p->alpha_rd_us, &p->beta_rd_ns)) {
+        p->alpha_rd_us = p->alpha_rd_us > p->alpha_all_us ? p->alpha_rd_us : p->alpha_all_us;
+        p->beta_rd_ns = p->beta_rd_ns > p->beta_all_ns ? p->beta_rd_ns : p->beta_all_ns;
+    }
+    return 1;
+}
+
+/* The slowest link recursive doubling's exchanges cross (allreduce_rd.c,
+ * allgather_rd.c, allreduce_rabenseifner.c: the first 2 rem ranks fold in
+ * pairs, then newrank v talks to v ^ mask, rank 2 v + 1 below rem, else
+ * v + rem). Two ranks a host in rank order never pair across h2-h3, the
+ * cable the rank-order ring crosses: a slow link there need not slow
+ * them. Returns 0 when every pair is within a host. */
+static int rd_slowest(struct coll_plan *p, const struct linkmap *L, const int *world_ranks, int n)
+{
+    int pof2 = coll_pof2_floor(n), rem = n - pof2, any = 0;
+    for (int v = 0; v < rem; v++)
+        any |= rd_pair(p, L, world_ranks, 2 * v, 2 * v + 1);
+    for (int v = 0; v < pof2; v++)
+        for (int mask = 1; mask < pof2; mask <<= 1) {
+            int x = v ^ mask;
+            if (x > v)
+                any |= rd_pair(p, L, world_ranks, v < rem ? 2 * v + 1 : v + rem, x < rem ? 2 * x + 1 : x + rem);
+        }
+    return any;
+}
+
 int coll_plan_build(const struct linkmap *L, const int *world_ranks, int n, struct coll_plan **out)
 {
     *out = NULL;
@@ -189,6 +231,10 @@ int coll_plan_build(const struct linkmap *L, const int *world_ranks, int n, stru
         if (present == 0) { /* no link measured at all: the settings */
             p->alpha_all_us = bolt_param_double(BOLT_P_COLL_ALPHA_US);
             p->beta_all_ns = bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) / 1024;
+        }
+        if (!rd_slowest(p, L, world_ranks, n)) { /* no exchange leaves a host */
+            p->alpha_rd_us = p->alpha_all_us;
+            p->beta_rd_ns = p->beta_all_ns;
         }
         p->ring_complete = !none_ring;
         if (none_ring) { /* around a gap by some other way: no faster than the slowest link */

@@ -87,8 +87,18 @@ static struct model model_get(double S, const double *link)
                       bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) * 1e-9 / 1024,
                       bolt_param_double(BOLT_P_COLL_GAMMA_NS_PER_KB) * 1e-9 / 1024, 0};
     if (link) { /* a measured link between hosts: {alpha us, beta ns per byte} */
+        /* A further message costs its share of a step as on the fitted
+         * link: most of a step is the ends' work per message (over TCP the
+         * system calls), which a mesh's links do not share. With the
+         * settings' o against a measured alpha of 9-15 us, one-shot and flat
+         * were chosen on 4 hosts x 2 ranks over TCP, 1.5x and 4.4-5.3x
+         * slower at 4 B-1 KiB than recursive doubling and the binomial tree
+         * (bench/calib-compare). */
+        double fitted_a = m.a;
         m.a = link[0] * 1e-6;
         m.b = link[1] * 1e-9;
+        if (fitted_a > 0)
+            m.o *= m.a / fitted_a;
     }
     double share = (double)coll_cache_share(), cold = 0;
     if (share > 0 && S > share)
@@ -342,6 +352,12 @@ static int mesh_algo(enum coll_op_kind kind, int i)
     return (kind == COLL_ALLREDUCE && (i == AR_ONESHOT || i == AR_MESH)) || (kind == COLL_BCAST && i == BC_FLAT);
 }
 
+/* Algorithms whose messages go between recursive doubling's partners. */
+static int rd_algo(enum coll_op_kind kind, int i)
+{
+    return (kind == COLL_ALLREDUCE && (i == AR_RD || i == AR_RAB)) || (kind == COLL_ALLGATHER && i == AG_RD);
+}
+
 /* Algorithms whose messages go around the ring (linkplan.c's order). */
 static int ring_algo(enum coll_op_kind kind, int i)
 {
@@ -351,14 +367,17 @@ static int ring_algo(enum coll_op_kind kind, int i)
 
 /* With a plan (the communicator spans hosts whose links were measured):
  * each algorithm costed with the slowest link it uses, the ring's on the
- * ring, any pair's otherwise; the mesh ones left out unless every link is
- * good. Without one: the settings' alpha and beta, as before. */
+ * ring, recursive doubling's between its partners, any pair's otherwise;
+ * the mesh ones left out unless every link is good. Without one: the
+ * settings' alpha and beta, as before. */
 static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutative, const struct coll_plan *plan)
 {
     int cores = plan ? 0 : coll_crowded_cores();
     const double all[2] = {plan ? plan->alpha_all_us : 0, plan ? plan->beta_all_ns : 0},
-                 ring[2] = {plan ? plan->alpha_ring_us : 0, plan ? plan->beta_ring_ns : 0};
-    struct model m0 = model_get((double)bytes, plan ? all : NULL), mr = model_get((double)bytes, plan ? ring : NULL);
+                 ring[2] = {plan ? plan->alpha_ring_us : 0, plan ? plan->beta_ring_ns : 0},
+                 rd[2] = {plan ? plan->alpha_rd_us : 0, plan ? plan->beta_rd_ns : 0};
+    struct model m0 = model_get((double)bytes, plan ? all : NULL), mr = model_get((double)bytes, plan ? ring : NULL),
+                 mrd = model_get((double)bytes, plan ? rd : NULL);
     double S = (double)bytes, best = 1e300;
     int pick = 0;
     /* Ties go to the first in this order: fewer messages, then less state. */
@@ -376,7 +395,7 @@ static int select_auto(enum coll_op_kind kind, size_t bytes, int n, int commutat
             continue;
         if (plan && !plan->mesh_ok && mesh_algo(kind, i))
             continue;
-        struct model m = ring_algo(kind, i) ? mr : m0;
+        struct model m = ring_algo(kind, i) ? mr : rd_algo(kind, i) ? mrd : m0;
         if (kind == COLL_BARRIER) {
             t = barrier_cost(i, n, m, cores);
         } else if (cores) {

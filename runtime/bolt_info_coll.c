@@ -110,8 +110,10 @@ static int report(const struct hostlist *hl, const char *text, const char *cal)
             printf("ring order (ranks):");
             for (int i = 0; i < plan->n; i++)
                 printf(" %d", plan->order[i]);
-            printf("\nslowest link: on the ring alpha %.2f us, beta %.4f ns/B; between any two hosts alpha %.2f us, "
-                   "beta %.4f ns/B\n", plan->alpha_ring_us, plan->beta_ring_ns, plan->alpha_all_us, plan->beta_all_ns);
+            printf("\nslowest link: on the ring alpha %.2f us, beta %.4f ns/B; between recursive doubling's partners "
+                   "alpha %.2f us, beta %.4f ns/B; between any two hosts alpha %.2f us, beta %.4f ns/B\n",
+                   plan->alpha_ring_us, plan->beta_ring_ns, plan->alpha_rd_us, plan->beta_rd_ns, plan->alpha_all_us,
+                   plan->beta_all_ns);
         } else {
             printf("model: ring in rank order; mesh algorithms on\n");
         }

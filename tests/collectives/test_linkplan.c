@@ -55,15 +55,37 @@ START_TEST(ring_avoids_slow_link)
         ck_assert_str_ne(coll_algo_name(COLL_ALLREDUCE, ar), "mesh");
         ck_assert_str_ne(coll_algo_name(COLL_BCAST, bc), "flat");
     }
-    ck_assert_str_eq(coll_algo_name(COLL_ALLREDUCE, coll_select_model(COLL_ALLREDUCE, 16u << 20, 8, 1, p)), "ring");
+    /* Recursive doubling's partners never cross h2-h3 (two ranks a host
+     * in rank order): costed on the good links, so its all-reduce and
+     * all-gather and Rabenseifner's stay candidates at every size. */
+    ck_assert_double_eq(p->alpha_rd_us, 30);
+    ck_assert_double_eq(p->beta_rd_ns, 0.8);
+    ck_assert_str_eq(coll_algo_name(COLL_ALLREDUCE, coll_select_model(COLL_ALLREDUCE, 8, 8, 1, p)), "rd");
+    ck_assert_str_eq(coll_algo_name(COLL_ALLGATHER, coll_select_model(COLL_ALLGATHER, 1u << 20, 8, 1, p)), "rd");
+    ck_assert_str_eq(coll_algo_name(COLL_ALLREDUCE, coll_select_model(COLL_ALLREDUCE, 16u << 20, 8, 1, p)),
+                     "rabenseifner");
     free(p);
-    /* All good: rank order, the mesh on; small all-reduces by one-shot. */
+    /* One rank a host: partners 0-1 and 0-2 cross h1-h2 and h1-h3; h1-h2
+     * slow then slows recursive doubling, and the ring (h1 h3 h2 h4 ...
+     * without it) takes the large all-gathers. */
+    p = plan_of("1 hosts=h1,h2,h3,h4 ranks=0,1,2,3 links=90/8/slow," GOOD "," GOOD "," GOOD "," GOOD "," GOOD, 4);
+    ck_assert_double_eq(p->alpha_rd_us, 90);
+    ck_assert_double_eq(p->beta_rd_ns, 8);
+    ck_assert_double_eq(p->beta_ring_ns, 0.8);
+    ck_assert_str_eq(coll_algo_name(COLL_ALLGATHER, coll_select_model(COLL_ALLGATHER, 1u << 20, 4, 1, p)), "ring");
+    free(p);
+    /* All good: rank order, the mesh on. A further message costs its share
+     * of the measured step (o scaled by alpha, 30 us against the fitted 4):
+     * small all-reduces by recursive doubling, as without a calibration,
+     * the mesh all-reduce where its bytes win. */
     p = plan_of("1 hosts=h1,h2,h3,h4 ranks=0*2,1*2,2*2,3*2 links=" GOOD "," GOOD "," GOOD "," GOOD "," GOOD "," GOOD,
                 8);
     static const int ident[] = {0, 1, 2, 3, 4, 5, 6, 7};
     ring_is(p, ident);
     ck_assert_int_eq(p->mesh_ok, 1);
-    ck_assert_str_eq(coll_algo_name(COLL_ALLREDUCE, coll_select_model(COLL_ALLREDUCE, 8, 8, 1, p)), "oneshot");
+    ck_assert_str_eq(coll_algo_name(COLL_ALLREDUCE, coll_select_model(COLL_ALLREDUCE, 8, 8, 1, p)), "rd");
+    ck_assert_str_eq(coll_algo_name(COLL_BCAST, coll_select_model(COLL_BCAST, 8, 8, 1, p)), "binomial");
+    ck_assert_str_eq(coll_algo_name(COLL_ALLREDUCE, coll_select_model(COLL_ALLREDUCE, 16u << 20, 8, 1, p)), "mesh");
     free(p);
 }
 END_TEST

@@ -11,7 +11,9 @@
  *   ring and the slowest between recursive doubling's partners (its
  *   all-reduce and all-gather, Rabenseifner's), which the cost model uses
  *   for the algorithms that use them (a missing link takes no part; with
- *   none at all, the settings' alpha and beta);
+ *   none at all, the settings' alpha and beta; every good link counts as
+ *   the slowest good one, so only a link flagged slow sets algorithms
+ *   apart);
  * - whether the mesh is good: every pair of its hosts has a link, none
  *   flagged slow (the one-shot and mesh algorithms talk to every peer).
  *
@@ -117,14 +119,19 @@ static void best_cycle(const struct hosts *H, int *best, int *tmp)
 }
 
 /* Takes the link between hosts a and b into the slowest alpha and beta so
- * far; 0 when there is no link (it takes no part). */
-static int slowest(const struct linkmap *L, int a, int b, double *al, double *be)
+ * far; 0 when there is no link (it takes no part). A good link (not flagged
+ * slow) counts as the slowest good one, good[]: alike cables measure apart
+ * by more than their difference (here 0.29-0.87 ns/B and 8.7-14.9 us over
+ * six identical veth pairs), and a ring's extra steps bought with that noise
+ * made 256 KiB all-gathers 2x slower than recursive doubling. */
+static int slowest(const struct linkmap *L, const double *good, int a, int b, double *al, double *be)
 {
     size_t i = (size_t)a * (size_t)L->nhost + (size_t)b;
     if (L->state[i] == LINK_NONE)
         return 0;
-    *al = L->alpha_us[i] > *al ? L->alpha_us[i] : *al;
-    *be = L->beta_ns[i] > *be ? L->beta_ns[i] : *be;
+    double la = L->state[i] == LINK_OK ? good[0] : L->alpha_us[i], lb = L->state[i] == LINK_OK ? good[1] : L->beta_ns[i];
+    *al = la > *al ? la : *al;
+    *be = lb > *be ? lb : *be;
     return 1;
 }
 
@@ -137,12 +144,13 @@ static int host_of_rank(const struct linkmap *L, const int *world_ranks, int r)
 /* Takes the link under comm ranks a and b into the plan's recursive
  * doubling link; a pair with no link between its hosts goes some other way,
  * no faster than the slowest of all. Returns 1 when the pair leaves a host. */
-static int rd_pair(struct coll_plan *p, const struct linkmap *L, const int *world_ranks, int a, int b)
+static int rd_pair(struct coll_plan *p, const struct linkmap *L, const double *good, const int *world_ranks, int a,
+                   int b)
 {
     int ha = host_of_rank(L, world_ranks, a), hb = host_of_rank(L, world_ranks, b);
     if (ha == hb)
         return 0;
-    if (!slowest(L, ha, hb, &p->alpha_rd_us, &p->beta_rd_ns)) {
+    if (!slowest(L, good, ha, hb, &p->alpha_rd_us, &p->beta_rd_ns)) {
         p->alpha_rd_us = p->alpha_rd_us > p->alpha_all_us ? p->alpha_rd_us : p->alpha_all_us;
         p->beta_rd_ns = p->beta_rd_ns > p->beta_all_ns ? p->beta_rd_ns : p->beta_all_ns;
     }
@@ -155,16 +163,16 @@ static int rd_pair(struct coll_plan *p, const struct linkmap *L, const int *worl
  * v + rem). Two ranks a host in rank order never pair across h2-h3, the
  * cable the rank-order ring crosses: a slow link there need not slow
  * them. Returns 0 when every pair is within a host. */
-static int rd_slowest(struct coll_plan *p, const struct linkmap *L, const int *world_ranks, int n)
+static int rd_slowest(struct coll_plan *p, const struct linkmap *L, const double *good, const int *world_ranks, int n)
 {
     int pof2 = coll_pof2_floor(n), rem = n - pof2, any = 0;
     for (int v = 0; v < rem; v++)
-        any |= rd_pair(p, L, world_ranks, 2 * v, 2 * v + 1);
+        any |= rd_pair(p, L, good, world_ranks, 2 * v, 2 * v + 1);
     for (int v = 0; v < pof2; v++)
         for (int mask = 1; mask < pof2; mask <<= 1) {
             int x = v ^ mask;
             if (x > v)
-                any |= rd_pair(p, L, world_ranks, v < rem ? 2 * v + 1 : v + rem, x < rem ? 2 * x + 1 : x + rem);
+                any |= rd_pair(p, L, good, world_ranks, v < rem ? 2 * v + 1 : v + rem, x < rem ? 2 * x + 1 : x + rem);
         }
     return any;
 }
@@ -217,22 +225,31 @@ int coll_plan_build(const struct linkmap *L, const int *world_ranks, int n, stru
         for (int i = 0; i < n; i++)
             p->pos[p->order[i]] = i;
         int none_ring = 0, present = 0;
+        double good[2] = {0, 0};
+        for (int i = 0; i < k; i++)
+            for (int j = i + 1; j < k; j++) {
+                size_t x = (size_t)h[i] * (size_t)L->nhost + (size_t)h[j];
+                if (L->state[x] == LINK_OK) {
+                    good[0] = L->alpha_us[x] > good[0] ? L->alpha_us[x] : good[0];
+                    good[1] = L->beta_ns[x] > good[1] ? L->beta_ns[x] : good[1];
+                }
+            }
         p->mesh_ok = 1;
         for (int i = 0; i < k; i++) {
             for (int j = i + 1; j < k; j++) {
-                present += slowest(L, h[i], h[j], &p->alpha_all_us, &p->beta_all_ns);
+                present += slowest(L, good, h[i], h[j], &p->alpha_all_us, &p->beta_all_ns);
                 if (L->state[(size_t)h[i] * (size_t)L->nhost + (size_t)h[j]] != LINK_OK)
                     p->mesh_ok = 0;
             }
             if ((k > 2 || i == 0) &&
-                !slowest(L, p->hosts[i], p->hosts[(i + 1) % k], &p->alpha_ring_us, &p->beta_ring_ns))
+                !slowest(L, good, p->hosts[i], p->hosts[(i + 1) % k], &p->alpha_ring_us, &p->beta_ring_ns))
                 none_ring = 1;
         }
         if (present == 0) { /* no link measured at all: the settings */
             p->alpha_all_us = bolt_param_double(BOLT_P_COLL_ALPHA_US);
             p->beta_all_ns = bolt_param_double(BOLT_P_COLL_BETA_NS_PER_KB) / 1024;
         }
-        if (!rd_slowest(p, L, world_ranks, n)) { /* no exchange leaves a host */
+        if (!rd_slowest(p, L, good, world_ranks, n)) { /* no exchange leaves a host */
             p->alpha_rd_us = p->alpha_all_us;
             p->beta_rd_ns = p->beta_all_ns;
         }

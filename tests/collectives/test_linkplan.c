@@ -90,6 +90,27 @@ START_TEST(ring_avoids_slow_link)
 }
 END_TEST
 
+START_TEST(alike_links_alike)
+{
+    /* Six good cables measured apart (0.3-0.9 ns/B, 9-15 us, as identical
+     * veth pairs measure on a busy machine): each counts as the slowest
+     * good one, so the ring, recursive doubling and any pair cost the same
+     * and recursive doubling's fewer steps win, as without a calibration. */
+    struct coll_plan *p = plan_of("1 hosts=h1,h2,h3,h4 ranks=0*2,1*2,2*2,3*2 links=9/0.38,9/0.39,15/0.42,9/0.87,"
+                                  "15/0.4,9/0.51",
+                                  8);
+    ck_assert_int_eq(p->mesh_ok, 1);
+    ck_assert_double_eq(p->alpha_ring_us, 15);
+    ck_assert_double_eq(p->beta_ring_ns, 0.87);
+    ck_assert_double_eq(p->alpha_rd_us, 15);
+    ck_assert_double_eq(p->beta_rd_ns, 0.87);
+    ck_assert_double_eq(p->alpha_all_us, 15);
+    ck_assert_double_eq(p->beta_all_ns, 0.87);
+    ck_assert_str_eq(coll_algo_name(COLL_ALLGATHER, coll_select_model(COLL_ALLGATHER, 256u << 10, 8, 1, p)), "rd");
+    free(p);
+}
+END_TEST
+
 START_TEST(ring_wiring)
 {
     /* Cabled as a ring h1-h3-h2-h4-h1: the diagonals h1-h2 and h3-h4 have
@@ -167,6 +188,7 @@ int main(void)
     Suite *s = suite_create("link plan");
     TCase *tc = tcase_create("plan");
     tcase_add_test(tc, ring_avoids_slow_link);
+    tcase_add_test(tc, alike_links_alike);
     tcase_add_test(tc, ring_wiring);
     tcase_add_test(tc, no_plan);
     tcase_add_test(tc, text_errors);

@@ -135,6 +135,8 @@ static int slowest(const struct linkmap *L, const double *good, int a, int b, do
     return 1;
 }
 
+/* The link map's host of communicator rank r (host 0 for a rank the map
+ * does not know). */
 static int host_of_rank(const struct linkmap *L, const int *world_ranks, int r)
 {
     int w = world_ranks[r];
@@ -189,7 +191,7 @@ int coll_plan_build(const struct linkmap *L, const int *world_ranks, int n, stru
         return bolt_err_set(BOLT_ERR_NOMEM, "out of memory for a communicator's link plan");
     }
     for (int r = 0; r < n; r++) {
-        int w = world_ranks[r], x = w >= 0 && w < L->nrank ? L->host_of[w] : 0;
+        int x = host_of_rank(L, world_ranks, r);
         if (!seen[x]) {
             seen[x] = 1;
             h[k++] = x;
@@ -216,11 +218,9 @@ int coll_plan_build(const struct linkmap *L, const int *world_ranks, int n, stru
         int at = 0;
         for (int i = 0; i < k; i++) {
             p->hosts[i] = h[cyc[i]];
-            for (int r = 0; r < n; r++) {
-                int w = world_ranks[r];
-                if ((w >= 0 && w < L->nrank ? L->host_of[w] : 0) == p->hosts[i])
+            for (int r = 0; r < n; r++)
+                if (host_of_rank(L, world_ranks, r) == p->hosts[i])
                     p->order[at++] = r;
-            }
         }
         for (int i = 0; i < n; i++)
             p->pos[p->order[i]] = i;

@@ -39,16 +39,18 @@ int main(int argc, char **argv)
 {
     blas_kernels_ensure("llm_bench_bolt", argv);
     if (argc < 3) {
-        fprintf(stderr, "usage: llm_bench_bolt MODEL THREADS [P G REPS]\n");
+        fprintf(stderr, "usage: llm_bench_bolt MODEL THREADS [P G REPS [mmap|read]]\n");
         return 2;
     }
     int th = atoi(argv[2]), P = argc > 3 ? atoi(argv[3]) : 512, G = argc > 4 ? atoi(argv[4]) : 128,
         reps = argc > 5 ? atoi(argv[5]) : 3;
+    /* read: the model read into memory (bolt-llm --no-mmap) */
+    inf_load_params_t lp = {.no_mmap = argc > 6 && !strcmp(argv[6], "read")};
     char err[1024];
     inf_model_t *m;
     inf_ctx_t *c;
     inf_ctx_params_t cp = {.n_ctx = P + G + 16, .n_batch = P, .n_threads = th, .kv_type = GGML_F16};
-    if (inf_model_load(argv[1], &m, err, sizeof err) || inf_ctx_new(m, &cp, &c, err, sizeof err)) {
+    if (inf_model_load_with(argv[1], &lp, &m, err, sizeof err) || inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "llm_bench_bolt: %s\n", err);
         return 1;
     }

@@ -5,7 +5,8 @@
  *   engine,model,threads,pp_tokens,pp_tps,tg_tokens,tg_tps,0
  * Built by bench/llm-compare against the llama.h of the same release.
  *
- *   llm_bench_ref BACKEND_DIR MODEL THREADS [P G REPS]
+ *   llm_bench_ref BACKEND_DIR MODEL THREADS [P G REPS [mmap|read]]
+ * (read: the model read into memory, llama.cpp's --no-mmap)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static double generate(struct llama_context *ctx, llama_token *tok, int G)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: llm_bench_ref BACKEND_DIR MODEL THREADS [P G REPS]\n");
+        fprintf(stderr, "usage: llm_bench_ref BACKEND_DIR MODEL THREADS [P G REPS [mmap|read]]\n");
         return 2;
     }
     int th = atoi(argv[3]), P = argc > 4 ? atoi(argv[4]) : 512, G = argc > 5 ? atoi(argv[5]) : 128,
@@ -52,7 +53,10 @@ int main(int argc, char **argv)
     llama_log_set(quiet, NULL);
     ggml_backend_load_all_from_path(argv[1]);
     llama_backend_init();
-    struct llama_model *model = llama_model_load_from_file(argv[2], llama_model_default_params());
+    struct llama_model_params mp = llama_model_default_params();
+    if (argc > 7 && !strcmp(argv[7], "read"))
+        mp.load_mode = LLAMA_LOAD_MODE_NONE;
+    struct llama_model *model = llama_model_load_from_file(argv[2], mp);
     if (!model)
         return 1;
     struct llama_context_params cp = llama_context_default_params();

@@ -461,7 +461,9 @@ void gguf_close(gguf_t *g)
     free(g->tensors);
     for (int i = 0; i < g->n_parts; i++) {
         gguf_part_t *pt = &g->parts[i];
-        if (pt->mapped && pt->map)
+        if (pt->region.base)
+            inf_region_free(&pt->region);
+        else if (pt->mapped && pt->map)
             munmap((void *)pt->map, pt->size);
         if (pt->fd >= 0)
             close(pt->fd);
@@ -471,7 +473,32 @@ void gguf_close(gguf_t *g)
     free(g);
 }
 
-static int map_file(const char *path, gguf_part_t *pt, char *err, size_t errlen)
+/* The whole file into anonymous memory, checked to be the size fstat gave. */
+static int read_file(const char *path, gguf_part_t *pt, char *err, size_t errlen)
+{
+    if (inf_region_alloc(&pt->region, pt->size))
+        return fail(err, errlen, "%s: cannot allocate %zu bytes to read the model into (--no-mmap): %s", path,
+                    pt->size, strerror(errno));
+    uint8_t *d = pt->region.p;
+    size_t done = 0;
+    while (done < pt->size) {
+        size_t want = pt->size - done;
+        ssize_t n = pread(pt->fd, d + done, want < (1u << 30) ? want : (1u << 30), (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return fail(err, errlen, "%s: read failed at byte %zu: %s", path, done, strerror(errno));
+        if (n == 0)
+            return fail(err, errlen, "%s: the file ended at byte %zu of %zu while being read (changed under us?)", path,
+                        done, pt->size);
+        done += (size_t)n;
+    }
+    pt->map = d;
+    pt->mapped = 1;
+    return 0;
+}
+
+static int map_file(const char *path, unsigned flags, gguf_part_t *pt, char *err, size_t errlen)
 {
     pt->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (pt->fd < 0)
@@ -484,6 +511,8 @@ static int map_file(const char *path, gguf_part_t *pt, char *err, size_t errlen)
     if (st.st_size < 24)
         return fail(err, errlen, "%s: %lld bytes: too short for a GGUF header", path, (long long)st.st_size);
     pt->size = (size_t)st.st_size;
+    if (flags & GGUF_OPEN_NO_MMAP)
+        return read_file(path, pt, err, errlen);
     void *m = mmap(NULL, pt->size, PROT_READ, MAP_PRIVATE, pt->fd, 0);
     if (m == MAP_FAILED)
         return fail(err, errlen, "%s: cannot map %zu bytes: %s", path, pt->size, strerror(errno));
@@ -596,6 +625,11 @@ int gguf_parse_mem(const void *buf, size_t len, const char *name, gguf_t **out, 
 
 int gguf_open(const char *path, gguf_t **out, char *err, size_t errlen)
 {
+    return gguf_open_with(path, 0, out, err, errlen);
+}
+
+int gguf_open_with(const char *path, unsigned flags, gguf_t **out, char *err, size_t errlen)
+{
     *out = NULL;
     int no = 1, count = 1;
     size_t stem = 0;
@@ -628,7 +662,7 @@ int gguf_open(const char *path, gguf_t **out, char *err, size_t errlen)
             memcpy(pt->path, path, len);
         else
             snprintf(pt->path, len, "%.*s-%05d-of-%05d.gguf", (int)stem, path, i + 1, count);
-        if ((rc = map_file(pt->path, pt, err, errlen)))
+        if ((rc = map_file(pt->path, flags, pt, err, errlen)))
             break;
         if ((rc = parse_one(pt->map, pt->size, pt->path, i, &ps[i], err, errlen)))
             break;

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inference/mem.h"
+
 enum gguf_vtype {
     GGUF_U8 = 0,
     GGUF_I8 = 1,
@@ -96,6 +98,7 @@ typedef struct gguf_part {
     const uint8_t *map;
     size_t size;
     int mapped;               /* map is an mmap (else borrowed memory) */
+    inf_region_t region;      /* the file read in whole (GGUF_OPEN_NO_MMAP) */
 } gguf_part_t;
 
 typedef struct gguf {
@@ -117,6 +120,12 @@ const char *gguf_type_name(uint32_t type);
 /* Opens and maps a model (all its parts when path names the first part of
  * a split). Returns 0, or -1 with a message in err. */
 int gguf_open(const char *path, gguf_t **out, char *err, size_t errlen);
+/* As gguf_open; with GGUF_OPEN_NO_MMAP every part is read into anonymous
+ * memory instead of mapped (llama.cpp's --no-mmap: the bytes cannot be
+ * dropped and read back from the file, and stream faster where the page
+ * cache is slow). */
+enum { GGUF_OPEN_NO_MMAP = 1 };
+int gguf_open_with(const char *path, unsigned flags, gguf_t **out, char *err, size_t errlen);
 /* Parses a file already in memory (not copied; it must outlive the result):
  * what the fuzz target drives. name is for messages. */
 int gguf_parse_mem(const void *buf, size_t len, const char *name, gguf_t **out, char *err, size_t errlen);

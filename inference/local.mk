@@ -2,7 +2,7 @@
 # tokenizers, sampling) and bolt-llm. libinference holds everything but
 # main, so the tests, the tools and the fuzz target link the same code.
 INF_SOURCES = \
-	inference/gguf.h inference/gguf.c inference/gguf_write.h inference/gguf_write.c inference/types.h \
+	inference/mem.h inference/gguf.h inference/gguf.c inference/gguf_write.h inference/gguf_write.c inference/types.h \
 	inference/types/types.c inference/types/kquant.h inference/types/kq16.h inference/types/x86.h inference/types/f32.c inference/types/f16.c inference/types/f16_attn.c \
 	inference/types/bf16.c inference/types/q8_0.c inference/types/q8_0p.c inference/types/q4_0.c inference/types/q8_k.c inference/types/q8_kn.c \
 	inference/types/q4_k.c inference/types/q5_k.c inference/types/q6_k.c \
@@ -14,6 +14,13 @@ libinference_la_SOURCES = $(INF_SOURCES)
 # activations round each value of every token with it); nothing reads errno
 libinference_la_CFLAGS = $(AM_CFLAGS) -fno-math-errno
 libinference_la_LIBADD = -lm -lpthread
+# memory for a model read in whole: the platform's file, or the POSIX fallback
+EXTRA_DIST += inference/mem_linux.c inference/mem_posix.c
+if BOLT_OS_LINUX
+libinference_la_SOURCES += inference/mem_linux.c
+else
+libinference_la_SOURCES += inference/mem_posix.c
+endif
 EXTRA_DIST += inference/types/f32_sgemm.c
 if HAVE_BLAS
 libinference_la_SOURCES += inference/types/f32_sgemm.c

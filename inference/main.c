@@ -21,7 +21,7 @@
 
 typedef struct opts {
     const char *model, *prompt, *file;
-    int n_predict, threads, ctx, batch, display_prompt, ignore_eos;
+    int n_predict, threads, ctx, batch, display_prompt, ignore_eos, no_mmap;
     uint32_t kv_type;
     inf_sampler_params_t s;
     int seed_given;
@@ -47,6 +47,7 @@ static void usage(FILE *f)
           "  -ctk, --cache-type-k T  KV cache type: f16 (default), f32, q8_0\n"
           "  --no-display-prompt     print only the generated text\n"
           "  --ignore-eos            do not stop at the end-of-text token\n"
+          "  --no-mmap               read the model into memory instead of mapping its file\n"
           "  -h, --help\n",
           f);
 }
@@ -93,6 +94,10 @@ static int parse(int argc, char **argv, opts_t *o)
         }
         if (!strcmp(a, "--ignore-eos")) {
             o->ignore_eos = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-mmap")) {
+            o->no_mmap = 1;
             continue;
         }
         if (i + 1 >= argc) {
@@ -253,7 +258,7 @@ int main(int argc, char **argv)
     int32_t *toks = NULL;
     int rc = 1;
     double t_load = now();
-    if (inf_model_load(o.model, &m, err, sizeof err) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
+    if (inf_model_load_with(o.model, &(inf_load_params_t){.no_mmap = o.no_mmap}, &m, err, sizeof err) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
     }

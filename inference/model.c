@@ -258,6 +258,11 @@ void inf_model_free(inf_model_t *m)
 
 int inf_model_load(const char *path, inf_model_t **out, char *err, size_t errlen)
 {
+    return inf_model_load_with(path, &(inf_load_params_t){0}, out, err, errlen);
+}
+
+int inf_model_load_with(const char *path, const inf_load_params_t *lp, inf_model_t **out, char *err, size_t errlen)
+{
     *out = NULL;
     inf_model_t *m = calloc(1, sizeof *m);
     if (!m || !(m->path = strdup(path))) {
@@ -266,7 +271,7 @@ int inf_model_load(const char *path, inf_model_t **out, char *err, size_t errlen
         return -1;
     }
     ld_t l = {.m = m, .err = err, .errlen = errlen};
-    int rc = gguf_open(path, &m->gguf, err, errlen);
+    int rc = gguf_open_with(path, lp->no_mmap ? GGUF_OPEN_NO_MMAP : 0, &m->gguf, err, errlen);
     gguf_str_t an;
     if (rc == 0) {
         int r = gguf_get_str(m->gguf, "general.architecture", &an, err, errlen);

@@ -80,6 +80,11 @@ typedef struct inf_model {
 /* Opens and checks a model. Returns 0, or -1 with a message naming the file
  * and the key or tensor in err. */
 int inf_model_load(const char *path, inf_model_t **out, char *err, size_t errlen);
+/* How a model is loaded; zeroed is inf_model_load's way. */
+typedef struct inf_load_params {
+    int no_mmap; /* read the file into memory rather than map it (--no-mmap) */
+} inf_load_params_t;
+int inf_model_load_with(const char *path, const inf_load_params_t *lp, inf_model_t **out, char *err, size_t errlen);
 void inf_model_free(inf_model_t *m);
 
 #endif

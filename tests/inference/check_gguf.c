@@ -144,6 +144,32 @@ START_TEST(reads_back_what_was_written)
 }
 END_TEST
 
+/* --no-mmap: the same model from memory as from the file's mapping, a
+ * split one too, and every part's bytes in memory of its own */
+START_TEST(a_model_read_into_memory_is_the_mapped_one)
+{
+    char err[256];
+    gguf_w_t *w = sample(64);
+    ck_assert_int_eq(gguf_w_write(w, tmp("r.gguf"), 1, err, sizeof err), 0);
+    gguf_w_free(w);
+    w = sample(0);
+    ck_assert_int_eq(gguf_w_write(w, tmp("rs.gguf"), 3, err, sizeof err), 0);
+    gguf_w_free(w);
+    gguf_t *g;
+    ck_assert_msg(gguf_open_with(tmp("r.gguf"), GGUF_OPEN_NO_MMAP, &g, err, sizeof err) == 0, "%s", err);
+    check_sample(g, 64);
+    ck_assert_ptr_nonnull(g->parts[0].region.base);
+    ck_assert_ptr_eq(g->parts[0].map, g->parts[0].region.p);
+    gguf_close(g);
+    ck_assert_msg(gguf_open_with(tmp("rs-00001-of-00003.gguf"), GGUF_OPEN_NO_MMAP, &g, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(g->n_parts, 3);
+    check_sample(g, 0);
+    for (int i = 0; i < 3; i++)
+        ck_assert_ptr_nonnull(g->parts[i].region.base);
+    gguf_close(g);
+}
+END_TEST
+
 START_TEST(a_split_model_opens_as_one)
 {
     char err[256];
@@ -311,6 +337,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, reads_back_what_was_written);
     tcase_add_test(tc, a_split_model_opens_as_one);
+    tcase_add_test(tc, a_model_read_into_memory_is_the_mapped_one);
     tcase_add_test(tc, every_truncation_is_refused);
     tcase_add_test(tc, hostile_headers_are_refused);
     tcase_add_test(tc, bad_alignment_and_files_are_refused);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # bolt-llm from the command line, as a user runs it: llama.cpp's options,
 # the same text for the same seed (and for any thread count when greedy), a
-# split model giving what the whole one gives, the speeds reported, and a
+# split model giving what the whole one gives, a model read into memory
+# (--no-mmap) what the mapped one gives, the speeds reported, and a
 # clear message for every bad option, file or limit.
 . "$(dirname "$0")/lib.sh"
 mk tiny llama-spm tiny-llama Q8_0 || finish
@@ -51,6 +52,12 @@ cmp -s "$T/out" "$T/greedy1" || fail "the split model gives another text"
 llm -m "$T/split-00002-of-00003.gguf" -p "$P"
 grep -q "part 2 of 3" "$T/err" || fail "opening part 2 is not explained"
 
+# --no-mmap: the model read into memory gives the mapped model's text, whole or split
+llm -m "$T/tiny.gguf" -p "$P" -n 24 --temp 0 -t 1 --no-mmap
+[ "$rc" -eq 0 ] && cmp -s "$T/out" "$T/greedy1" || fail "--no-mmap gives another text (exit $rc)"
+llm -m "$T/split-00001-of-00003.gguf" -p "$P" -n 24 --temp 0 -t 2 --no-mmap
+cmp -s "$T/out" "$T/greedy1" || fail "--no-mmap on the split model gives another text"
+
 # limits and mistakes, each with its message
 llm -m "$T/tiny.gguf" -p "$P" -n 100 -c 16 --temp 0
 [ "$rc" -eq 0 ] && grep -q "context of 16 tokens is full" "$T/err" || fail "a full context is not reported"
@@ -66,8 +73,11 @@ check "--top-p expects a number from 0 to 1" 2 -m "$T/tiny.gguf" --top-p 2
 check "-ctk expects f16, f32 or q8_0" 2 -m "$T/tiny.gguf" -ctk q4_0
 check "give -p or -f, not both" 2 -m "$T/tiny.gguf" -p a -f b
 check "no-such.gguf: cannot open" 1 -m "$T/no-such.gguf" -p "$P"
+check "no-such.gguf: cannot open" 1 -m "$T/no-such.gguf" -p "$P" --no-mmap
 printf 'not a model' >"$T/junk.gguf"
 check "junk.gguf: .*too short\|junk.gguf: not a GGUF" 1 -m "$T/junk.gguf" -p "$P"
+head -c 4000 "$T/tiny.gguf" >"$T/cut.gguf"
+check "cut.gguf: " 1 -m "$T/cut.gguf" -p "$P" --no-mmap
 check "cannot read the prompt file" 1 -m "$T/tiny.gguf" -f "$T/no-such.txt"
 # a vocabulary alone is no model: its missing tensors are named
 check "tensor 'token_embd.weight' is missing\|key 'llama.embedding_length' is missing" 1 -m "$VOCABS/ggml-vocab-llama-spm.gguf" -p "$P"

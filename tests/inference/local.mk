@@ -3,6 +3,13 @@
 EXTRA_DIST += tests/inference/check_types.c tests/inference/check_attn.c tests/inference/check_gguf.c tests/inference/ref_llama.c
 dist_check_SCRIPTS += tests/inference/lib.sh tests/inference/simd.sh
 TESTS += tests/inference/simd.sh
+# the model's memory: the platform's file, and the POSIX fallback whatever the platform
+check_PROGRAMS += tests/inference/mem_test tests/inference/mem_posix_test
+TESTS += tests/inference/mem_test tests/inference/mem_posix_test
+tests_inference_mem_test_SOURCES = tests/inference/mem_test.c
+tests_inference_mem_test_LDADD = libinference.la
+tests_inference_mem_posix_test_SOURCES = tests/inference/mem_test.c inference/mem_posix.c
+tests_inference_mem_posix_test_CPPFLAGS = $(AM_CPPFLAGS) -DMEM_TEST_POSIX
 if HAVE_CHECK
 check_PROGRAMS += tests/inference/check_types
 tests_inference_check_types_SOURCES = tests/inference/check_types.c

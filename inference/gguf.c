@@ -473,10 +473,16 @@ void gguf_close(gguf_t *g)
     free(g);
 }
 
+/* A file read into memory is placed so that its tensor data starts on a
+ * page: rows of F32 weights then start on cache lines, as AVX-512 loads
+ * want (a GGUF's data section is aligned to 32 bytes only; at 32 past a
+ * line one core streamed F32 rows at 21 GB/s instead of 25-34). */
+enum { DATA_ALIGN = 4096 };
+
 /* The whole file into anonymous memory, checked to be the size fstat gave. */
 static int read_file(const char *path, gguf_part_t *pt, char *err, size_t errlen)
 {
-    if (inf_region_alloc(&pt->region, pt->size))
+    if (inf_region_alloc(&pt->region, pt->size + DATA_ALIGN))
         return fail(err, errlen, "%s: cannot allocate %zu bytes to read the model into (--no-mmap): %s", path,
                     pt->size, strerror(errno));
     uint8_t *d = pt->region.p;
@@ -568,6 +574,27 @@ static int merge(gguf_t *g, parsed_t *ps, int nparts, char *err, size_t errlen)
     g->n_kv = ps[0].n_kv;
     ps[0].kv = NULL;
     return 0;
+}
+
+/* Moves a file read into memory so that its first tensor starts on a page,
+ * and parses it again there (every string and tensor points into it). */
+static int place_data(gguf_part_t *pt, parsed_t *ps, int part, char *err, size_t errlen)
+{
+    if (!ps->n_tensors)
+        return 0;
+    uint64_t first = ps->t[0].offset;
+    for (size_t i = 1; i < ps->n_tensors; i++)
+        first = ps->t[i].offset < first ? ps->t[i].offset : first;
+    const size_t shift = (size_t)(-(uintptr_t)(pt->map + first) & (DATA_ALIGN - 1));
+    if (!shift)
+        return 0;
+    uint8_t *to = (uint8_t *)pt->map + shift;
+    memmove(to, pt->map, pt->size);
+    pt->map = to;
+    free_kvs(ps->kv, ps->n_kv);
+    free(ps->t);
+    *ps = (parsed_t){0};
+    return parse_one(pt->map, pt->size, pt->path, part, ps, err, errlen);
 }
 
 static void free_parsed(parsed_t *ps, int n)
@@ -665,6 +692,8 @@ int gguf_open_with(const char *path, unsigned flags, gguf_t **out, char *err, si
         if ((rc = map_file(pt->path, flags, pt, err, errlen)))
             break;
         if ((rc = parse_one(pt->map, pt->size, pt->path, i, &ps[i], err, errlen)))
+            break;
+        if (pt->region.base && (rc = place_data(pt, &ps[i], i, err, errlen)))
             break;
         if (split)
             rc = check_split_keys(g, &ps[i], pt->path, i + 1, count, err, errlen);

@@ -445,19 +445,31 @@ static void suite_data(void)
     for (int i = 0; i < 5; i++)
         OK(bolt_barrier(world));
     /* No rank leaves before the last one came: a late rank (the first, a
-     * middle one, the last) comes 40 ms after the others, who then spend
-     * at least 20 in the barrier whatever its algorithm. */
+     * middle one, the last) comes D after the others, who then spend at
+     * least D/2 in the barrier whatever its algorithm. The ranks leave the
+     * barrier before it at times that differ by a scheduling slice or more
+     * (8 ranks on 2 busy cores): when any rank left early, all try again
+     * with D five times longer; a barrier that lets ranks go early fails
+     * at every D, a descheduled rank does not twice more. */
     int late_ranks[] = {0, csize / 2, csize - 1};
     for (int i = 0; i < 3 && csize > 1; i++) {
         CASE("barrier waits for rank %d, which comes late", late_ranks[i]);
-        OK(bolt_barrier(world));
-        if (crank == late_ranks[i])
-            usleep(40000);
-        double t0 = bolt_wtime();
-        OK(bolt_barrier(world));
-        double waited = bolt_wtime() - t0;
-        EXPECT(crank == late_ranks[i] || waited >= 0.02,
-               "left after %.3f ms, before rank %d came", waited * 1e3, late_ranks[i]);
+        double delay = 0.04, waited = 0;
+        int tries, early = 0, mine_early = 0;
+        for (tries = 0; tries < 3; tries++, delay *= 5) {
+            OK(bolt_barrier(world));
+            if (crank == late_ranks[i])
+                usleep((useconds_t)(delay * 1e6));
+            double t0 = bolt_wtime();
+            OK(bolt_barrier(world));
+            waited = bolt_wtime() - t0;
+            mine_early = crank != late_ranks[i] && waited < delay / 2;
+            OK(bolt_allreduce(&mine_early, &early, 1, BOLT_INT32, BOLT_MAX, world));
+            if (!early)
+                break;
+        }
+        EXPECT(!mine_early, "left after %.3f ms of %.0f, before rank %d came (3 tries)", waited * 1e3,
+               delay / 5 * 1e3, late_ranks[i]);
     }
     if (huge) {
         size_t n = 16u << 20;

@@ -15,8 +15,11 @@
  * Two paths to a target's memory. Ranks of one host that mapped the
  * window's shared segment (Win_allocate, Win_allocate_shared) load and store
  * each other's memory directly; locks and the accumulate lock are atomics in
- * each rank's control block in that segment. Every other target (another
- * host, or memory the program gave, Win_create and Win_create_dynamic) gets
+ * each rank's control block in that segment. Memory the program gave
+ * (Win_create, Win_create_dynamic) on a rank of the same host is read and
+ * written through the kernel (rma_cma.c), the control blocks and a dynamic
+ * window's tables of attached memory in a segment as above. Every other
+ * target (another host, or a kernel that refuses cross-process copies) gets
  * its operations as the runtime's messages on the window's own communicator,
  * applied by the target's progress: any call it makes, or the agent thread
  * while it makes none. The target's lock state is its control block in both
@@ -77,6 +80,22 @@ struct rma_hdr {
     int32_t nblocks, pad;
 };
 
+/* A dynamic window's attached memory, in the host's segment for its
+ * siblings to check an address against before they reach it through the
+ * kernel: the first RMA_DYN_REGIONS attachments; `beyond` counts the ones
+ * that did not fit (an address outside the table then goes unchecked, as
+ * the kernel still refuses memory the target has not mapped). Written by
+ * its rank only, as a sequence lock: gen is odd while it changes. */
+#define RMA_DYN_REGIONS 127
+struct rma_dyn_table {
+    atomic_uint gen;
+    int32_t n, beyond;
+    int32_t pad;
+    struct {
+        uint64_t base, size;
+    } r[RMA_DYN_REGIONS];
+};
+
 struct rma_lockreq {
     int origin, type;
     uint32_t reply_tag;
@@ -114,6 +133,7 @@ struct win_peer {
     int disp_unit;
     int host;
     struct rma_ctrl *ctrl; /* mapped (same host, shared segment), else NULL */
+    struct rma_dyn_table *dyn; /* dynamic window, same host: its attachments */
     int direct;
     int cma;               /* same host, memory read and written by the kernel */
     long pid;

@@ -210,7 +210,30 @@ static int op_direct(struct face_win *w, const struct rma_args *a, const struct 
     return MPI_SUCCESS;
 }
 
-/* A sibling's memory through the kernel (MPI_Win_create on one host). */
+/* Whether a sibling attached [lo, hi) to its dynamic window, by its table
+ * in the host's segment (read as a sequence lock). An address outside the
+ * table counts as attached while some attachments did not fit in it: the
+ * kernel still refuses what the target has not mapped. */
+static int dyn_attached(struct rma_dyn_table *t, uint64_t lo, uint64_t hi)
+{
+    if (!t)
+        return 1;
+    for (;;) {
+        unsigned g = atomic_load_explicit(&t->gen, memory_order_acquire);
+        if (g & 1)
+            continue;
+        int found = 0, n = t->n < RMA_DYN_REGIONS ? t->n : RMA_DYN_REGIONS;
+        for (int i = 0; i < n && !found; i++)
+            found = lo >= t->r[i].base && hi <= t->r[i].base + t->r[i].size;
+        found |= t->beyond > 0;
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&t->gen, memory_order_relaxed) == g)
+            return found;
+    }
+}
+
+/* A sibling's memory through the kernel (MPI_Win_create and
+ * MPI_Win_create_dynamic on one host). */
 static int op_cma(struct face_win *w, const struct rma_args *a, const struct face_type *ot,
                   const struct face_type *rt, const struct rma_layout *l, int64_t disp,
                   MPI_Datatype basic, const char *fn)
@@ -513,6 +536,14 @@ static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const
                                   "(MPI_Win_attach it first)",
                                   (void *)(at + lo), (void *)(at + hi));
         }
+    }
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC && a->target != w->rank && p->cma && hi > lo &&
+        !dyn_attached(p->dyn, (uint64_t)disp + (uint64_t)lo, (uint64_t)disp + (uint64_t)hi)) {
+        free(blocks);
+        return face_win_error(w, fn, MPI_ERR_RMA_RANGE,
+                              "%p..%p is not memory rank %d attached to the dynamic window",
+                              (void *)(intptr_t)(disp + lo), (void *)(intptr_t)(disp + hi),
+                              a->target);
     }
     if (p->direct && (w->flavor != MPI_WIN_FLAVOR_DYNAMIC || a->target == w->rank)) {
         char *at = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(intptr_t)disp : p->base + disp;

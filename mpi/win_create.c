@@ -114,7 +114,8 @@ static int info_says(MPI_Info info, const char *key, const char *value)
     return strcmp(v, value) == 0;
 }
 
-/* The host's segment: control blocks, then the data of each local rank
+/* The host's segment: control blocks (and a dynamic window's tables of
+ * attached memory), then the data of each local rank
  * (flavours allocate and shared) in rank order; shared ones back to back
  * unless alloc_shared_noncontig. Sets the local peers' base and ctrl. */
 /* win_map_host's answer when an allocating window must do without. */
@@ -131,7 +132,11 @@ static int win_map_host(struct face_win *w, const struct win_card *cards, int wi
                 leader = i;
             nlocal++;
         }
-    size_t ctrl_bytes = ((size_t)nlocal * sizeof(struct rma_ctrl) + 4095) & ~(size_t)4095;
+    size_t dyn_bytes = w->flavor == MPI_WIN_FLAVOR_DYNAMIC
+                           ? (size_t)nlocal * sizeof(struct rma_dyn_table)
+                           : 0;
+    size_t ctrl_bytes =
+        ((size_t)nlocal * sizeof(struct rma_ctrl) + dyn_bytes + 4095) & ~(size_t)4095;
     size_t total = ctrl_bytes;
     int contig = w->flavor == MPI_WIN_FLAVOR_SHARED && !w->shared_noncontig;
     for (int i = 0; i < w->size && with_data; i++)
@@ -173,11 +178,14 @@ static int win_map_host(struct face_win *w, const struct win_card *cards, int wi
     w->seg = seg;
     w->seg_bytes = total;
     char *data = (char *)seg + ctrl_bytes;
+    struct rma_dyn_table *dyn =
+        dyn_bytes ? (struct rma_dyn_table *)((struct rma_ctrl *)seg + nlocal) : NULL;
     int k = 0;
     for (int i = 0; i < w->size; i++) {
         if (cards[i].host != host)
             continue;
         struct win_peer *p = &w->peers[i];
+        p->dyn = dyn ? dyn + k : NULL;
         p->ctrl = (struct rma_ctrl *)seg + k++;
         p->direct = with_data || i == me;
         if (with_data) {
@@ -312,13 +320,14 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
         w->ctrl = w->peers[w->rank].ctrl;
         if (size == 0)
             w->base = NULL;
-    } else if (flavor == MPI_WIN_FLAVOR_CREATE && rma_cma_built() &&
-               bolt_param_int(BOLT_P_RMA_SHARED)) {
-        /* Control blocks shared on each host; the data reached through the
-         * kernel where it lets every rank read its siblings. */
+    } else if ((flavor == MPI_WIN_FLAVOR_CREATE || flavor == MPI_WIN_FLAVOR_DYNAMIC) &&
+               rma_cma_built() && bolt_param_int(BOLT_P_RMA_SHARED)) {
+        /* Control blocks (and attachments) shared on each host; the data
+         * reached through the kernel where it lets every rank read its
+         * siblings. */
         if ((rc = win_map_host(w, cards, 0, fn)))
             goto fail;
-        w->base = base;
+        w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : base;
         w->ctrl = w->peers[w->rank].ctrl;
         w->peers[w->rank].base = w->base;
         int ok = 1, all = 0;
@@ -457,6 +466,33 @@ static int dynamic_check(MPI_Win win, const char *fn, struct face_win **w)
     return rc;
 }
 
+/* Adds (add 1) or removes memory in this rank's table for its siblings,
+ * when it has one. */
+static void dyn_table_edit(struct rma_dyn_table *t, const void *base, MPI_Aint size, int add)
+{
+    if (!t)
+        return;
+    unsigned g = atomic_load_explicit(&t->gen, memory_order_relaxed);
+    atomic_store_explicit(&t->gen, g + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    uint64_t b = (uint64_t)(uintptr_t)base;
+    if (add) {
+        if (t->n < RMA_DYN_REGIONS)
+            t->r[t->n].base = b, t->r[t->n].size = (uint64_t)size, t->n++;
+        else
+            t->beyond++;
+    } else {
+        int i = 0;
+        while (i < t->n && t->r[i].base != b)
+            i++;
+        if (i < t->n)
+            t->r[i] = t->r[--t->n];
+        else if (t->beyond > 0)
+            t->beyond--;
+    }
+    atomic_store_explicit(&t->gen, g + 2, memory_order_release);
+}
+
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     const char *fn = "MPI_Win_attach";
@@ -477,6 +513,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
         return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
     *r = (struct win_region){base, size, w->regions};
     w->regions = r;
+    dyn_table_edit(w->peers[w->rank].dyn, base, size, 1);
     return MPI_SUCCESS;
 }
 
@@ -491,6 +528,7 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
         if ((*p)->base == base) {
             struct win_region *r = *p;
             *p = r->next;
+            dyn_table_edit(w->peers[w->rank].dyn, r->base, r->size, 0);
             free(r);
             return MPI_SUCCESS;
         }

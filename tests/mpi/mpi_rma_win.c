@@ -205,6 +205,149 @@ static void win_dynamic(void)
     free(buf);
 }
 
+/* Win_create_dynamic with many attachments, every operation on each rank's
+ * memory under lock_all and flushes: each rank attaches NB buffers of
+ * SLOTS longs (on Bolt more than a rank's table of attachments holds for
+ * its siblings, 127; Open MPI's osc/ucx takes at most 32), every origin
+ * writes its own slot of some buffers of every rank, reads them back, adds
+ * to and swaps counters in others; then half the buffers are detached and
+ * new ones attached and reached. Ranks of one host reach each other's
+ * memory through the kernel on Bolt, others (BOLT_RMA_SHARED=0) by
+ * messages; the results are the same. */
+#ifdef BOLT_MPI
+enum { NB = 150 };
+#else
+enum { NB = 24 };
+#endif
+enum { SLOTS = 8 };
+
+static long dyn_val(int origin, int target, int b)
+{
+    return ((long)(origin + 1) << 32) + 1000L * target + b;
+}
+
+/* A buffer of its own page: Open MPI 4.1's osc/ucx (UCX's registration
+ * cache) crashes in Win_free after six attachments that share pages, or
+ * when a detached buffer's page was freed and attached again. */
+static long *dyn_buf(void)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, 4096))
+        return NULL;
+    memset(p, 0, 4096);
+    return p;
+}
+
+static void win_dynamic_ops(void)
+{
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    long *bufs[NB], *gone[NB / 2];
+    MPI_Aint mine[NB], *all = malloc((size_t)mt_size * NB * sizeof *all);
+    long *olds = malloc((size_t)mt_size * NB * sizeof *olds);
+    for (int i = 0; i < mt_size * NB; i++)
+        olds[i] = -1;
+    for (int b = 0; b < NB; b++) {
+        bufs[b] = dyn_buf();
+        CHECK_MPI(MPI_Win_attach(win, bufs[b], SLOTS * sizeof(long)));
+        CHECK_MPI(MPI_Get_address(bufs[b], &mine[b]));
+    }
+    CHECK_MPI(MPI_Allgather(mine, NB, MPI_AINT, all, NB, MPI_AINT, MPI_COMM_WORLD));
+    int slot = mt_rank % SLOTS;
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int t = 0; t < mt_size; t++)
+        for (int b = 0; b < NB; b += 7) {
+            /* Puts into even buffers' own slot; odd buffers' slot 0 is a counter. */
+            MPI_Aint at = all[t * NB + b];
+            if (b % 2 == 0) {
+                long v = dyn_val(mt_rank, t, b);
+                CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, t, at + slot * (MPI_Aint)sizeof(long), 1, MPI_LONG, win));
+            } else {
+                static const long one = 1;
+                CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, t, at, 1, MPI_LONG, MPI_SUM, win));
+                /* The old value is there once the operation completes (flush). */
+                CHECK_MPI(MPI_Fetch_and_op(&one, &olds[t * NB + b], MPI_LONG, t, at + sizeof(long), MPI_SUM,
+                                           win));
+            }
+        }
+    CHECK_MPI(MPI_Win_flush_all(win));
+    for (int t = 0; t < mt_size; t++)
+        for (int b = 7; b < NB; b += 14)
+            CHECK(olds[t * NB + b] >= 0 && olds[t * NB + b] < mt_size, "Fetch_and_op on rank %d buffer %d read %ld",
+                  t, b, olds[t * NB + b]);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    for (int t = 0; t < mt_size; t++)
+        for (int b = 0; b < NB; b += 14) {
+            long got[SLOTS], want = dyn_val(mt_rank, t, b);
+            CHECK_MPI(MPI_Get(got, SLOTS, MPI_LONG, t, all[t * NB + b], SLOTS, MPI_LONG, win));
+            CHECK_MPI(MPI_Win_flush(t, win));
+            CHECK(got[slot] == want, "Get of rank %d buffer %d slot %d: %ld, expected %ld", t, b, slot, got[slot],
+                  want);
+        }
+    /* Compare_and_swap: each rank tries to swap its number into slot 2 of
+     * rank 0's buffer 1 where it is -1: one wins. */
+    if (mt_rank == 0)
+        bufs[1][2] = -1;
+    CHECK_MPI(MPI_Win_sync(win));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    long me = mt_rank, cmp = -1, was = -2;
+    CHECK_MPI(MPI_Compare_and_swap(&me, &cmp, &was, MPI_LONG, 0, all[1] + 2 * (MPI_Aint)sizeof(long), win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+    int won = was == -1, winners = 0;
+    CHECK_MPI(MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(winners == 1, "%d ranks' Compare_and_swap found -1, expected one", winners);
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    /* Each rank's own memory: every origin's slot, the counters. */
+    for (int b = 0; b < NB; b += 7) {
+        if (b % 2 == 0) {
+            for (int o = 0; o < mt_size && o < SLOTS; o++)
+                CHECK(bufs[b][o] == dyn_val(o, mt_rank, b), "buffer %d slot %d: %ld after rank %d's Put, expected %ld",
+                      b, o, bufs[b][o], o, dyn_val(o, mt_rank, b));
+        } else {
+            CHECK(bufs[b][0] == mt_size && bufs[b][1] == mt_size,
+                  "buffer %d counters: %ld and %ld, expected %d each", b, bufs[b][0], bufs[b][1], mt_size);
+        }
+    }
+    if (mt_rank == 0)
+        CHECK(bufs[1][2] >= 0 && bufs[1][2] < mt_size, "the Compare_and_swap winner stored %ld", bufs[1][2]);
+    /* Half the buffers go, as many new ones come; the new ones are reached. */
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    for (int b = 0; b < NB / 2; b++) {
+        CHECK_MPI(MPI_Win_detach(win, bufs[b]));
+        gone[b] = bufs[b]; /* freed after Win_free: osc/ucx again */
+        bufs[b] = dyn_buf();
+        CHECK_MPI(MPI_Win_attach(win, bufs[b], SLOTS * sizeof(long)));
+        CHECK_MPI(MPI_Get_address(bufs[b], &mine[b]));
+    }
+    CHECK_MPI(MPI_Allgather(mine, NB, MPI_AINT, all, NB, MPI_AINT, MPI_COMM_WORLD));
+    int next = (mt_rank + 1) % mt_size, prev = (mt_rank + mt_size - 1) % mt_size;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, win));
+    for (int b = 0; b < NB; b += 5) {
+        long v[SLOTS];
+        for (int i = 0; i < SLOTS; i++)
+            v[i] = dyn_val(mt_rank, next, b) + i;
+        CHECK_MPI(MPI_Put(v, SLOTS, MPI_LONG, next, all[next * NB + b], SLOTS, MPI_LONG, win));
+    }
+    CHECK_MPI(MPI_Win_unlock(next, win));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    for (int b = 0; b < NB; b += 5)
+        for (int i = 0; i < SLOTS; i++)
+            CHECK(bufs[b][i] == dyn_val(prev, mt_rank, b) + i,
+                  "after detach and attach: buffer %d element %d is %ld, expected %ld from rank %d", b, i,
+                  bufs[b][i], dyn_val(prev, mt_rank, b) + i, prev);
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    for (int b = 0; b < NB; b++) {
+        CHECK_MPI(MPI_Win_detach(win, bufs[b]));
+        free(bufs[b]);
+    }
+    CHECK_MPI(MPI_Win_free(&win));
+    for (int b = 0; b < NB / 2; b++)
+        free(gone[b]);
+    free(all);
+    free(olds);
+}
+
 /* Names, groups, info. */
 static void win_name_group_info(void)
 {
@@ -405,6 +548,31 @@ static void win_sync_errors(void)
     rc = MPI_Win_detach(dyn, other);
     CHECK(err_class(rc) == MPI_ERR_RMA_ATTACH, "Win_detach of memory never attached: class %d, expected "
           "MPI_ERR_RMA_ATTACH", err_class(rc));
+    /* Another rank's memory not attached: refused at the origin where it
+     * reaches the target through the kernel (ranks of one host; by
+     * messages the target refuses it, on its own error handler). */
+    MPI_Comm node;
+    int nodesize = 0;
+    const char *shared = getenv("BOLT_RMA_SHARED");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nodesize);
+    MPI_Comm_free(&node);
+    if (mt_size > 1 && nodesize == mt_size && !(shared && strcmp(shared, "0") == 0)) {
+        MPI_Aint *wheres = malloc(mt_size * sizeof *wheres);
+        MPI_Allgather(&where, 1, MPI_AINT, wheres, 1, MPI_AINT, MPI_COMM_WORLD);
+        int next = (mt_rank + 1) % mt_size;
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, next, 0, dyn));
+        rc = MPI_Put(&v, 1, MPI_LONG, next, wheres[next], 1, MPI_LONG, dyn);
+        CHECK(err_class(rc) == MPI_ERR_RMA_RANGE, "Put to rank %d's memory not attached to a dynamic window: "
+              "class %d, expected MPI_ERR_RMA_RANGE", next, err_class(rc));
+        long got = -1;
+        rc = MPI_Get(&got, 1, MPI_LONG, next, wheres[next] + sizeof(long), 1, MPI_LONG, dyn);
+        CHECK(err_class(rc) == MPI_ERR_RMA_RANGE, "Get from rank %d's memory not attached to a dynamic window: "
+              "class %d, expected MPI_ERR_RMA_RANGE", next, err_class(rc));
+        CHECK_MPI(MPI_Win_unlock(next, dyn));
+        free(wheres);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 #endif
     CHECK(other[0] == 0, "memory not attached was written: %ld", other[0]);
     CHECK_MPI(MPI_Win_detach(dyn, att));
@@ -501,6 +669,7 @@ int main(int argc, char **argv)
     win_allocate();
     win_allocate_shared();
     win_dynamic();
+    win_dynamic_ops();
     win_name_group_info();
     win_errors();
     win_sync_errors();

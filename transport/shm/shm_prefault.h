@@ -6,8 +6,9 @@
  * messages until the first lap ends (2 ranks: 17 stalls of 8-10 thousand
  * cycles in the first 1 100 all-reduces, which made the first ~ms of every
  * job 1.4x slower). Platform seam: shm_prefault_linux.c populates the range
- * with madvise(MADV_POPULATE_WRITE); shm_prefault_posix.c (also built and
- * tested here) reads one byte per page.
+ * with madvise(MADV_POPULATE_WRITE), then reads one byte per page (a
+ * hypervisor still traps each page's first access otherwise);
+ * shm_prefault_posix.c (also built and tested here) reads one byte per page.
  */
 #ifndef BOLT_SHM_PREFAULT_H
 #define BOLT_SHM_PREFAULT_H

@@ -1,9 +1,9 @@
 /* rma_cma.c — one-sided operations on a sibling's memory through the
  * kernel (Linux's cross-memory attach), for windows over memory the
  * program gave (MPI_Win_create, MPI_Win_create_dynamic) between ranks of
- * one host: no message, no action of the target. It uses the shm transport's platform seam (shm_cma.h:
- * process_vm_readv/writev on Linux, "unsupported" elsewhere, where such
- * windows take the message path). */
+ * one host: no message, no action of the target. It uses the shm
+ * transport's platform seam (shm_cma.h: process_vm_readv/writev on Linux,
+ * "unsupported" elsewhere, where such windows take the message path). */
 #include "mpi/rma.h"
 #include "transport/shm/shm_cma.h"
 

@@ -218,7 +218,10 @@ static int dyn_attached(struct rma_dyn_table *t, uint64_t lo, uint64_t hi)
 {
     if (!t)
         return 1;
-    for (;;) {
+    /* An edit is a few stores; a table left mid-edit (its rank killed
+     * there, the job about to end) must not hold an origin forever: after
+     * this many tries the kernel alone decides. */
+    for (long tries = 0; tries < (1L << 24); tries++) {
         unsigned g = atomic_load_explicit(&t->gen, memory_order_acquire);
         if (g & 1)
             continue;
@@ -230,6 +233,7 @@ static int dyn_attached(struct rma_dyn_table *t, uint64_t lo, uint64_t hi)
         if (atomic_load_explicit(&t->gen, memory_order_relaxed) == g)
             return found;
     }
+    return 1;
 }
 
 /* A sibling's memory through the kernel (MPI_Win_create and

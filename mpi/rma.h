@@ -158,6 +158,12 @@ struct win_region {
 enum { EPOCH_NONE = 0, EPOCH_FENCE = 1, EPOCH_LOCK = 2, EPOCH_LOCK_ALL = 4, EPOCH_ACCESS = 8,
        EPOCH_EXPOSE = 16 };
 
+/* [lo, hi) lies within [base, base + size). */
+static inline int rma_within(uint64_t lo, uint64_t hi, uint64_t base, uint64_t size)
+{
+    return lo >= base && hi <= base + size;
+}
+
 struct face_win {
     int live;
     MPI_Win handle;
@@ -197,6 +203,16 @@ struct face_win {
     uint64_t *fence_counts; /* scratch: 2 * size entries */
     uint64_t *wait_counts;  /* PSCW: what each exposure origin said it sent, +1; 0 not yet */
 };
+
+/* This rank's attachment of a dynamic window holding [lo, hi), or NULL. */
+static inline struct win_region *rma_region_of(const struct face_win *w, uint64_t lo,
+                                               uint64_t hi)
+{
+    struct win_region *r = w->regions;
+    while (r && !rma_within(lo, hi, (uint64_t)(uintptr_t)r->base, (uint64_t)r->size))
+        r = r->next;
+    return r;
+}
 
 /* ---- windows (win_create.c) ----------------------------------------------------------- */
 extern struct face_win **face_wins;

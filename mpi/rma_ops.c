@@ -227,7 +227,7 @@ static int dyn_attached(struct rma_dyn_table *t, uint64_t lo, uint64_t hi)
             continue;
         int found = 0, n = t->n < RMA_DYN_REGIONS ? t->n : RMA_DYN_REGIONS;
         for (int i = 0; i < n && !found; i++)
-            found = lo >= t->r[i].base && hi <= t->r[i].base + t->r[i].size;
+            found = rma_within(lo, hi, t->r[i].base, t->r[i].size);
         found |= t->beyond > 0;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&t->gen, memory_order_relaxed) == g)
@@ -527,27 +527,18 @@ static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const
                               (long long)(disp + lo), (long long)(disp + hi), a->target,
                               (long)p->size, (long)a->tdisp, p->disp_unit);
     }
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC && a->target == w->rank && hi > lo) {
-        /* This rank's own attachments can be checked here. */
-        char *at = (char *)(intptr_t)disp;
-        struct win_region *r = w->regions;
-        while (r && !(at + lo >= r->base && at + hi <= r->base + r->size))
-            r = r->next;
-        if (!r) {
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC && hi > lo) {
+        /* Checked here for this rank and for siblings reached through the
+         * kernel (by their tables); a target reached by messages checks. */
+        uint64_t from = (uint64_t)disp + (uint64_t)lo, to = (uint64_t)disp + (uint64_t)hi;
+        int mine = a->target == w->rank;
+        if (mine ? !rma_region_of(w, from, to) : p->cma && !dyn_attached(p->dyn, from, to)) {
             free(blocks);
             return face_win_error(w, fn, MPI_ERR_RMA_RANGE,
-                                  "%p..%p is not memory attached to the dynamic window "
+                                  "%p..%p is not memory rank %d attached to the dynamic window "
                                   "(MPI_Win_attach it first)",
-                                  (void *)(at + lo), (void *)(at + hi));
+                                  (void *)(uintptr_t)from, (void *)(uintptr_t)to, a->target);
         }
-    }
-    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC && a->target != w->rank && p->cma && hi > lo &&
-        !dyn_attached(p->dyn, (uint64_t)disp + (uint64_t)lo, (uint64_t)disp + (uint64_t)hi)) {
-        free(blocks);
-        return face_win_error(w, fn, MPI_ERR_RMA_RANGE,
-                              "%p..%p is not memory rank %d attached to the dynamic window",
-                              (void *)(intptr_t)(disp + lo), (void *)(intptr_t)(disp + hi),
-                              a->target);
     }
     if (p->direct && (w->flavor != MPI_WIN_FLAVOR_DYNAMIC || a->target == w->rank)) {
         char *at = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? (char *)(intptr_t)disp : p->base + disp;

@@ -100,9 +100,8 @@ static char *target_at(struct face_win *w, const struct rma_hdr *h, const struct
                                                    : (char *)w->base + h->disp;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         char *at = (char *)(intptr_t)h->disp;
-        for (struct win_region *r = w->regions; r; r = r->next)
-            if (at + lo >= r->base && at + hi <= r->base + r->size)
-                return at;
+        if (rma_region_of(w, h->disp + (uint64_t)lo, h->disp + (uint64_t)hi))
+            return at;
         face_win_error(w, "one-sided operation (at its target)", MPI_ERR_RMA_RANGE,
                        "rank %d accessed %p..%p, which is not memory attached to the dynamic "
                        "window on rank %d",

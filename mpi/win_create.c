@@ -117,7 +117,7 @@ static int info_says(MPI_Info info, const char *key, const char *value)
 /* The host's segment: control blocks (and a dynamic window's tables of
  * attached memory), then the data of each local rank
  * (flavours allocate and shared) in rank order; shared ones back to back
- * unless alloc_shared_noncontig. Sets the local peers' base and ctrl. */
+ * unless alloc_shared_noncontig. Sets the local peers' base, ctrl and dyn. */
 /* win_map_host's answer when an allocating window must do without. */
 #define WIN_NO_SEGMENT (-1)
 

@@ -1,6 +1,7 @@
 /* rma_apply.c — what one-sided operations do to window memory: typed
  * copies and reductions over a target's layout, used alike by an origin
  * that reaches the memory directly and by a target applying a message. */
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,88 @@ static int acc_pairs(const struct rma_layout *l, char *base, const char *src, MP
     return rc;
 }
 
+/* Up to four elements of a C integer or floating type under a predefined
+ * op (floating ones: sum, product, min, max): Fetch_and_op's usual case,
+ * done without the general reduction's dispatch (type and op tables, kernel
+ * choice), which costs more than the operation. The expressions are the
+ * general kernels' (collectives/reduce_kernels.c): signed integers wrap
+ * (arithmetic on the unsigned type). Fortran's types, whose ops differ, go
+ * the general way. 1 when done. */
+#define ACC_FEW(T, U)                                                                    \
+    if (len % sizeof(T) || len / sizeof(T) > 4)                                         \
+        return 0;                                                                       \
+    for (size_t i = 0; i < len / sizeof(T); i++) {                                      \
+        T x, y;                                                                         \
+        memcpy(&x, src + i * sizeof x, sizeof x);                                       \
+        memcpy(&y, at + i * sizeof y, sizeof y);                                        \
+        switch (op) {                                                                   \
+        ACC_ARITH(T, U)                                                                 \
+        case MPI_MIN: y = x < y ? x : y; break;                                         \
+        case MPI_MAX: y = x > y ? x : y; break;                                         \
+        ACC_BITS(T)                                                                     \
+        default: return 0;                                                              \
+        }                                                                               \
+        memcpy(at + i * sizeof y, &y, sizeof y);                                        \
+    }                                                                                   \
+    return 1;
+#define ACC_ARITH(T, U)                                                                 \
+    case MPI_SUM: y = (T)((U)y + (U)x); break;                                          \
+    case MPI_PROD: y = (T)((U)y * (U)x); break;
+#define ACC_BITS(T)                                                                     \
+    case MPI_BAND: y = (T)(y & x); break;                                               \
+    case MPI_BOR: y = (T)(y | x); break;                                                \
+    case MPI_BXOR: y = (T)(y ^ x); break;                                               \
+    case MPI_LAND: y = (T)(x != 0 && y != 0); break;                                    \
+    case MPI_LOR: y = (T)(x != 0 || y != 0); break;                                     \
+    case MPI_LXOR: y = (T)((x != 0) != (y != 0)); break;
+
+int rma_acc_few(MPI_Datatype basic, MPI_Op op, const char *src, char *at, size_t len)
+{
+    switch (basic) {
+    case MPI_CHAR:
+        if (CHAR_MIN < 0) {
+            ACC_FEW(int8_t, unsigned)
+        } else {
+            ACC_FEW(uint8_t, unsigned)
+        }
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: ACC_FEW(int8_t, unsigned)
+    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: ACC_FEW(uint8_t, unsigned)
+    case MPI_SHORT: case MPI_INT16_T: ACC_FEW(int16_t, unsigned)
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: ACC_FEW(uint16_t, unsigned)
+    case MPI_INT: case MPI_INT32_T: ACC_FEW(int32_t, unsigned)
+    case MPI_UNSIGNED: case MPI_UINT32_T: ACC_FEW(uint32_t, unsigned)
+    case MPI_LONG_LONG_INT: case MPI_INT64_T: ACC_FEW(int64_t, uint64_t)
+    case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: ACC_FEW(uint64_t, uint64_t)
+    case MPI_LONG:
+        if (sizeof(long) == 8) {
+            ACC_FEW(int64_t, uint64_t)
+        }
+        return 0;
+    case MPI_UNSIGNED_LONG:
+        if (sizeof(long) == 8) {
+            ACC_FEW(uint64_t, uint64_t)
+        }
+        return 0;
+    default:
+        break;
+    }
+    /* Floating types: no bitwise or logical ops (the general way refuses them). */
+#undef ACC_ARITH
+#undef ACC_BITS
+#define ACC_ARITH(T, U)                                                                 \
+    case MPI_SUM: y = x + y; break;                                                     \
+    case MPI_PROD: y = x * y; break;
+#define ACC_BITS(T)
+    switch (basic) {
+    case MPI_DOUBLE: ACC_FEW(double, double)
+    case MPI_FLOAT: ACC_FEW(float, float)
+    default: return 0;
+    }
+}
+#undef ACC_FEW
+#undef ACC_ARITH
+#undef ACC_BITS
+
 int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_Datatype basic,
                    MPI_Op op, char *old)
 {
@@ -123,6 +206,9 @@ int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_
         rma_layout_unpack(l, src, base);
         return MPI_SUCCESS;
     }
+    if (l->count == 1 && l->nblocks == 1 &&
+        rma_acc_few(basic, op, src, base + l->blocks[0].off, (size_t)l->blocks[0].len))
+        return MPI_SUCCESS;
     bolt_datatype_t nb = face_native_basic(basic);
     bolt_op_t nop;
     int user = 0;

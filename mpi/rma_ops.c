@@ -456,9 +456,46 @@ static inline int copy_fast(MPI_Win win, const struct rma_args *a)
     return 1;
 }
 
+/* Fetch_and_op and Compare_and_swap of one predefined element on a sibling
+ * reached directly, in an epoch: the checks rma_op would make, on this one
+ * shape, then the operation under the target's accumulate lock. 0 leaves
+ * the call to rma_op (nothing done). */
+static inline int atomic_fast(MPI_Win win, const struct rma_args *a)
+{
+    struct face_win *w = face_win_get(win);
+    if (!w || !face_initialized || face_finalized || a->target < 0 || a->target >= w->size ||
+        w->flavor == MPI_WIN_FLAVOR_DYNAMIC || a->ttype != a->otype || a->ttype != a->rtype)
+        return 0;
+    struct win_peer *p = &w->peers[a->target];
+    struct face_type *t = face_type_get(a->ttype);
+    if (!p->direct || !t || !t->predefined || !t->contig || t->basic != a->ttype ||
+        t->size > 16 || !in_epoch(w, a->target))
+        return 0;
+    int64_t off = (int64_t)a->tdisp * p->disp_unit + t->true_lb;
+    if (off < 0 || off + (int64_t)t->size > (int64_t)p->size)
+        return 0;
+    char *at = p->base + off, old[16];
+    int done = 1;
+    rma_acc_lock(p->ctrl);
+    memcpy(old, at, t->size);
+    if (a->kind == RMA_CAS)
+        rma_cas(at, a->oaddr, a->caddr, old, t->size);
+    else if (a->op == MPI_REPLACE)
+        memcpy(at, a->oaddr, t->size);
+    else if (a->op != MPI_NO_OP)
+        done = rma_acc_few(a->ttype, a->op, a->oaddr, at, t->size);
+    rma_acc_unlock(p->ctrl);
+    if (done)
+        memcpy(a->raddr, old, t->size);
+    return done;
+}
+
 static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const char *fn)
 {
     if (!req && (a->kind == RMA_PUT || a->kind == RMA_GET) && copy_fast(win, a))
+        return MPI_SUCCESS;
+    if (!req && (a->kind == RMA_GACC || a->kind == RMA_CAS) && a->ocount == 1 &&
+        a->rcount == 1 && a->tcount == 1 && atomic_fast(win, a))
         return MPI_SUCCESS;
     struct face_win *w = NULL;
     int rc = face_win_check(win, fn, &w);

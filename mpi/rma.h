@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "mpi/face.h"
+#include "transport/shm/shm_cma.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -164,6 +165,19 @@ static inline int rma_within(uint64_t lo, uint64_t hi, uint64_t base, uint64_t s
     return lo >= base && hi <= base + size;
 }
 
+/* Puts and Gets through the kernel waiting for the epoch's next
+ * synchronisation (rma_cma.c); a Put's data copied into staged. */
+enum { RMA_CMA_QUEUE = 64, RMA_CMA_STAGE = 64 * 1024, RMA_CMA_PUT_MAX = 8192,
+       RMA_CMA_GET_MAX = 64 * 1024 };
+struct rma_cma_queue {
+    int n;
+    size_t staged_bytes;
+    char *staged; /* RMA_CMA_STAGE bytes, from the first queued Put */
+    struct shm_cma_piece piece[RMA_CMA_QUEUE];
+    int target[RMA_CMA_QUEUE];
+    char write[RMA_CMA_QUEUE];
+};
+
 struct face_win {
     int live;
     MPI_Win handle;
@@ -195,6 +209,7 @@ struct face_win {
     /* origin side */
     uint32_t seq;
     struct rma_pending *pending;
+    struct rma_cma_queue cmaq;
     /* target side */
     bolt_request_t hdr_req;
     char *hdr_buf;
@@ -242,6 +257,18 @@ int rma_cma_built(void);
 /* Reads (write 0) or writes the layout at remote address base of process pid
  * from or into packed local data. Returns 0 or an errno value. */
 int rma_cma_move(long pid, const struct rma_layout *l, uint64_t base, char *packed, int write);
+/* Queues a contiguous Put (write 1: its len bytes at local copied, so a
+ * program that reuses its buffer at once, as the standard does not allow
+ * but loops over a variable do, still puts what it gave) or Get (into local, at the
+ * next synchronisation) of len bytes at raddr in target's memory, moving
+ * what was queued first when the queue is full; drain moves everything
+ * queued, in order. Both return 0, ENOMEM, or an errno value with *failed
+ * set to the target that could not be reached (the rest of the queue is
+ * dropped then: the job is ending). Free releases the staging buffer. */
+int rma_cma_queue(struct face_win *w, int target, void *local, uint64_t raddr, size_t len,
+                  int write, int *failed);
+int rma_cma_drain(struct face_win *w, int *failed);
+void rma_cma_free(struct face_win *w);
 
 /* ---- typed copies into and out of window memory (rma_apply.c) --------------------- */
 /* A layout of count elements of type t: contiguous data in *one, else

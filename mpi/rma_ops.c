@@ -7,6 +7,7 @@
  * is more than a header receive holds, a header and then the rest as a
  * second message. What comes back (a get's data, a fetch's old values) is
  * received straight into the program's buffer when it is contiguous. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,12 @@ static int pend_done(void *arg)
 
 int rma_pending_wait(struct face_win *w, int target, const char *fn)
 {
+    int failed = -1, e = w->cmaq.n ? rma_cma_drain(w, &failed) : 0;
+    if (e)
+        return face_win_error(w, fn, MPI_ERR_OTHER, "cannot reach rank %d's window memory: %s",
+                              failed, strerror(e));
+    if (!w->pending)
+        return MPI_SUCCESS;
     struct pend_arg a = {w, target};
     bolt_progress_until(pend_done, &a, 0);
     int first = BOLT_OK;
@@ -249,6 +256,21 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
     int e = 0, rc = MPI_SUCCESS;
     struct rma_block whole = {0, (int64_t)bytes};
     struct rma_layout flat = {1, (int64_t)bytes, 1, &whole};
+    int failed = a->target;
+    /* A contiguous Put or Get from or into the program's own buffer waits
+     * in the queue; anything else goes now, after what waits there (it may
+     * read what a queued Put writes, in the order the program gave). */
+    if ((a->kind == RMA_PUT || a->kind == RMA_GET) && !a->request && ot->contig &&
+        l->count * l->nblocks == 1 &&
+        bytes <= (a->kind == RMA_PUT ? RMA_CMA_PUT_MAX : RMA_CMA_GET_MAX)) {
+        char *mine = (char *)(a->kind == RMA_PUT ? (void *)a->oaddr : a->raddr) +
+                     (a->ocount ? ot->true_lb : 0);
+        e = rma_cma_queue(w, a->target, mine, at + (uint64_t)l->blocks[0].off, bytes,
+                          a->kind == RMA_PUT, &failed);
+        goto out;
+    }
+    if (w->cmaq.n && (e = rma_cma_drain(w, &failed)))
+        goto out;
     switch (a->kind) {
     case RMA_PUT: {
         const char *src = packed(ot, a->oaddr, a->ocount, &tmp);
@@ -304,12 +326,15 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
     default:
         break;
     }
+out:
     free(tmp);
     free(cur);
     free(old);
+    if (e == ENOMEM)
+        return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
     if (e)
         return face_win_error(w, fn, MPI_ERR_OTHER, "cannot reach rank %d's window memory: %s",
-                              a->target, strerror(e));
+                              failed, strerror(e));
     if (rc)
         return face_win_error(w, fn, rc, "op %d does not apply to datatype %d", a->op, basic);
     return MPI_SUCCESS;

@@ -77,6 +77,7 @@ static void win_destroy(struct face_win *w)
 {
     if (!w)
         return;
+    rma_cma_free(w);
     if (w->hdr_req || w->hdr_buf)
         rma_target_stop(w);
     if (w->remote_peers)

@@ -565,6 +565,49 @@ static void accumulate_types(void)
     CHECK_MPI(MPI_Win_free(&win));
 }
 
+/* Many operations in one epoch on memory the program gave (MPI_Win_create):
+ * 300 Puts of 512 bytes, more than an implementation keeps waiting for the
+ * epoch's end, then 300 Gets of them into separate places in another
+ * epoch, in reverse order. */
+static void many_in_one_epoch(void)
+{
+    enum { K = 300, B = 512 };
+    unsigned char *mem = malloc((size_t)K * B), *got = malloc((size_t)K * B), *src = malloc((size_t)K * B);
+    memset(mem, 0, (size_t)K * B);
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)K * B, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    int t = (mt_rank + 1) % mt_size, from = (mt_rank + mt_size - 1) % mt_size;
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    for (int k = 0; k < K; k++) {
+        for (int i = 0; i < B; i++)
+            src[(size_t)k * B + i] = (unsigned char)(k * 7 + i + mt_rank);
+        CHECK_MPI(MPI_Put(src + (size_t)k * B, B, MPI_BYTE, t, (MPI_Aint)k * B, B, MPI_BYTE, win));
+    }
+    CHECK_MPI(MPI_Win_unlock(t, win));
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, win));
+    for (int k = K - 1; k >= 0; k--)
+        CHECK_MPI(MPI_Get(got + (size_t)k * B, B, MPI_BYTE, t, (MPI_Aint)k * B, B, MPI_BYTE, win));
+    CHECK_MPI(MPI_Win_unlock(t, win));
+    int bad = 0;
+    for (int k = 0; k < K; k++)
+        for (int i = 0; i < B; i++)
+            if (got[(size_t)k * B + i] != (unsigned char)(k * 7 + i + mt_rank) && bad++ == 0)
+                CHECK(0, "Get %d byte %d of rank %d: %d, expected %d (what this rank put)", k, i, t,
+                      got[(size_t)k * B + i], (unsigned char)(k * 7 + i + mt_rank));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win));
+    for (int k = 0; k < K && !bad; k++)
+        for (int i = 0; i < B; i++)
+            if (mem[(size_t)k * B + i] != (unsigned char)(k * 7 + i + from) && bad++ == 0)
+                CHECK(0, "my byte %d: %d, expected %d (rank %d's Put %d)", k * B + i, mem[(size_t)k * B + i],
+                      (unsigned char)(k * 7 + i + from), from, k);
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    CHECK_MPI(MPI_Win_free(&win));
+    free(mem);
+    free(got);
+    free(src);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_rma_passive");
@@ -576,5 +619,6 @@ int main(int argc, char **argv)
     exclusive_rmw();
     accumulate_atomic_ordered();
     accumulate_types();
+    many_in_one_epoch();
     return mt_finish();
 }

@@ -1059,6 +1059,62 @@ START_TEST(test_cma_unsupported)
 }
 END_TEST
 
+/* ---- vectored moves: many pieces in as few calls; a bad address stops them ---- */
+
+START_TEST(test_cma_movev_moves_every_piece)
+{
+    enum { N = 2500 }; /* more pieces than one call takes */
+    struct shm_cma_piece *p = calloc(N, sizeof *p);
+    unsigned char *src = malloc(N * 3), *dst = calloc(N * 3, 1);
+    ck_assert_ptr_nonnull(p);
+    for (int i = 0; i < N * 3; i++)
+        src[i] = (unsigned char)(i * 31 + 7);
+    /* piece i: i % 4 bytes (some empty) from src, written backwards into dst */
+    size_t at = 0;
+    for (int i = 0; i < N; i++) {
+        size_t len = (size_t)(i % 4);
+        if (at + len > N * 3)
+            len = 0;
+        p[i] = (struct shm_cma_piece){src + at, (uint64_t)(uintptr_t)(dst + N * 3 - at - len), len};
+        at += len;
+    }
+    int e = shm_cma_movev(getpid(), p, N, 1);
+    if (!have_cma()) {
+        ck_assert_int_eq(e, ENOSYS);
+        goto out;
+    }
+    ck_assert_int_eq(e, 0);
+    at = 0;
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(memcmp(dst + N * 3 - at - p[i].len, src + at, p[i].len), 0);
+        at += p[i].len;
+    }
+    /* the same pieces read back */
+    memset(src, 0, N * 3);
+    ck_assert_int_eq(shm_cma_movev(getpid(), p, N, 0), 0);
+    at = 0;
+    for (int i = 0; i < N; i++) {
+        for (size_t k = 0; k < p[i].len; k++)
+            ck_assert_int_eq(src[at + k], (unsigned char)((at + k) * 31 + 7));
+        at += p[i].len;
+    }
+    /* a piece over an unmapped page: EFAULT, not a loop */
+    long page = sysconf(_SC_PAGESIZE);
+    char *hole = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+    ck_assert_ptr_ne(hole, MAP_FAILED);
+    munmap(hole + page, (size_t)page);
+    struct shm_cma_piece bad[2] = {{src, (uint64_t)(uintptr_t)hole, 16},
+                                   {src, (uint64_t)(uintptr_t)(hole + page - 8), 16}};
+    ck_assert_int_eq(shm_cma_movev(getpid(), bad, 2, 1), EFAULT);
+    munmap(hole, (size_t)page);
+out:
+    free(p);
+    free(src);
+    free(dst);
+}
+END_TEST
+
 /* ---- doorbells: ring only a sleeper; a sleeper wakes at once ---- */
 
 static int bell_has_bytes(int fd)
@@ -1379,6 +1435,7 @@ int main(void)
     tcase_add_test(tc, test_large_auto_busy_sender_single_copy);
     tcase_add_test(tc, test_large_no_read_hint_is_staged);
     tcase_add_test(tc, test_cma_unsupported);
+    tcase_add_test(tc, test_cma_movev_moves_every_piece);
     tcase_add_test(tc, test_doorbell_wakes_only_sleepers);
     tcase_add_test(tc, test_sleeping_pingpong_is_fast);
     tcase_add_loop_test(tc, test_peer_death, 0, 3);

@@ -30,3 +30,12 @@ int shm_cma_write(pid_t pid, const void *src, uint64_t raddr, size_t len)
     (void)len;
     return ENOSYS;
 }
+
+int shm_cma_movev(pid_t pid, struct shm_cma_piece *p, int n, int write)
+{
+    (void)pid;
+    (void)p;
+    (void)n;
+    (void)write;
+    return ENOSYS;
+}

@@ -143,12 +143,23 @@ struct win_peer {
     int lock;              /* held on it: 0, MPI_LOCK_SHARED/EXCLUSIVE */
     int nocheck;           /* ... taken with MPI_MODE_NOCHECK: nothing to release */
     uint64_t flushed;      /* sent when it was last flushed */
+    uint64_t replied;      /* sent when the last one answered (get, fetch) was sent */
     /* target side */
     uint64_t applied;      /* its operation messages applied here */
     int busy;              /* its operations with data still arriving */
     uint32_t owed_tag;     /* a flush/unlock reply waiting for busy == 0 */
     int owed_unlock;
 };
+
+/* Whether operations sent to a target (by messages) may still be unapplied
+ * there once every answer this rank waits for has come: the target applies
+ * one origin's operations in order, so the answer to the last one sent (a
+ * get's data, a fetch's old values) says that all before it are applied,
+ * and a flush needs no round trip of its own. */
+static inline int rma_unflushed(const struct win_peer *p)
+{
+    return p->sent != p->flushed && p->sent != p->replied;
+}
 
 struct win_region {
     char *base;

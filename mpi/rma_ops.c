@@ -450,6 +450,8 @@ static int op_message(struct face_win *w, const struct rma_args *a, const struct
     if (rc != BOLT_OK)
         return face_win_native_error(w, fn, rc);
     w->peers[a->target].sent++;
+    if (rr != BOLT_REQUEST_NULL)
+        w->peers[a->target].replied = w->peers[a->target].sent;
     return MPI_SUCCESS;
 }
 

@@ -166,7 +166,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (remote(w, rank)) {
         if (!p->nocheck)
             rc = ctl(w, rank, RMA_UNLOCK, p->lock, fn);
-        else if (p->sent != p->flushed)
+        else if (rma_unflushed(p))
             rc = ctl(w, rank, RMA_FLUSH, 0, fn);
     } else {
         atomic_thread_fence(memory_order_seq_cst);
@@ -244,7 +244,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
         struct win_peer *p = &w->peers[t];
         if (remote(w, t)) {
             unlock[t] = !p->nocheck;
-            flush[t] = p->nocheck && p->sent != p->flushed;
+            flush[t] = p->nocheck && rma_unflushed(p);
         } else if (!p->nocheck) {
             rma_lock_release(p->ctrl, MPI_LOCK_SHARED);
         }
@@ -288,10 +288,11 @@ static int flush(MPI_Win win, int rank, int local, const char *fn)
      * after the program's next barrier, and programs (OSU's validation) read
      * the window right after one. */
     (void)local;
-    /* Only targets reached by messages that got operations since need asking. */
+    /* Only targets reached by messages that got operations since (not all
+     * of them answered already) need asking. */
     int any = 0;
     for (int t = rank < 0 ? 0 : rank; t < (rank < 0 ? w->size : rank + 1) && !any; t++)
-        any = remote(w, t) && w->peers[t].lock && w->peers[t].sent != w->peers[t].flushed;
+        any = remote(w, t) && w->peers[t].lock && rma_unflushed(&w->peers[t]);
     if (!any)
         return MPI_SUCCESS;
     char *want = calloc((size_t)w->size, 1);
@@ -299,7 +300,7 @@ static int flush(MPI_Win win, int rank, int local, const char *fn)
         return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
     for (int t = rank < 0 ? 0 : rank; t < (rank < 0 ? w->size : rank + 1); t++) {
         struct win_peer *p = &w->peers[t];
-        want[t] = remote(w, t) && p->lock && p->sent != p->flushed;
+        want[t] = remote(w, t) && p->lock && rma_unflushed(p);
         p->flushed = p->sent;
     }
     rc = ctl_all(w, want, RMA_FLUSH, 0, fn);

@@ -608,11 +608,62 @@ static void many_in_one_epoch(void)
     free(src);
 }
 
+/* Puts to the next rank (one long, one of 64 KiB: more than a header
+ * message holds), then a Get of another place there, then a flush: once
+ * the flush returns, both Puts are in the target's memory, whatever the
+ * Get's answer may have told the origin first; and a Put alone, then a
+ * flush. Checked by the target after a barrier. */
+static void flush_after_get(void)
+{
+    enum { BIG = 8192 }; /* longs */
+    long *w, *big = malloc(BIG * sizeof *big), small = 4242 + mt_rank, got = -1;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_allocate((2 + BIG) * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    for (int i = 0; i < 2 + BIG; i++)
+        w[i] = -1;
+    w[1] = 77 + mt_rank;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int t = (mt_rank + 1) % mt_size, from = (mt_rank + mt_size - 1) % mt_size;
+    for (int i = 0; i < BIG; i++)
+        big[i] = 100000L * mt_rank + i;
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    CHECK_MPI(MPI_Put(&small, 1, MPI_LONG, t, 0, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Put(big, BIG, MPI_LONG, t, 2, BIG, MPI_LONG, win));
+    CHECK_MPI(MPI_Get(&got, 1, MPI_LONG, t, 1, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Win_flush(t, win));
+    CHECK(got == 77 + t, "Get of rank %d's element 1: %ld, expected %ld", t, got, 77L + t);
+    MPI_Barrier(MPI_COMM_WORLD); /* every origin's flush returned */
+    CHECK_MPI(MPI_Win_sync(win)); /* my window's memory as the others left it */
+    CHECK(w[0] == 4242 + from, "after rank %d's Put, Get, flush: element 0 is %ld, expected %d", from, w[0],
+          4242 + from);
+    int bad = 0;
+    for (int i = 0; i < BIG; i++)
+        if (w[2 + i] != 100000L * from + i && bad++ == 0)
+            CHECK(0, "after rank %d's Put of %d longs, Get, flush: element %d is %ld, expected %ld", from, BIG, 2 + i,
+                  w[2 + i], 100000L * from + i);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* and a Put alone, then the flush */
+    small = 5353 + mt_rank;
+    CHECK_MPI(MPI_Put(&small, 1, MPI_LONG, t, 0, 1, MPI_LONG, win));
+    CHECK_MPI(MPI_Win_flush(t, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_sync(win));
+    CHECK(w[0] == 5353 + from, "after rank %d's Put and flush: element 0 is %ld, expected %d", from, w[0],
+          5353 + from);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    CHECK_MPI(MPI_Win_free(&win));
+    free(big);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_rma_passive");
     lock_unlock();
     flushes();
+    flush_after_get();
     request_based();
     counter();
     spin_lock();

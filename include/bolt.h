@@ -115,6 +115,12 @@ int bolt_isend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t com
                bolt_request_t *req);
 int bolt_issend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
                 bolt_request_t *req);
+/* A small message sent at once when it can leave without waiting (copied
+ * into the transport, behind nothing queued for dest): *sent is 1 then and
+ * buf is free, as after a completed bolt_isend; 0 when it cannot now (send
+ * it with bolt_isend, which keeps the order). What a nonblocking send that
+ * needs no request does. */
+int bolt_send_now(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm, int *sent);
 /* bolt_isend for a sender that computes until it waits: the data moves
  * without it wherever the transport allows (over shared memory the receiver
  * reads the sender's buffer at any size, rather than have a large message

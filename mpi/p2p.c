@@ -345,7 +345,12 @@ static int make_req(int pmode, int persistent, void *buf, int count, MPI_Datatyp
         } else if (pmode == PM_SSEND) {
             rc = bolt_issend(p, bytes, np, tag, c->native, &q->native);
         } else {
-            rc = bolt_isend(p, bytes, np, tag, c->native, &q->native);
+            /* Copied out at once (most small sends): complete, no native
+             * request to make, wait on or release. */
+            int sent = 0;
+            rc = bolt_send_now(p, bytes, np, tag, c->native, &sent);
+            if (rc == BOLT_OK && !sent)
+                rc = bolt_isend(p, bytes, np, tag, c->native, &q->native);
         }
         if (rc) {
             face_req_release(*req);

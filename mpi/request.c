@@ -137,9 +137,13 @@ static int wait_simple(MPI_Request *r, struct face_req *q, MPI_Status *st, bolt_
     if (q->kind > FACE_REQ_RECV || q->persistent || q->proc_null || !q->active || q->tmp ||
         q->bsend_block || q->coll_in || q->coll_op)
         return 0;
-    *nrc = bolt_wait(&q->native, ns);
-    if (*nrc)
-        return 0;
+    if (q->native) {
+        if ((*nrc = bolt_wait(&q->native, ns)))
+            return 0;
+    } else { /* a send that left at once (make_req): what bolt_wait gives for none */
+        *nrc = BOLT_OK;
+        *ns = (bolt_status_t){BOLT_ANY_SOURCE, BOLT_ANY_TAG, BOLT_OK, 0};
+    }
     face_status_set(st, ns, q->peer_base);
     if (q->cancelled && ns->source == BOLT_ANY_SOURCE && !STATUS_IGNORED(st))
         st->bolt_cancelled = 1;

@@ -63,6 +63,18 @@ int bolt_isend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t com
     return start_send(buf, bytes, dest, tag, comm, 0, req, "bolt_isend");
 }
 
+int bolt_send_now(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm, int *sent)
+{
+    if (!sent)
+        return bolt_err_set(BOLT_ERR_ARG, "bolt_send_now: sent pointer is NULL");
+    *sent = 0;
+    int rc = check_send(buf, bytes, dest, tag, comm, "bolt_send_now");
+    if (rc)
+        return rc;
+    *sent = bolt_proto_send_now(buf, bytes, dest, tag, comm, comm->ctx);
+    return BOLT_OK;
+}
+
 int bolt_issend(const void *buf, size_t bytes, int dest, int tag, bolt_comm_t comm,
                 bolt_request_t *req)
 {

@@ -71,6 +71,8 @@ int rma_cma_queue(struct face_win *w, int target, void *local, uint64_t raddr, s
 {
     struct rma_cma_queue *q = &w->cmaq;
     int err = 0;
+    if (len == 0)
+        return 0; /* nothing to move (and local may be NULL) */
     if (write && !q->staged && !(q->staged = malloc(RMA_CMA_STAGE)))
         return ENOMEM;
     if (q->n == RMA_CMA_QUEUE || (write && q->staged_bytes + len > RMA_CMA_STAGE))

@@ -135,7 +135,11 @@ int main(int argc, char **argv)
             CHECK_OK(bolt_isend(kept[nlater], n, 0, 21, w, &later[nlater]));
             nlater++;
         }
-        CHECK(now > 0, "bolt_send_now: none of %d messages left at once", M);
+        /* The rdma transport has no send-at-once (every message there has a
+         * request): only shm and tcp must have sent some so. */
+        const char *tls = getenv("BOLT_TRANSPORTS");
+        if (!tls || !strstr(tls, "rdma"))
+            CHECK(now > 0, "bolt_send_now: none of %d messages left at once", M);
         CHECK_OK(bolt_waitall(nlater, later, NULL));
         for (int i = 0; i < nlater; i++)
             free(kept[i]);

@@ -582,6 +582,8 @@ static void many_in_one_epoch(void)
         for (int i = 0; i < B; i++)
             src[(size_t)k * B + i] = (unsigned char)(k * 7 + i + mt_rank);
         CHECK_MPI(MPI_Put(src + (size_t)k * B, B, MPI_BYTE, t, (MPI_Aint)k * B, B, MPI_BYTE, win));
+        if (k == K / 2) /* nothing, from no buffer: allowed, and changes nothing */
+            CHECK_MPI(MPI_Put(NULL, 0, MPI_BYTE, t, 0, 0, MPI_BYTE, win));
     }
     CHECK_MPI(MPI_Win_unlock(t, win));
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));

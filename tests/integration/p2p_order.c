@@ -12,6 +12,28 @@ static size_t msg_size(int i)
     return (i % 17 == 5) ? 200000 + (size_t)i : (size_t)(8 + i % 13);
 }
 
+/* Rank 0, ms late, receives from rank 1 on tag the M messages of the two
+ * late-receiver cases below: message i is 4 + (i * 7919) % 12000 bytes of
+ * tfill(i) led by i; checked in order and intact. */
+enum { M = 3000 };
+static void late_receive(bolt_comm_t w, unsigned char *buf, int tag, long ms, const char *what)
+{
+    struct timespec late_by = {0, ms * 1000 * 1000};
+    nanosleep(&late_by, NULL);
+    unsigned char *want = malloc(12004);
+    CHECK(want, "oom");
+    for (int i = 0; i < M; i++) {
+        bolt_status_t st;
+        size_t n = (size_t)(4 + (i * 7919) % 12000);
+        CHECK_OK(bolt_recv(buf, 300000, 1, tag, w, &st));
+        tfill(want, n, (unsigned)i);
+        memcpy(want, &i, sizeof i);
+        CHECK(st.bytes == n && memcmp(buf, want, n) == 0,
+              "%s: message %d came as %zu bytes (want %zu) or altered", what, i, st.bytes, n);
+    }
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -69,7 +91,6 @@ int main(int argc, char **argv)
     /* Blocking small sends leave at once when the channel has room and queue
      * behind what waits otherwise: a late receiver (the channel fills up)
      * sees them, mixed with nonblocking sends, in send order and intact. */
-    enum { M = 3000 };
     if (size >= 2 && rank == 1) {
         static bolt_request_t late[M];
         static unsigned char *lbufs[M];
@@ -92,21 +113,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < nlate; i++)
             free(lbufs[i]);
     } else if (size >= 2 && rank == 0) {
-        struct timespec late_by = {0, 200 * 1000 * 1000};
-        nanosleep(&late_by, NULL);
-        unsigned char *want = malloc(12004);
-        CHECK(want, "oom");
-        for (int i = 0; i < M; i++) {
-            bolt_status_t st;
-            size_t n = (size_t)(4 + (i * 7919) % 12000);
-            CHECK_OK(bolt_recv(buf, 300000, 1, 20, w, &st));
-            tfill(want, n, (unsigned)i);
-            memcpy(want, &i, sizeof i);
-            CHECK(st.bytes == n && memcmp(buf, want, n) == 0,
-                  "late receiver: message %d came as %zu bytes (want %zu) or altered", i,
-                  st.bytes, n);
-        }
-        free(want);
+        late_receive(w, buf, 20, 200, "late receiver");
     }
     /* bolt_send_now: a message that left at once frees its buffer (it is
      * overwritten right after); one that cannot leave now (the channel full
@@ -145,21 +152,7 @@ int main(int argc, char **argv)
             free(kept[i]);
         free(b);
     } else if (size >= 2 && rank == 0) {
-        struct timespec late_by = {0, 100 * 1000 * 1000};
-        nanosleep(&late_by, NULL);
-        unsigned char *want = malloc(12004);
-        CHECK(want, "oom");
-        for (int i = 0; i < M; i++) {
-            bolt_status_t st;
-            size_t n = (size_t)(4 + (i * 7919) % 12000);
-            CHECK_OK(bolt_recv(buf, 300000, 1, 21, w, &st));
-            tfill(want, n, (unsigned)i);
-            memcpy(want, &i, sizeof i);
-            CHECK(st.bytes == n && memcmp(buf, want, n) == 0,
-                  "bolt_send_now: message %d came as %zu bytes (want %zu) or altered", i, st.bytes,
-                  n);
-        }
-        free(want);
+        late_receive(w, buf, 21, 100, "bolt_send_now");
     }
     free(buf);
     CHECK_OK(bolt_finalize());

@@ -547,20 +547,16 @@ static void accumulate_types(void)
         CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
         CHECK_MPI(MPI_Put(tv, 1, dt, t, base, 1, dt, win));
         CHECK_MPI(MPI_Win_flush(t, win));
-        CHECK_MPI(MPI_Compare_and_swap(nv, cv, old, dt, t, base, win));
-        CHECK_MPI(MPI_Win_flush(t, win));
-        CHECK_MPI(MPI_Get(got, 1, dt, t, base, 1, dt, win));
-        CHECK_MPI(MPI_Win_flush(t, win));
-        CHECK(!memcmp(old, tv, sz) && !memcmp(got, tv, sz),
-              "Compare_and_swap on %s with a compare value that differs: fetched or stored other bytes",
-              acc_types[ti].name);
-        CHECK_MPI(MPI_Compare_and_swap(nv, tv, old, dt, t, base, win));
-        CHECK_MPI(MPI_Win_flush(t, win));
-        CHECK_MPI(MPI_Get(got, 1, dt, t, base, 1, dt, win));
+        for (int match = 0; match < 2; match++) {
+            CHECK_MPI(MPI_Compare_and_swap(nv, match ? tv : cv, old, dt, t, base, win));
+            CHECK_MPI(MPI_Win_flush(t, win));
+            CHECK_MPI(MPI_Get(got, 1, dt, t, base, 1, dt, win));
+            CHECK_MPI(MPI_Win_flush(t, win));
+            CHECK(!memcmp(old, tv, sz) && !memcmp(got, match ? nv : tv, sz),
+                  "Compare_and_swap on %s with %s: fetched or stored other bytes", acc_types[ti].name,
+                  match ? "the matching compare value" : "a compare value that differs");
+        }
         CHECK_MPI(MPI_Win_unlock(t, win));
-        CHECK(!memcmp(old, tv, sz) && !memcmp(got, nv, sz),
-              "Compare_and_swap on %s with the matching compare value: fetched or stored other bytes",
-              acc_types[ti].name);
     }
     CHECK_MPI(MPI_Win_free(&win));
 }

@@ -120,7 +120,7 @@ static int acc_pairs(const struct rma_layout *l, char *base, const char *src, MP
  * general kernels' (collectives/reduce_kernels.c): signed integers wrap
  * (arithmetic on the unsigned type). Fortran's types, whose ops differ, go
  * the general way. 1 when done. */
-#define ACC_FEW(T, U)                                                                    \
+#define ACC_FEW(T, CASES)                                                               \
     if (len % sizeof(T) || len / sizeof(T) > 4)                                         \
         return 0;                                                                       \
     for (size_t i = 0; i < len / sizeof(T); i++) {                                      \
@@ -128,72 +128,69 @@ static int acc_pairs(const struct rma_layout *l, char *base, const char *src, MP
         memcpy(&x, src + i * sizeof x, sizeof x);                                       \
         memcpy(&y, at + i * sizeof y, sizeof y);                                        \
         switch (op) {                                                                   \
-        ACC_ARITH(T, U)                                                                 \
-        case MPI_MIN: y = x < y ? x : y; break;                                         \
-        case MPI_MAX: y = x > y ? x : y; break;                                         \
-        ACC_BITS(T)                                                                     \
+        CASES                                                                           \
         default: return 0;                                                              \
         }                                                                               \
         memcpy(at + i * sizeof y, &y, sizeof y);                                        \
     }                                                                                   \
     return 1;
-#define ACC_ARITH(T, U)                                                                 \
+/* Integers: arithmetic in the unsigned type U (wrapping), bitwise, logical. */
+#define INT_OPS(T, U)                                                                   \
     case MPI_SUM: y = (T)((U)y + (U)x); break;                                          \
-    case MPI_PROD: y = (T)((U)y * (U)x); break;
-#define ACC_BITS(T)                                                                     \
+    case MPI_PROD: y = (T)((U)y * (U)x); break;                                         \
+    case MPI_MIN: y = x < y ? x : y; break;                                             \
+    case MPI_MAX: y = x > y ? x : y; break;                                             \
     case MPI_BAND: y = (T)(y & x); break;                                               \
     case MPI_BOR: y = (T)(y | x); break;                                                \
     case MPI_BXOR: y = (T)(y ^ x); break;                                               \
     case MPI_LAND: y = (T)(x != 0 && y != 0); break;                                    \
     case MPI_LOR: y = (T)(x != 0 || y != 0); break;                                     \
     case MPI_LXOR: y = (T)((x != 0) != (y != 0)); break;
+/* Floating types: no bitwise or logical ops (the general way refuses them). */
+#define FLOAT_OPS                                                                       \
+    case MPI_SUM: y = x + y; break;                                                     \
+    case MPI_PROD: y = x * y; break;                                                    \
+    case MPI_MIN: y = x < y ? x : y; break;                                             \
+    case MPI_MAX: y = x > y ? x : y; break;
+#define ACC_INT(T, U) ACC_FEW(T, INT_OPS(T, U))
 
 int rma_acc_few(MPI_Datatype basic, MPI_Op op, const char *src, char *at, size_t len)
 {
     switch (basic) {
     case MPI_CHAR:
         if (CHAR_MIN < 0) {
-            ACC_FEW(int8_t, unsigned)
+            ACC_INT(int8_t, unsigned)
         } else {
-            ACC_FEW(uint8_t, unsigned)
+            ACC_INT(uint8_t, unsigned)
         }
-    case MPI_SIGNED_CHAR: case MPI_INT8_T: ACC_FEW(int8_t, unsigned)
-    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: ACC_FEW(uint8_t, unsigned)
-    case MPI_SHORT: case MPI_INT16_T: ACC_FEW(int16_t, unsigned)
-    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: ACC_FEW(uint16_t, unsigned)
-    case MPI_INT: case MPI_INT32_T: ACC_FEW(int32_t, unsigned)
-    case MPI_UNSIGNED: case MPI_UINT32_T: ACC_FEW(uint32_t, unsigned)
-    case MPI_LONG_LONG_INT: case MPI_INT64_T: ACC_FEW(int64_t, uint64_t)
-    case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: ACC_FEW(uint64_t, uint64_t)
+    case MPI_SIGNED_CHAR: case MPI_INT8_T: ACC_INT(int8_t, unsigned)
+    case MPI_UNSIGNED_CHAR: case MPI_UINT8_T: case MPI_BYTE: ACC_INT(uint8_t, unsigned)
+    case MPI_SHORT: case MPI_INT16_T: ACC_INT(int16_t, unsigned)
+    case MPI_UNSIGNED_SHORT: case MPI_UINT16_T: ACC_INT(uint16_t, unsigned)
+    case MPI_INT: case MPI_INT32_T: ACC_INT(int32_t, unsigned)
+    case MPI_UNSIGNED: case MPI_UINT32_T: ACC_INT(uint32_t, unsigned)
+    case MPI_LONG_LONG_INT: case MPI_INT64_T: ACC_INT(int64_t, uint64_t)
+    case MPI_UNSIGNED_LONG_LONG: case MPI_UINT64_T: ACC_INT(uint64_t, uint64_t)
     case MPI_LONG:
         if (sizeof(long) == 8) {
-            ACC_FEW(int64_t, uint64_t)
+            ACC_INT(int64_t, uint64_t)
         }
         return 0;
     case MPI_UNSIGNED_LONG:
         if (sizeof(long) == 8) {
-            ACC_FEW(uint64_t, uint64_t)
+            ACC_INT(uint64_t, uint64_t)
         }
         return 0;
+    case MPI_DOUBLE: ACC_FEW(double, FLOAT_OPS)
+    case MPI_FLOAT: ACC_FEW(float, FLOAT_OPS)
     default:
-        break;
-    }
-    /* Floating types: no bitwise or logical ops (the general way refuses them). */
-#undef ACC_ARITH
-#undef ACC_BITS
-#define ACC_ARITH(T, U)                                                                 \
-    case MPI_SUM: y = x + y; break;                                                     \
-    case MPI_PROD: y = x * y; break;
-#define ACC_BITS(T)
-    switch (basic) {
-    case MPI_DOUBLE: ACC_FEW(double, double)
-    case MPI_FLOAT: ACC_FEW(float, float)
-    default: return 0;
+        return 0;
     }
 }
+#undef ACC_INT
+#undef FLOAT_OPS
+#undef INT_OPS
 #undef ACC_FEW
-#undef ACC_ARITH
-#undef ACC_BITS
 
 int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_Datatype basic,
                    MPI_Op op, char *old)

@@ -59,12 +59,20 @@ static int pend_done(void *arg)
     return 1;
 }
 
+/* A move through the kernel that failed (e: an errno value) at target. */
+static int cma_error(struct face_win *w, const char *fn, int e, int target)
+{
+    if (e == ENOMEM)
+        return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
+    return face_win_error(w, fn, MPI_ERR_OTHER, "cannot reach rank %d's window memory: %s",
+                          target, strerror(e));
+}
+
 int rma_pending_wait(struct face_win *w, int target, const char *fn)
 {
     int failed = -1, e = w->cmaq.n ? rma_cma_drain(w, &failed) : 0;
     if (e)
-        return face_win_error(w, fn, MPI_ERR_OTHER, "cannot reach rank %d's window memory: %s",
-                              failed, strerror(e));
+        return cma_error(w, fn, e, failed);
     if (!w->pending)
         return MPI_SUCCESS;
     struct pend_arg a = {w, target};
@@ -330,11 +338,8 @@ out:
     free(tmp);
     free(cur);
     free(old);
-    if (e == ENOMEM)
-        return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
     if (e)
-        return face_win_error(w, fn, MPI_ERR_OTHER, "cannot reach rank %d's window memory: %s",
-                              failed, strerror(e));
+        return cma_error(w, fn, e, failed);
     if (rc)
         return face_win_error(w, fn, rc, "op %d does not apply to datatype %d", a->op, basic);
     return MPI_SUCCESS;
@@ -455,19 +460,27 @@ static int op_message(struct face_win *w, const struct rma_args *a, const struct
     return MPI_SUCCESS;
 }
 
+/* The fast paths' target: a rank this one reaches with plain loads and
+ * stores (not a dynamic window's), in an epoch of a live window; else NULL
+ * (the call goes the general way, which reports what is wrong). */
+static inline struct win_peer *fast_peer(MPI_Win win, const struct rma_args *a)
+{
+    struct face_win *w = face_win_get(win);
+    if (!w || !face_initialized || face_finalized || a->target < 0 || a->target >= w->size ||
+        w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->peers[a->target].direct ||
+        !in_epoch(w, a->target))
+        return NULL;
+    return &w->peers[a->target];
+}
+
 /* Put or Get of contiguous data to a target in reach of a plain copy, every
  * argument valid: a copy, and done (the small-message rate of a window
  * depends on it). Returns 0 when it is not such a call. */
 static inline int copy_fast(MPI_Win win, const struct rma_args *a)
 {
-    struct face_win *w = face_win_get(win);
-    if (!w || !face_initialized || face_finalized || a->target < 0 || a->target >= w->size ||
-        w->flavor == MPI_WIN_FLAVOR_DYNAMIC || a->ocount < 0 || a->tcount < 0)
-        return 0;
-    struct win_peer *p = &w->peers[a->target];
+    struct win_peer *p = a->ocount < 0 || a->tcount < 0 ? NULL : fast_peer(win, a);
     struct face_type *ot = face_type_get(a->otype), *tt = face_type_get(a->ttype);
-    if (!p->direct || !ot || !tt || !ot->committed || !tt->committed || !ot->contig ||
-        !tt->contig || !in_epoch(w, a->target))
+    if (!p || !ot || !tt || !ot->committed || !tt->committed || !ot->contig || !tt->contig)
         return 0;
     size_t n = tt->size * (size_t)a->tcount;
     int64_t off = (int64_t)a->tdisp * p->disp_unit + (a->tcount ? tt->true_lb : 0);
@@ -489,14 +502,10 @@ static inline int copy_fast(MPI_Win win, const struct rma_args *a)
  * the call to rma_op (nothing done). */
 static inline int atomic_fast(MPI_Win win, const struct rma_args *a)
 {
-    struct face_win *w = face_win_get(win);
-    if (!w || !face_initialized || face_finalized || a->target < 0 || a->target >= w->size ||
-        w->flavor == MPI_WIN_FLAVOR_DYNAMIC || a->ttype != a->otype || a->ttype != a->rtype)
-        return 0;
-    struct win_peer *p = &w->peers[a->target];
+    struct win_peer *p =
+        a->ttype != a->otype || a->ttype != a->rtype ? NULL : fast_peer(win, a);
     struct face_type *t = face_type_get(a->ttype);
-    if (!p->direct || !t || !t->predefined || !t->contig || t->basic != a->ttype ||
-        t->size > 16 || !in_epoch(w, a->target))
+    if (!p || !t || !t->predefined || !t->contig || t->basic != a->ttype || t->size > 16)
         return 0;
     int64_t off = (int64_t)a->tdisp * p->disp_unit + t->true_lb;
     if (off < 0 || off + (int64_t)t->size > (int64_t)p->size)

@@ -161,7 +161,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (!p->lock || (w->epoch & EPOCH_LOCK_ALL))
         return face_win_error(w, fn, MPI_ERR_RMA_SYNC, "rank %d is not locked (MPI_Win_lock)",
                               rank);
-    if ((w->pending || w->cmaq.n) && (rc = rma_pending_wait(w, rank, fn)))
+    if ((rc = rma_pending_wait(w, rank, fn)))
         return rc;
     if (remote(w, rank)) {
         if (!p->nocheck)
@@ -220,7 +220,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
                          &w);
     if (rc)
         return rc;
-    if ((w->pending || w->cmaq.n) && (rc = rma_pending_wait(w, -1, fn)))
+    if ((rc = rma_pending_wait(w, -1, fn)))
         return rc;
     if (!w->remote_peers) {
         /* Every target here: release the locks, nobody to ask. */
@@ -277,7 +277,7 @@ static int flush(MPI_Win win, int rank, int local, const char *fn)
         return face_win_error(w, fn, MPI_ERR_RMA_SYNC,
                               "flushes are for passive-target epochs: %s is not locked",
                               rank >= 0 ? "the rank" : "the window");
-    if ((w->pending || w->cmaq.n) && (rc = rma_pending_wait(w, rank, fn)))
+    if ((rc = rma_pending_wait(w, rank, fn)))
         return rc;
     /* Stores into a sibling's memory are ordered before whatever makes them
      * known to it (its own synchronisation has the acquiring side). */

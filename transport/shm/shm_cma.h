@@ -30,7 +30,7 @@ struct shm_cma_piece {
     size_t len;
 };
 /* Reads (write 0) or writes n pieces, in order, in as few calls into the
- * kernel as it takes (one per 1024 pieces on Linux: a call costs 1-3 us, a
+ * kernel as it takes (one per 64 pieces on Linux: a call costs 1-3 us, a
  * piece's copy a few ns); same results as shm_cma_read/write. */
 int shm_cma_movev(pid_t pid, struct shm_cma_piece *p, int n, int write);
 

@@ -4,7 +4,6 @@
 #include "transport/shm/shm_cma.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 
@@ -24,40 +23,9 @@ int shm_cma_allow_peers(void)
     return 0;
 }
 
-static int cma_move(pid_t pid, char *local, uint64_t raddr, size_t len, int write)
-{
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = {local + done, len - done};
-        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
-        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        if (n == 0)
-            return EFAULT; /* a partial read stopped at an unmapped page */
-        done += (size_t)n;
-    }
-    return 0;
-}
-
-int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len)
-{
-    return cma_move(pid, dst, raddr, len, 0);
-}
-
-int shm_cma_write(pid_t pid, const void *src, uint64_t raddr, size_t len)
-{
-    return cma_move(pid, (char *)src, raddr, len, 1);
-}
-
-#ifndef IOV_MAX
-#define IOV_MAX 1024
-#endif
-enum { CMA_BATCH = IOV_MAX < 1024 ? IOV_MAX : 1024 };
+/* Pieces per call: 64 (2 KiB of iovecs on the stack; shm_cma_read and
+ * _write pass one, a window's queue at most 64). */
+enum { CMA_BATCH = 64 };
 
 int shm_cma_movev(pid_t pid, struct shm_cma_piece *p, int n, int write)
 {
@@ -94,4 +62,17 @@ int shm_cma_movev(pid_t pid, struct shm_cma_piece *p, int n, int write)
             return EFAULT; /* stopped at an unmapped page */
     }
     return 0;
+}
+
+/* One piece each way: the vectored move's single case. */
+int shm_cma_read(pid_t pid, void *dst, uint64_t raddr, size_t len)
+{
+    struct shm_cma_piece p = {dst, raddr, len};
+    return shm_cma_movev(pid, &p, 1, 0);
+}
+
+int shm_cma_write(pid_t pid, const void *src, uint64_t raddr, size_t len)
+{
+    struct shm_cma_piece p = {(void *)src, raddr, len};
+    return shm_cma_movev(pid, &p, 1, 1);
 }

@@ -18,19 +18,7 @@
 
 void inf_attn_softmax(float *s, int n, int f16)
 {
-    float max = -INFINITY;
-    for (int p = 0; p < n; p++)
-        max = s[p] > max ? s[p] : max;
-    double sum = 0;
-    for (int p = 0; p < n; p++) {
-        s[p] = expf(s[p] - max);
-        sum += s[p];
-    }
-    const float inv = (float)(1.0 / sum);
-    for (int p = 0; p < n; p++)
-        s[p] *= inv;
-    if (f16)
-        inf_round_to_f16(s, n);
+    inf_softmax.run(s, n, f16);
 }
 
 size_t inf_attn_scratch(int n_ctx, int D)

@@ -158,6 +158,16 @@ typedef struct inf_f16_attn {
 extern inf_f16_attn_t inf_f16_attn;            /* the best this CPU has (set with the types) */
 extern const inf_f16_attn_t inf_f16_attn_scalar; /* the portable one, for the tests */
 void inf_f16_attn_select(unsigned have);
+/* The attention's softmax of a row of n scores in place, each result rounded
+ * to F16 when f16 (types/softmax.c): the best this CPU has, and the portable
+ * one the tests hold it to. */
+typedef struct inf_softmax {
+    const char *simd;
+    void (*run)(float *s, int n, int f16);
+} inf_softmax_t;
+extern inf_softmax_t inf_softmax;
+extern const inf_softmax_t inf_softmax_scalar;
+void inf_softmax_select(unsigned have);
 /* Forces the scalar kernels everywhere (tests, INF_SIMD=scalar). */
 void inf_types_force_scalar(int on);
 

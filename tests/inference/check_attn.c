@@ -9,7 +9,8 @@
  *   kernels' groups of heads, whole and partial), heads 64 wide and 40 wide
  *   (not a whole number of AVX-512 registers: the scalar kernels take those);
  * at the start of the cache and after earlier positions (over a chunk
- * boundary too), each token seeing positions up to its own and no further.
+ * boundary too), each token seeing positions up to its own and no further;
+ * and the softmax's SIMD kernels against its scalar one.
  * The plain one rounds as the engine does: the queries and the
  * probabilities to F16 against an F16 cache.
  */
@@ -196,6 +197,57 @@ START_TEST(dot_products_equal_plain_attention)
 }
 END_TEST
 
+/* The softmax kernels this CPU can run (AVX-512, AVX2, the portable one)
+ * against the scalar reference (expf, a double sum) on rows of 1 to 40
+ * scores (partial registers) and long ones, spread from -60 to 60 with some
+ * far below the rest (exp under FLT_MIN) and ties; rounded to F16 or not:
+ * within a few float ulps, or one F16 step where rounding to F16 can fall
+ * either side of a tie, and summing to 1. */
+START_TEST(softmax_kernels_equal_the_reference)
+{
+    const unsigned have = inf_cpu_mask();
+    const unsigned caps[] = {INF_CPU_AVX512 | INF_CPU_AVX2, INF_CPU_AVX2, 0};
+    enum { NMAX = 1500 };
+    float *x = malloc(NMAX * sizeof *x), *got = malloc(NMAX * sizeof *got), *want = malloc(NMAX * sizeof *want);
+    int tried = 0;
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+        if ((caps[c] & have) != caps[c])
+            continue;
+        inf_softmax_select(caps[c]);
+        tried++;
+        for (int n = 1; n <= NMAX; n += n < 40 ? 1 : 487)
+            for (int f16 = 0; f16 < 2; f16++) {
+                for (int i = 0; i < n; i++) {
+                    x[i] = 30.0f * randu();
+                    if (i % 7 == 3)
+                        x[i] = x[i - 1]; /* ties */
+                    if (i % 11 == 5)
+                        x[i] -= 200.0f; /* exp far under FLT_MIN */
+                }
+                memcpy(got, x, (size_t)n * sizeof *x);
+                memcpy(want, x, (size_t)n * sizeof *x);
+                inf_softmax.run(got, n, f16);
+                inf_softmax_scalar.run(want, n, f16);
+                double sum = 0;
+                for (int i = 0; i < n; i++) {
+                    const double w = want[i], step = f16 ? ldexp(fmax(fabs(w), 6.1e-5), -10) : 0;
+                    ck_assert_msg(fabs(got[i] - w) <= 1e-6 * fabs(w) + 1e-30 + step,
+                                  "softmax %s, %d scores, f16 %d, [%d] of %.9g: %.9g, reference %.9g",
+                                  inf_softmax.simd, n, f16, i, (double)x[i], (double)got[i], w);
+                    sum += got[i];
+                }
+                ck_assert_msg(fabs(sum - 1) <= (f16 ? ldexp(n, -11) : 1e-5), "softmax %s, %d scores, f16 %d: sums to %.9g",
+                              inf_softmax.simd, n, f16, sum);
+            }
+    }
+    inf_softmax_select(have);
+    ck_assert_int_ge(tried, 1);
+    free(x);
+    free(got);
+    free(want);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("inference attention");
@@ -203,6 +255,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, blocks_equal_plain_attention, 0, 3);
     tcase_add_loop_test(tc, dot_products_equal_plain_attention, 0, 3);
+    tcase_add_test(tc, softmax_kernels_equal_the_reference);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

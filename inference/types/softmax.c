@@ -56,7 +56,7 @@ const inf_softmax_t inf_softmax_scalar = {"scalar", softmax_scalar};
  * exp(-87.3), 1e-38 against the largest term's 1. */
 __attribute__((target("avx2,fma"))) static inline __m256 exp_avx2(__m256 x)
 {
-    x = _mm256_max_ps(x, _mm256_set1_ps(-87.3f));
+    x = _mm256_max_ps(_mm256_set1_ps(-87.3f), x); /* a NaN stays one: max gives its second operand */
     const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(EXP_LOG2E)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_C1), x);
@@ -127,7 +127,7 @@ __attribute__((target("avx2,fma,f16c"))) static void softmax_avx2(float *s, int 
 /* AVX-512: scalef puts the power of two back, gradual underflow included. */
 __attribute__((target("avx512f"))) static inline __m512 exp_avx512(__m512 x)
 {
-    x = _mm512_max_ps(x, _mm512_set1_ps(-104.0f)); /* exp: 0 from here on */
+    x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x); /* exp: 0 from here on; a NaN stays one */
     const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(EXP_LOG2E)),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_C1), x);

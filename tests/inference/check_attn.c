@@ -202,7 +202,7 @@ END_TEST
  * scores (partial registers) and long ones, spread from -60 to 60 with some
  * far below the rest (exp under FLT_MIN) and ties; rounded to F16 or not:
  * within a few float ulps, or one F16 step where rounding to F16 can fall
- * either side of a tie, and summing to 1. */
+ * either side of a tie, and summing to 1; a NaN score gives NaNs. */
 START_TEST(softmax_kernels_equal_the_reference)
 {
     const unsigned have = inf_cpu_mask();
@@ -239,6 +239,17 @@ START_TEST(softmax_kernels_equal_the_reference)
                 ck_assert_msg(fabs(sum - 1) <= (f16 ? ldexp(n, -11) : 1e-5), "softmax %s, %d scores, f16 %d: sums to %.9g",
                               inf_softmax.simd, n, f16, sum);
             }
+        /* a NaN among the scores (an overflow upstream) is not hidden: every result is NaN, as the
+         * reference's (the clamp under exp must not turn it into a number) */
+        for (int n = 3; n <= 37; n += 17) {
+            for (int i = 0; i < n; i++)
+                got[i] = randu();
+            got[n / 2] = NAN;
+            inf_softmax.run(got, n, 0);
+            for (int i = 0; i < n; i++)
+                ck_assert_msg(isnan(got[i]), "softmax %s, a NaN among %d scores: [%d] is %.9g", inf_softmax.simd, n, i,
+                              (double)got[i]);
+        }
     }
     inf_softmax_select(have);
     ck_assert_int_ge(tried, 1);

@@ -2,7 +2,6 @@
  * attn.c — attention of the query heads of one key/value head, in blocks
  * or by dot products (attn.h says what and why).
  */
-#include <math.h>
 #include <string.h>
 
 #include "inference/attn.h"

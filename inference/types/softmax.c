@@ -16,7 +16,7 @@
 #include "inference/types.h"
 
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "inference/types/x86.h"
 #endif
 
 static void softmax_scalar(float *s, int n, int f16)
@@ -50,6 +50,14 @@ const inf_softmax_t inf_softmax_scalar = {"scalar", softmax_scalar};
 #define EXP_P3 4.1665795894e-2f
 #define EXP_P4 1.6666665459e-1f
 #define EXP_P5 5.0000001201e-1f
+/* exp(r) for r on a register: both instruction sets' (FMADD, MUL, ADD, SET1). */
+#define EXP_OF_R(r, FMADD, MUL, ADD, SET1)                                                        \
+    ADD(FMADD(FMADD(FMADD(FMADD(FMADD(FMADD(SET1(EXP_P0), r, SET1(EXP_P1)), r, SET1(EXP_P2)), r, \
+                                  SET1(EXP_P3)),                                                  \
+                            r, SET1(EXP_P4)),                                                     \
+                      r, SET1(EXP_P5)),                                                           \
+                MUL(r, r), r),                                                                    \
+        SET1(1.0f))
 
 /* The arguments are s - max <= 0: below -87.3 exp is under FLT_MIN, where
  * 2^n as an exponent field no longer exists; those lanes come out as
@@ -61,13 +69,7 @@ __attribute__((target("avx2,fma"))) static inline __m256 exp_avx2(__m256 x)
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_C1), x);
     r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_C2), r);
-    __m256 p = _mm256_set1_ps(EXP_P0);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EXP_P1));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EXP_P2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EXP_P3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EXP_P4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EXP_P5));
-    const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+    const __m256 y = EXP_OF_R(r, _mm256_fmadd_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_set1_ps);
     const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
     return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
@@ -105,10 +107,7 @@ __attribute__((target("avx2,fma,f16c"))) static void softmax_avx2(float *s, int 
         _mm256_maskstore_ps(s + full, tail, e);
         sum = _mm256_add_ps(sum, e);
     }
-    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
-    s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-    s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
-    const __m256 inv = _mm256_set1_ps(1.0f / _mm_cvtss_f32(s4));
+    const __m256 inv = _mm256_set1_ps(1.0f / inf_hsum8(sum));
 
     for (int p = 0; p < full; p += 8) {
         __m256 v = _mm256_mul_ps(_mm256_loadu_ps(s + p), inv);
@@ -132,13 +131,7 @@ __attribute__((target("avx512f"))) static inline __m512 exp_avx512(__m512 x)
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_C1), x);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_C2), r);
-    __m512 p = _mm512_set1_ps(EXP_P0);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EXP_P1));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EXP_P2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EXP_P3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EXP_P4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EXP_P5));
-    const __m512 y = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+    const __m512 y = EXP_OF_R(r, _mm512_fmadd_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_set1_ps);
     return _mm512_scalef_ps(y, n);
 }
 
@@ -178,6 +171,7 @@ __attribute__((target("avx512f,f16c"))) static void softmax_avx512(float *s, int
         _mm512_mask_storeu_ps(s + full, tail, v);
     }
 }
+#undef EXP_OF_R
 #endif
 
 inf_softmax_t inf_softmax = {"scalar", softmax_scalar};

@@ -54,7 +54,7 @@ __attribute__((target("avx2,fma"))) static void dot_avx2(int n, float *s, const 
     __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
     int i = 0;
     for (; i + 16 <= n; i += 16) {
-        inf_prefetch(x + i, 32);
+        inf_prefetch_w(x + i, 32);
         a0 = _mm256_fmadd_ps(widen8(x + i), widen8(y + i), a0);
         a1 = _mm256_fmadd_ps(widen8(x + i + 8), widen8(y + i + 8), a1);
     }
@@ -78,7 +78,7 @@ __attribute__((target("avx512f"))) static void dot_avx512(int n, float *s, const
     __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
     int i = 0;
     for (; i + 32 <= n; i += 32) {
-        inf_prefetch(x + i, 64);
+        inf_prefetch_w(x + i, 64);
         a0 = _mm512_fmadd_ps(widen16(x + i), widen16(y + i), a0);
         a1 = _mm512_fmadd_ps(widen16(x + i + 16), widen16(y + i + 16), a1);
     }

@@ -62,7 +62,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
     int i = 0;
     for (; i + 16 <= n; i += 16) {
-        inf_prefetch(x + i, 32);
+        inf_prefetch_w(x + i, 32);
         a0 = _mm256_fmadd_ps(ld16(x + i), ld16(y + i), a0);
         a1 = _mm256_fmadd_ps(ld16(x + i + 8), ld16(y + i + 8), a1);
     }
@@ -138,7 +138,7 @@ __attribute__((target("avx512f"))) static void dot_avx512(int n, float *s, const
     __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
     int i = 0;
     for (; i + 32 <= n; i += 32) {
-        inf_prefetch(x + i, 64);
+        inf_prefetch_w(x + i, 64);
         a0 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(x + i))),
                              _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(y + i))), a0);
         a1 = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(x + i + 16))),

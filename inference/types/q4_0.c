@@ -77,7 +77,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     const __m256i low = _mm256_set1_epi8(0xf), eight = _mm256_set1_epi8(8), ones = _mm256_set1_epi16(1);
     __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n / 32; i++) {
-        inf_prefetch_q(x + i, (int)sizeof(block_t));
+        inf_prefetch_w(x + i, (int)sizeof(block_t));
         __m128i b = _mm_loadu_si128((const __m128i *)x[i].qs);
         /* nibbles to bytes: low ones in the first 16, high in the next 16 */
         __m256i q = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(b, 4), b), low);

@@ -94,7 +94,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     __m256 acc = _mm256_setzero_ps();
     float mins = 0;
     for (int i = 0; i < n / 256; i++) {
-        inf_prefetch_q(x + i, (int)sizeof(block_t));
+        inf_prefetch_w(x + i, (int)sizeof(block_t));
         uint8_t sc[8], mn[8];
         kq_scales_mins(x[i].scales, sc, mn);
         int msum = 0;
@@ -143,7 +143,7 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     __m512 acc = _mm512_setzero_ps();
     __m128 mins = _mm_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
-        inf_prefetch_q(x + i, (int)sizeof(block_t));
+        inf_prefetch_w(x + i, (int)sizeof(block_t));
         __m128 dd;
         const __m512i D = kq_block_start(&x[i].d, x[i].scales, &y[i], &mins, &dd);
         const __m512i hb = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)x[i].qh));

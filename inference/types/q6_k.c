@@ -130,7 +130,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
     const inf_block_q8_k *y = vy;
     float sum = 0;
     for (int i = 0; i < n / 256; i++) {
-        inf_prefetch_q(x + i, (int)sizeof(block_t));
+        inf_prefetch_w(x + i, (int)sizeof(block_t));
         __m256i isum = _mm256_setzero_si256();
         int off = 0;
         for (int g = 0; g < 16; g++)
@@ -187,7 +187,7 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     const __m512i m0f = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
     __m512 acc = _mm512_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
-        inf_prefetch_q(x + i, (int)sizeof(block_t));
+        inf_prefetch_w(x + i, (int)sizeof(block_t));
         const __m128i sc = _mm_loadu_si128((const __m128i *)x[i].scales);
         const __m256i sc16 = _mm256_cvtepi8_epi16(sc);
         const __m256i o = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)y[i].bsums));

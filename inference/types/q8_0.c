@@ -86,7 +86,7 @@ __attribute__((target("avx2,f16c"))) static inline __m128 pair_scales(const bloc
     int i = 0;                                                                                                     \
     for (; i + 2 <= nb; i += 2) {                                                                                  \
         const uint8_t *yp = y + 36 * (size_t)i;                                                                    \
-        inf_prefetch_q(x + i, 2 * (int)sizeof(block_t));                                                             \
+        inf_prefetch_w(x + i, 2 * (int)sizeof(block_t));                                                             \
         const __m256i p0 = BLOCK(_mm256_loadu_si256((const __m256i *)x[i].qs), _mm256_loadu_si256((const __m256i *)yp)); \
         const __m256i p1 =                                                                                         \
             BLOCK(_mm256_loadu_si256((const __m256i *)x[i + 1].qs), _mm256_loadu_si256((const __m256i *)(yp + 32))); \
@@ -137,7 +137,7 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     __m512 acc = _mm512_setzero_ps();
     int i = 0;
     for (; i + 2 <= nb; i += 2) {
-        inf_prefetch_q(x + i, 2 * (int)sizeof(block_t));
+        inf_prefetch_w(x + i, 2 * (int)sizeof(block_t));
         const __m512i qx = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)x[i].qs)),
                                               _mm256_loadu_si256((const __m256i *)x[i + 1].qs), 1);
         const __m512i qy = _mm512_loadu_si512((const void *)(y + 36 * (size_t)i));

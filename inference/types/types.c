@@ -69,7 +69,7 @@ uint16_t inf_f32_to_bf16(float f)
 
 static inf_cpu_t cpu;
 static int cpu_read;
-int inf_prefetch_quant = 1;
+int inf_prefetch_weights = 1;
 
 const inf_cpu_t *inf_cpu(void)
 {
@@ -85,7 +85,7 @@ const inf_cpu_t *inf_cpu(void)
     cpu.avx512vl = __builtin_cpu_supports("avx512vl");
     cpu.avx512vnni = __builtin_cpu_supports("avx512vnni");
     cpu.avxvnni = __builtin_cpu_supports("avxvnni");
-    inf_prefetch_quant = !__builtin_cpu_is("amd");
+    inf_prefetch_weights = !__builtin_cpu_is("amd");
 #elif defined(__aarch64__)
     cpu.neon = 1;
 #if defined(__ARM_FEATURE_DOTPROD)
@@ -96,7 +96,7 @@ const inf_cpu_t *inf_cpu(void)
      * comparisons); avx-vnni: AVX2 with the 256-bit VNNI, no AVX-512 */
     const char *pf = getenv("INF_PREFETCH");
     if (pf && (!strcmp(pf, "0") || !strcmp(pf, "1")))
-        inf_prefetch_quant = pf[0] == '1';
+        inf_prefetch_weights = pf[0] == '1';
     const char *cap = getenv("INF_SIMD");
     if (cap && !strcmp(cap, "scalar"))
         memset(&cpu, 0, sizeof cpu);

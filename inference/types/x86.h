@@ -27,15 +27,15 @@ static inline __attribute__((always_inline)) void inf_prefetch(const void *block
     for (int o = 0; o < bytes; o += 64)
         _mm_prefetch((const char *)block + INF_PF_AHEAD + o, _MM_HINT_T0);
 }
-/* The quantized types' kernels ask only where inf_cpu says it pays: on
- * AMD's cores their streams run as fast or faster on the hardware's own
- * prefetchers (one EPYC core, Q8_0 generation +11% without, Q4_K_M even;
- * the float types' faster streams still gain from asking, F32 +15%).
- * INF_PREFETCH=0|1 decides instead. */
-extern int inf_prefetch_quant;
-static inline __attribute__((always_inline)) void inf_prefetch_q(const void *block, int bytes)
+/* The weight kernels ask only where inf_cpu says it pays: on AMD's cores
+ * the streams run as fast or faster on the hardware's own prefetchers (one
+ * EPYC core: Q8_0 generation +11% without, Q4_K_M even; one Zen 5 core's F32,
+ * F16 and BF16 rows 11-16% faster without, interleaved, once the F32 loads
+ * were aligned). INF_PREFETCH=0|1 decides instead. */
+extern int inf_prefetch_weights;
+static inline __attribute__((always_inline)) void inf_prefetch_w(const void *block, int bytes)
 {
-    if (inf_prefetch_quant)
+    if (inf_prefetch_weights)
         inf_prefetch(block, bytes);
 }
 

@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "inference/matmul.h"
 #include "inference/types.h"
@@ -178,6 +180,49 @@ static void mm_case_check(const mm_case_t *c, const float *x, int n, int with_bi
     free(qx);
 }
 
+/* The float types' kernels read their rows from any address (a mapped
+ * file's rows sit 32 bytes off; the F32 one aligns its loads with a masked
+ * first piece) and nothing outside them: rows of every length up to 300, at
+ * every start within a cache line, lie among bytes that are NaN or huge in
+ * each type, and rows that end where an unreadable page begins; each equals
+ * the scalar kernel. */
+START_TEST(float_dots_read_any_alignment_and_no_further)
+{
+    const inf_type_t *t = inf_type(weight_types[_i]);
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), es = t->bytes;
+    uint8_t *m = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ck_assert_ptr_ne(m, MAP_FAILED);
+    ck_assert_int_eq(mprotect(m + page, page, PROT_NONE), 0);
+    ck_assert_int_eq(mprotect(m + 3 * page, page, PROT_NONE), 0);
+    float v[300];
+    for (int n = 1; n <= 300; n++)
+        for (int placed = 0; placed < 2; placed++) {
+            uint8_t *x = m + page - n * es, *y = m + 3 * page - n * es;
+            if (placed) { /* inside the page, among poison */
+                memset(m, 0x7f, page);
+                memset(m + 2 * page, 0x7f, page);
+                x = m + 64 + (size_t)(n * 5) % 64 / es * es;
+                y = m + 2 * page + 64 + (size_t)(n * 3) % 64 / es * es;
+            }
+            double mag = 0;
+            for (int i = 0; i < n; i++) {
+                v[i] = randn();
+                mag += fabsf(v[i]);
+            }
+            t->from_float(v, x, n);
+            for (int i = 0; i < n; i++)
+                v[i] = randn();
+            t->from_float(v, y, n);
+            float got, want;
+            t->vec_dot(n, &got, x, y);
+            t->vec_dot_scalar(n, &want, x, y);
+            ck_assert_msg(fabsf(got - want) <= 1e-5 * mag * 3 + 1e-6, "%s (%s) n=%d at %u bytes past 64: %.9g, scalar %.9g",
+                          t->name, t->simd, n, (unsigned)((uintptr_t)x % 64), got, want);
+        }
+    munmap(m, 4 * page);
+}
+END_TEST
+
 START_TEST(matmul_equals_the_scalar_dot_products)
 {
     const int nt = (int)(sizeof weight_types / sizeof weight_types[0]), threads = 1 + _i % 2;
@@ -257,6 +302,7 @@ int main(void)
     tcase_add_loop_test(tc, round_trip_within_the_types_bound, 0, nt);
     tcase_add_loop_test(tc, dot_equals_the_dequantized_dot, 0, nt);
     tcase_add_loop_test(tc, matmul_equals_the_scalar_dot_products, 0, 2 * nt);
+    tcase_add_loop_test(tc, float_dots_read_any_alignment_and_no_further, 0, 3); /* F32, F16, BF16 */
     tcase_add_test(tc, half_conversions_are_exact);
     tcase_add_test(tc, unknown_types_are_refused);
     suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #define GEMM_MIN 4    /* tokens from which a batch kernel beats dot products */
 #define XBLOCK 393216 /* bytes of packed activations a row tile sweeps: in L2 */
 #define QPIECE 256    /* values of a token a thread quantizes at a time, generation */
+#define STREAM_MIN 8  /* rows a quarter at least, for a type's four-row products */
 
 typedef struct mm_job {
     const float *x;
@@ -85,6 +86,19 @@ static void mm_rows(const mm_job_t *j, int r0, int r1)
         const uint8_t *xq = j->xq[s];
         const size_t xs = j->xs[s];
         inf_vec_dot_fn *dot = m->t->vec_dot;
+        inf_vec_dot4_fn *dot4 = j->n == 1 ? m->t->vec_dot4 : NULL;
+        if (dot4 && b - a >= 4 * STREAM_MIN) {
+            /* one token: the rows in four quarters walked side by side */
+            const int q = (b - a) / 4;
+            const size_t stride = (size_t)q * m->row_bytes;
+            for (int r = a; r < a + q; r++) {
+                float v[4];
+                dot4(j->cols, v, (const uint8_t *)m->w + (size_t)r * m->row_bytes, stride, xq);
+                for (int k = 0; k < 4; k++)
+                    m->y[r + k * q] = m->bias ? v[k] + m->bias[r + k * q] : v[k];
+            }
+            a += 4 * q;
+        }
         for (int r = a; r < b; r += ROWS) {
             int e = r + ROWS < b ? r + ROWS : b;
             for (int t = 0; t < j->n; t++) {

@@ -33,6 +33,11 @@ uint16_t inf_f32_to_bf16(float f);
 
 /* Dot product of n elements: x in the weight type, y in its dot type. */
 typedef void inf_vec_dot_fn(int n, float *s, const void *x, const void *y);
+/* Four dot products of rows x, x + stride, x + 2 stride and x + 3 stride
+ * (bytes) with the same y, walked a block of each at a time: rows far apart
+ * are four sequential streams, which one core's prefetchers keep further
+ * ahead of than one (bench/README, twelfth session). */
+typedef void inf_vec_dot4_fn(int n, float s[4], const void *x, size_t stride, const void *y);
 struct inf_cpu;
 
 /* What a kernel needs of the CPU (a mask of these). */
@@ -128,6 +133,7 @@ typedef struct inf_type {
     const char *simd;               /* which vec_dot is in use: "scalar", "avx2", ... */
     const inf_kernel_t *kernels;    /* the SIMD ones, best first */
     const inf_gemm_t *gemm;         /* the chosen kernel's batch products, or NULL */
+    inf_vec_dot4_fn *vec_dot4;      /* four rows at once where the type has them (its select), or NULL */
     /* for what more a type picks by CPU (F16's conversions), or NULL */
     void (*select)(struct inf_type *self, unsigned have);
     int activations_only; /* Q8_K, Q8_KN, Q8_0P: no weights come in it */

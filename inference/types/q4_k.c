@@ -119,28 +119,55 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
  * against Q8_KN's activations in that order (kquant.h: the scales, the
  * mins, and the sums; a third fewer vector ops than maddubs and a scale
  * permute per register: the two vector ports' budget sets the speed). */
+INF_T_AVX512VNNI static inline __m512 block_avx512vnni(const block_t *x, const inf_block_q8_k *y, __m512 acc,
+                                                       __m128 *mins)
+{
+    const __m512i low = _mm512_set1_epi8(0xf);
+    __m128 dd;
+    const __m512i D = kq_block_start(&x->d, x->scales, y, mins, &dd);
+    __m512i isum = _mm512_setzero_si512();
+#pragma GCC unroll 2
+    for (int c = 0; c < 2; c++) {
+        const __m512i b = _mm512_loadu_si512((const void *)(x->qs + 64 * c));
+        isum = kq_dot_nibbles(isum, _mm512_and_si512(b, low), _mm512_and_si512(_mm512_srli_epi16(b, 4), low),
+                              y->qs + 128 * c, c, D);
+    }
+    return _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(isum), acc);
+}
+
 INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
 {
     const block_t *x = vx;
     const inf_block_q8_k *y = vy;
-    const __m512i low = _mm512_set1_epi8(0xf);
     __m512 acc = _mm512_setzero_ps();
     __m128 mins = _mm_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
         inf_prefetch_w(x + i, (int)sizeof(block_t));
-        __m128 dd;
-        const __m512i D = kq_block_start(&x[i].d, x[i].scales, &y[i], &mins, &dd);
-        __m512i isum = _mm512_setzero_si512();
-#pragma GCC unroll 2
-        for (int c = 0; c < 2; c++) {
-            const __m512i b = _mm512_loadu_si512((const void *)(x[i].qs + 64 * c));
-            isum = kq_dot_nibbles(isum, _mm512_and_si512(b, low), _mm512_and_si512(_mm512_srli_epi16(b, 4), low),
-                                  y[i].qs + 128 * c, c, D);
-        }
-        acc = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(isum), acc);
+        acc = block_avx512vnni(&x[i], &y[i], acc, &mins);
     }
     /* one horizontal sum: the mins in the lowest lanes */
     *s = _mm512_reduce_add_ps(_mm512_sub_ps(acc, _mm512_zextps128_ps512(mins)));
+}
+
+/* Four rows stride bytes apart, a block of each in turn (types.h). */
+INF_T_AVX512VNNI static void dot4_avx512vnni(int n, float s[4], const void *vx, size_t stride, const void *vy)
+{
+    const inf_block_q8_k *y = vy;
+    const block_t *x0 = vx, *x1 = (const block_t *)((const uint8_t *)vx + stride),
+                  *x2 = (const block_t *)((const uint8_t *)vx + 2 * stride),
+                  *x3 = (const block_t *)((const uint8_t *)vx + 3 * stride);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    __m128 m0 = _mm_setzero_ps(), m1 = m0, m2 = m0, m3 = m0;
+    for (int i = 0; i < n / 256; i++) {
+        a0 = block_avx512vnni(&x0[i], &y[i], a0, &m0);
+        a1 = block_avx512vnni(&x1[i], &y[i], a1, &m1);
+        a2 = block_avx512vnni(&x2[i], &y[i], a2, &m2);
+        a3 = block_avx512vnni(&x3[i], &y[i], a3, &m3);
+    }
+    s[0] = _mm512_reduce_add_ps(_mm512_sub_ps(a0, _mm512_zextps128_ps512(m0)));
+    s[1] = _mm512_reduce_add_ps(_mm512_sub_ps(a1, _mm512_zextps128_ps512(m1)));
+    s[2] = _mm512_reduce_add_ps(_mm512_sub_ps(a2, _mm512_zextps128_ps512(m2)));
+    s[3] = _mm512_reduce_add_ps(_mm512_sub_ps(a3, _mm512_zextps128_ps512(m3)));
 }
 
 /* Batches (AVX-512 VNNI): kq16.h's kernel; a row's nibbles unpacked to
@@ -212,6 +239,20 @@ static const inf_kernel_t kernels[] = {
 #endif
     {NULL, 0, NULL, NULL}};
 
+/* Four rows at once with the AVX-512 VNNI kernel it goes with. */
+static void q4_k_select(inf_type_t *self, unsigned have)
+{
+    self->vec_dot4 = NULL;
+#if defined(__x86_64__)
+    const unsigned needs = INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI;
+    if ((needs & ~have) == 0 && self->vec_dot == dot_avx512vnni)
+        self->vec_dot4 = dot4_avx512vnni;
+#else
+    (void)have;
+#endif
+}
+
 inf_type_t inf_type_q4_k = {.id = GGML_Q4_K, .name = "Q4_K", .block = 256, .bytes = 144, .dot_type = INF_Q8_KN,
                             .to_float = q4_k_to_float, .from_float = q4_k_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels,
+                            .select = q4_k_select};

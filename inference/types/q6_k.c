@@ -168,10 +168,9 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
  * meet their scales in one dpwssd (fewer vector ops than maddubs and a scale
  * permute per register); the offset's scales against the sums of 16 in
  * one madd. */
-INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
+/* One block's products (Q8_K activations) added to acc. */
+INF_T_AVX512VNNI static inline __m512 block_avx512vnni(const block_t *x, const inf_block_q8_k *y, __m512 acc)
 {
-    const block_t *x = vx;
-    const inf_block_q8_k *y = vy;
     /* dpbusd sums each 4 products of a 16-value sub-block (at most
      * 4 * 63 * 128, an int16); packs leaves each 128-bit lane k as A A B B
      * (dword pairs of sub-blocks 8h + k and 8h + 4 + k), to meet their
@@ -185,35 +184,62 @@ INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, con
     const __m512i shr = _mm512_set_epi16(2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                          0, 0, 0, 0, 0, 0);
     const __m512i m0f = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
+    const __m128i sc = _mm_loadu_si128((const __m128i *)x->scales);
+    const __m256i sc16 = _mm256_cvtepi8_epi16(sc);
+    const __m256i o = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)y->bsums));
+    const __m512i D = _mm512_cvtepi8_epi16(_mm256_set_m128i(_mm_unpackhi_epi8(sc, sc), _mm_unpacklo_epi8(sc, sc)));
+    __m512i isum = _mm512_setzero_si512();
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        const __m512i l = _mm512_loadu_si512((const void *)(x->ql + 64 * h));
+        const __m512i hb = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(x->qh + 32 * h)));
+        /* ternary logic 0xf8: a | (b & c) */
+        const __m512i v0 =
+            _mm512_ternarylogic_epi32(_mm512_and_si512(l, m0f), _mm512_sllv_epi16(hb, shl), m30, 0xf8);
+        const __m512i v1 = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(l, 4), m0f),
+                                                     _mm512_srlv_epi16(hb, shr), m30, 0xf8);
+        const __m512i A =
+            _mm512_dpbusd_epi32(_mm512_setzero_si512(), v0, _mm512_loadu_si512((const void *)(y->qs + 128 * h)));
+        const __m512i B = _mm512_dpbusd_epi32(_mm512_setzero_si512(), v1,
+                                              _mm512_loadu_si512((const void *)(y->qs + 128 * h + 64)));
+        isum = _mm512_dpwssd_epi32(isum, _mm512_packs_epi32(A, B), _mm512_permutexvar_epi32(h ? idx1 : idx0, D));
+    }
+    /* the -32 offset against the scaled sums, in lanes: the sums stay in
+     * registers until the end */
+    isum = _mm512_sub_epi32(isum, _mm512_slli_epi32(_mm512_zextsi256_si512(o), 5));
+    return _mm512_fmadd_ps(_mm512_set1_ps(y->d * _cvtsh_ss(x->d)), _mm512_cvtepi32_ps(isum), acc);
+}
+
+INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
     __m512 acc = _mm512_setzero_ps();
     for (int i = 0; i < n / 256; i++) {
         inf_prefetch_w(x + i, (int)sizeof(block_t));
-        const __m128i sc = _mm_loadu_si128((const __m128i *)x[i].scales);
-        const __m256i sc16 = _mm256_cvtepi8_epi16(sc);
-        const __m256i o = _mm256_madd_epi16(sc16, _mm256_loadu_si256((const __m256i *)y[i].bsums));
-        const __m512i D = _mm512_cvtepi8_epi16(_mm256_set_m128i(_mm_unpackhi_epi8(sc, sc), _mm_unpacklo_epi8(sc, sc)));
-        __m512i isum = _mm512_setzero_si512();
-#pragma GCC unroll 2
-        for (int h = 0; h < 2; h++) {
-            const __m512i l = _mm512_loadu_si512((const void *)(x[i].ql + 64 * h));
-            const __m512i hb = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(x[i].qh + 32 * h)));
-            /* ternary logic 0xf8: a | (b & c) */
-            const __m512i v0 =
-                _mm512_ternarylogic_epi32(_mm512_and_si512(l, m0f), _mm512_sllv_epi16(hb, shl), m30, 0xf8);
-            const __m512i v1 = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(l, 4), m0f),
-                                                         _mm512_srlv_epi16(hb, shr), m30, 0xf8);
-            const __m512i A =
-                _mm512_dpbusd_epi32(_mm512_setzero_si512(), v0, _mm512_loadu_si512((const void *)(y[i].qs + 128 * h)));
-            const __m512i B = _mm512_dpbusd_epi32(_mm512_setzero_si512(), v1,
-                                                  _mm512_loadu_si512((const void *)(y[i].qs + 128 * h + 64)));
-            isum = _mm512_dpwssd_epi32(isum, _mm512_packs_epi32(A, B), _mm512_permutexvar_epi32(h ? idx1 : idx0, D));
-        }
-        /* the -32 offset against the scaled sums, in lanes: the sums stay in
-         * registers until the end */
-        isum = _mm512_sub_epi32(isum, _mm512_slli_epi32(_mm512_zextsi256_si512(o), 5));
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * _cvtsh_ss(x[i].d)), _mm512_cvtepi32_ps(isum), acc);
+        acc = block_avx512vnni(&x[i], &y[i], acc);
     }
     *s = _mm512_reduce_add_ps(acc);
+}
+
+/* Four rows stride bytes apart, a block of each in turn (types.h). */
+INF_T_AVX512VNNI static void dot4_avx512vnni(int n, float s[4], const void *vx, size_t stride, const void *vy)
+{
+    const inf_block_q8_k *y = vy;
+    const block_t *x0 = vx, *x1 = (const block_t *)((const uint8_t *)vx + stride),
+                  *x2 = (const block_t *)((const uint8_t *)vx + 2 * stride),
+                  *x3 = (const block_t *)((const uint8_t *)vx + 3 * stride);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int i = 0; i < n / 256; i++) {
+        a0 = block_avx512vnni(&x0[i], &y[i], a0);
+        a1 = block_avx512vnni(&x1[i], &y[i], a1);
+        a2 = block_avx512vnni(&x2[i], &y[i], a2);
+        a3 = block_avx512vnni(&x3[i], &y[i], a3);
+    }
+    s[0] = _mm512_reduce_add_ps(a0);
+    s[1] = _mm512_reduce_add_ps(a1);
+    s[2] = _mm512_reduce_add_ps(a2);
+    s[3] = _mm512_reduce_add_ps(a3);
 }
 
 /* Batches (AVX-512 VNNI): kq16.h's kernel; a row's 6-bit values unpacked
@@ -262,6 +288,20 @@ static const inf_kernel_t kernels[] = {
 #endif
     {NULL, 0, NULL, NULL}};
 
+/* Four rows at once with the AVX-512 VNNI kernel it goes with. */
+static void q6_k_select(inf_type_t *self, unsigned have)
+{
+    self->vec_dot4 = NULL;
+#if defined(__x86_64__)
+    const unsigned needs = INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI;
+    if ((needs & ~have) == 0 && self->vec_dot == dot_avx512vnni)
+        self->vec_dot4 = dot4_avx512vnni;
+#else
+    (void)have;
+#endif
+}
+
 inf_type_t inf_type_q6_k = {.id = GGML_Q6_K, .name = "Q6_K", .block = 256, .bytes = 210, .dot_type = GGML_Q8_K,
                             .to_float = q6_k_to_float, .from_float = q6_k_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels,
+                            .select = q6_k_select};

@@ -152,6 +152,7 @@ const inf_type_t *inf_type(uint32_t id)
                 copy[i] = *all[i];
                 copy[i].vec_dot = copy[i].vec_dot_scalar;
                 copy[i].gemm = NULL;
+                copy[i].vec_dot4 = NULL;
                 copy[i].simd = "scalar";
                 return &copy[i];
             }

@@ -223,6 +223,44 @@ START_TEST(float_dots_read_any_alignment_and_no_further)
 }
 END_TEST
 
+/* A type's four-row product (where it has one: rows a quarter of a matrix
+ * apart, walked side by side for one token) equals four dot products, for
+ * rows of one and of several blocks and strides of whole rows. */
+START_TEST(four_row_products_equal_four_dots)
+{
+    const inf_type_t *t = inf_type(weight_types[_i]), *d = inf_type(t->dot_type);
+    if (!t->vec_dot4)
+        return;
+    const int cols = 3 * 256, rows = 13;
+    const size_t rb = inf_row_bytes(t, cols);
+    uint8_t *w = malloc(rb * rows), *qy = malloc(inf_row_bytes(d, cols));
+    float v[3 * 256];
+    for (int r = 0; r < rows; r++) {
+        for (int i = 0; i < cols; i++)
+            v[i] = randn();
+        t->from_float(v, w + rb * r, cols);
+    }
+    for (int i = 0; i < cols; i++)
+        v[i] = randn();
+    for (int n = t->block; n <= cols; n += 2 * t->block) {
+        d->from_float(v, qy, n);
+        for (int stride = 1; stride <= 4; stride++)
+            for (int r0 = 0; r0 + 3 * stride < rows; r0 += 2) {
+                float got[4], want;
+                t->vec_dot4(n, got, w + rb * r0, rb * stride, qy);
+                for (int k = 0; k < 4; k++) {
+                    t->vec_dot(n, &want, w + rb * (r0 + k * stride), qy);
+                    ck_assert_msg(fabsf(got[k] - want) <= 1e-6f * (fabsf(want) + 1),
+                                  "%s (%s) n=%d, rows %d + k * %d: k=%d gave %.9g, the dot product %.9g", t->name,
+                                  t->simd, n, r0, stride, k, got[k], want);
+                }
+            }
+    }
+    free(w);
+    free(qy);
+}
+END_TEST
+
 START_TEST(matmul_equals_the_scalar_dot_products)
 {
     const int nt = (int)(sizeof weight_types / sizeof weight_types[0]), threads = 1 + _i % 2;
@@ -303,6 +341,7 @@ int main(void)
     tcase_add_loop_test(tc, dot_equals_the_dequantized_dot, 0, nt);
     tcase_add_loop_test(tc, matmul_equals_the_scalar_dot_products, 0, 2 * nt);
     tcase_add_loop_test(tc, float_dots_read_any_alignment_and_no_further, 0, 3); /* F32, F16, BF16 */
+    tcase_add_loop_test(tc, four_row_products_equal_four_dots, 0, nt);
     tcase_add_test(tc, half_conversions_are_exact);
     tcase_add_test(tc, unknown_types_are_refused);
     suite_add_tcase(s, tc);

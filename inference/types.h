@@ -139,6 +139,13 @@ typedef struct inf_type {
     int activations_only; /* Q8_K, Q8_KN, Q8_0P: no weights come in it */
 } inf_type_t;
 
+/* For a type's select: its four-row product, where the dot product chosen
+ * for this CPU is the kernel it goes with. */
+static inline void inf_dot4_pick(inf_type_t *self, inf_vec_dot_fn *with, inf_vec_dot4_fn *dot4)
+{
+    self->vec_dot4 = self->vec_dot == with ? dot4 : NULL;
+}
+
 /* The type, or NULL when the engine cannot compute with it. */
 const inf_type_t *inf_type(uint32_t id);
 /* Bytes of a row of n elements (n a multiple of the block). */

@@ -291,13 +291,11 @@ static const inf_kernel_t kernels[] = {
 /* Four rows at once with the AVX-512 VNNI kernel it goes with. */
 static void q6_k_select(inf_type_t *self, unsigned have)
 {
-    self->vec_dot4 = NULL;
-#if defined(__x86_64__)
-    const unsigned needs = INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI;
-    if ((needs & ~have) == 0 && self->vec_dot == dot_avx512vnni)
-        self->vec_dot4 = dot4_avx512vnni;
-#else
     (void)have;
+#if defined(__x86_64__)
+    inf_dot4_pick(self, dot_avx512vnni, dot4_avx512vnni);
+#else
+    (void)self;
 #endif
 }
 

@@ -82,6 +82,7 @@ typedef struct inf_kernel {
     unsigned needs;
     inf_vec_dot_fn *dot;
     const inf_gemm_t *gemm; /* or NULL: batches take dot products one by one */
+    inf_vec_dot4_fn *dot4;  /* or NULL: a single token's rows go one at a time */
 } inf_kernel_t;
 
 /* Q8_K with its 32-value sub-blocks in the order 0 2 1 3 4 6 5 7 and sums
@@ -133,18 +134,11 @@ typedef struct inf_type {
     const char *simd;               /* which vec_dot is in use: "scalar", "avx2", ... */
     const inf_kernel_t *kernels;    /* the SIMD ones, best first */
     const inf_gemm_t *gemm;         /* the chosen kernel's batch products, or NULL */
-    inf_vec_dot4_fn *vec_dot4;      /* four rows at once where the type has them (its select), or NULL */
+    inf_vec_dot4_fn *vec_dot4;      /* the chosen kernel's four-row products, or NULL */
     /* for what more a type picks by CPU (F16's conversions), or NULL */
     void (*select)(struct inf_type *self, unsigned have);
     int activations_only; /* Q8_K, Q8_KN, Q8_0P: no weights come in it */
 } inf_type_t;
-
-/* For a type's select: its four-row product, where the dot product chosen
- * for this CPU is the kernel it goes with. */
-static inline void inf_dot4_pick(inf_type_t *self, inf_vec_dot_fn *with, inf_vec_dot4_fn *dot4)
-{
-    self->vec_dot4 = self->vec_dot == with ? dot4 : NULL;
-}
 
 /* The type, or NULL when the engine cannot compute with it. */
 const inf_type_t *inf_type(uint32_t id);

@@ -232,25 +232,14 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni},
-    {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni,
+     dot4_avx512vnni},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon, NULL},
+    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL},
 #endif
-    {NULL, 0, NULL, NULL}};
-
-/* Four rows at once with the AVX-512 VNNI kernel it goes with. */
-static void q4_k_select(inf_type_t *self, unsigned have)
-{
-    (void)have;
-#if defined(__x86_64__)
-    inf_dot4_pick(self, dot_avx512vnni, dot4_avx512vnni);
-#else
-    (void)self;
-#endif
-}
+    {NULL, 0, NULL, NULL, NULL}};
 
 inf_type_t inf_type_q4_k = {.id = GGML_Q4_K, .name = "Q4_K", .block = 256, .bytes = 144, .dot_type = INF_Q8_KN,
                             .to_float = q4_k_to_float, .from_float = q4_k_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels,
-                            .select = q4_k_select};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

@@ -283,23 +283,12 @@ static const inf_gemm_t gemm_avx512vnni = {
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni},
-    {"avx2", INF_CPU_AVX2, dot_avx2, NULL},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni,
+     dot4_avx512vnni},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
 #endif
-    {NULL, 0, NULL, NULL}};
-
-/* Four rows at once with the AVX-512 VNNI kernel it goes with. */
-static void q6_k_select(inf_type_t *self, unsigned have)
-{
-    (void)have;
-#if defined(__x86_64__)
-    inf_dot4_pick(self, dot_avx512vnni, dot4_avx512vnni);
-#else
-    (void)self;
-#endif
-}
+    {NULL, 0, NULL, NULL, NULL}};
 
 inf_type_t inf_type_q6_k = {.id = GGML_Q6_K, .name = "Q6_K", .block = 256, .bytes = 210, .dot_type = GGML_Q8_K,
                             .to_float = q6_k_to_float, .from_float = q6_k_from_float, .vec_dot = dot_scalar,
-                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels,
-                            .select = q6_k_select};
+                            .vec_dot_scalar = dot_scalar, .simd = "scalar", .kernels = kernels};

@@ -136,6 +136,7 @@ const inf_type_t *inf_type(uint32_t id)
                 if ((k->needs & ~have) == 0) {
                     all[i]->vec_dot = k->dot;
                     all[i]->gemm = k->gemm;
+                    all[i]->vec_dot4 = k->dot4;
                     all[i]->simd = k->name;
                     break;
                 }

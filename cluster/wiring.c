@@ -224,16 +224,18 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void wiring_flag_slow(struct wr_result *w, const char *const *names)
+int wiring_mark_slow(struct wr_result *w)
 {
     double *lat = calloc((size_t)w->nlinks + 1, sizeof *lat), *bw = calloc((size_t)w->nlinks + 1, sizeof *bw);
-    int m = 0;
+    int m = 0, nslow = 0;
     for (int i = 0; lat && bw && i < w->nlinks; i++)
         if (w->links[i].measured) {
             const struct wr_link *l = &w->links[i];
             lat[m] = l->lat_us;
             bw[m++] = l->ab_gbs < l->ba_gbs ? l->ab_gbs : l->ba_gbs;
         }
+    for (int i = 0; i < w->nlinks; i++)
+        w->links[i].slow = 0;
     if (m >= 3) { /* siblings to compare with: two links cannot tell which is the odd one */
         double ml = median(lat, m), mb = median(bw, m);
         for (int i = 0; i < w->nlinks; i++) {
@@ -246,15 +248,26 @@ void wiring_flag_slow(struct wr_result *w, const char *const *names)
             if (!by_lat && !by_bw)
                 continue;
             l->slow = 1;
+            nslow++;
             snprintf(l->slow_why, sizeof l->slow_why,
                      "latency %.1f us (median %.1f us), bandwidth %.3g / %.3g GB/s (median %.3g GB/s)", l->lat_us, ml,
                      l->ab_gbs, l->ba_gbs, mb);
-            wiring_add_problem(w, 0, "the link %s-%s (%s %s - %s %s) is well below the others: %s; check its cable",
-                               names[l->a], names[l->b], names[l->a], l->a_if, names[l->b], l->b_if, l->slow_why);
         }
     }
     free(lat);
     free(bw);
+    return nslow;
+}
+
+void wiring_flag_slow(struct wr_result *w, const char *const *names)
+{
+    wiring_mark_slow(w);
+    for (int i = 0; i < w->nlinks; i++) {
+        const struct wr_link *l = &w->links[i];
+        if (l->slow)
+            wiring_add_problem(w, 0, "the link %s-%s (%s %s - %s %s) is well below the others: %s; check its cable",
+                               names[l->a], names[l->b], names[l->a], l->a_if, names[l->b], l->b_if, l->slow_why);
+    }
 }
 
 void wiring_free(struct wr_result *w)

@@ -48,8 +48,10 @@ struct wr_result {
 /* `names[i]`, `ok[i]` (reached, with `info[i]`) for n hosts; the probes. */
 int wiring_judge(int n, const char *const *names, const int *ok, const struct ck_info *info,
                  const struct wr_path *paths, int npaths, struct wr_result *out);
-/* Flags measured links well below the others (latency or bandwidth) as
- * problems that do not stop a job. */
+/* Marks the measured links well below the others (latency or bandwidth):
+ * links[i].slow and slow_why; returns how many. */
+int wiring_mark_slow(struct wr_result *w);
+/* Marks them and flags each as a problem that does not stop a job. */
 void wiring_flag_slow(struct wr_result *w, const char *const *names);
 void wiring_add_problem(struct wr_result *w, int fatal, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void wiring_free(struct wr_result *w);

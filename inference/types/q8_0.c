@@ -127,33 +127,72 @@ __attribute__((target("avx2,fma,f16c,avxvnni"))) static void dot_avxvnni(int n, 
 /* AVX-512: a pair of blocks a register, against the pair's 64 activation
  * bytes in one load; the two blocks' scale products (one multiply of two
  * floats) spread over their halves of the lanes. */
+INF_T_AVX512VNNI static inline __m512 pair_avx512vnni(const block_t *x, const uint8_t *yp, __m512 acc)
+{
+    const __m512i k80 = _mm512_set1_epi8((char)0x80);
+    const __m512i spread = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i qx = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)x[0].qs)),
+                                          _mm256_loadu_si256((const __m256i *)x[1].qs), 1);
+    const __m512i qy = _mm512_loadu_si512((const void *)yp);
+    const __m512i p = _mm512_dpbusd_epi32(
+        _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), k80, qx)), qy, qx);
+    const __m128 d = pair_scales(x, yp + 64);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(d)), acc);
+}
+
+/* An odd last block i of nb. */
+INF_T_AVX512VNNI static inline __m512 last_avx512vnni(const block_t *x, const uint8_t *y, int i, int nb, __m512 acc)
+{
+    const __m256i qx = _mm256_loadu_si256((const __m256i *)x->qs);
+    const __m256i qy = _mm256_loadu_si256((const __m256i *)(y + inf_q8_0p_q_at(i)));
+    const __m256i p = Q8_0_VNNI_BLOCK(_mm256_dpbusd_epi32, qx, qy);
+    return _mm512_fmadd_ps(_mm512_castps256_ps512(_mm256_cvtepi32_ps(p)),
+                           _mm512_set1_ps(_cvtsh_ss(x->d) * inf_q8_0p_d(y, i, nb)), acc);
+}
+
 INF_T_AVX512VNNI static void dot_avx512vnni(int n, float *s, const void *vx, const void *vy)
 {
     const block_t *x = vx;
     const uint8_t *y = vy;
     const int nb = n / 32;
-    const __m512i k80 = _mm512_set1_epi8((char)0x80);
-    const __m512i spread = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
     __m512 acc = _mm512_setzero_ps();
     int i = 0;
     for (; i + 2 <= nb; i += 2) {
         inf_prefetch_w(x + i, 2 * (int)sizeof(block_t));
-        const __m512i qx = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)x[i].qs)),
-                                              _mm256_loadu_si256((const __m256i *)x[i + 1].qs), 1);
-        const __m512i qy = _mm512_loadu_si512((const void *)(y + 36 * (size_t)i));
-        const __m512i p = _mm512_dpbusd_epi32(
-            _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), k80, qx)), qy, qx);
-        const __m128 d = pair_scales(x + i, y + 36 * (size_t)i + 64);
-        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(d)), acc);
+        acc = pair_avx512vnni(x + i, y + 36 * (size_t)i, acc);
     }
-    if (i < nb) { /* an odd last block */
-        const __m256i qx = _mm256_loadu_si256((const __m256i *)x[i].qs);
-        const __m256i qy = _mm256_loadu_si256((const __m256i *)(y + inf_q8_0p_q_at(i)));
-        const __m256i p = Q8_0_VNNI_BLOCK(_mm256_dpbusd_epi32, qx, qy);
-        acc = _mm512_fmadd_ps(_mm512_castps256_ps512(_mm256_cvtepi32_ps(p)),
-                              _mm512_set1_ps(_cvtsh_ss(x[i].d) * inf_q8_0p_d(y, i, nb)), acc);
-    }
+    if (i < nb)
+        acc = last_avx512vnni(x + i, y, i, nb, acc);
     *s = _mm512_reduce_add_ps(acc);
+}
+
+/* Four rows stride bytes apart, a pair of blocks of each in turn (types.h). */
+INF_T_AVX512VNNI static void dot4_avx512vnni(int n, float s[4], const void *vx, size_t stride, const void *vy)
+{
+    const uint8_t *y = vy;
+    const block_t *x0 = vx, *x1 = (const block_t *)((const uint8_t *)vx + stride),
+                  *x2 = (const block_t *)((const uint8_t *)vx + 2 * stride),
+                  *x3 = (const block_t *)((const uint8_t *)vx + 3 * stride);
+    const int nb = n / 32;
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    int i = 0;
+    for (; i + 2 <= nb; i += 2) {
+        const uint8_t *yp = y + 36 * (size_t)i;
+        a0 = pair_avx512vnni(x0 + i, yp, a0);
+        a1 = pair_avx512vnni(x1 + i, yp, a1);
+        a2 = pair_avx512vnni(x2 + i, yp, a2);
+        a3 = pair_avx512vnni(x3 + i, yp, a3);
+    }
+    if (i < nb) {
+        a0 = last_avx512vnni(x0 + i, y, i, nb, a0);
+        a1 = last_avx512vnni(x1 + i, y, i, nb, a1);
+        a2 = last_avx512vnni(x2 + i, y, i, nb, a2);
+        a3 = last_avx512vnni(x3 + i, y, i, nb, a3);
+    }
+    s[0] = _mm512_reduce_add_ps(a0);
+    s[1] = _mm512_reduce_add_ps(a1);
+    s[2] = _mm512_reduce_add_ps(a2);
+    s[3] = _mm512_reduce_add_ps(a3);
 }
 
 /* Batches (AVX-512 VNNI). A register holds 16 tokens, one 32-bit lane
@@ -184,30 +223,13 @@ static size_t gemm_group_bytes(int cols)
 INF_T_AVX512VNNI static void gemm_pack(const float *x, int ldx, int nt, int cols, void *dst)
 {
     group_block_t *g = dst;
-    const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
     const __m512i k80 = _mm512_set1_epi8((char)0x80);
     for (int b = 0; b < cols / 32; b++) {
         for (int t = 0; t < GEMM_TOKENS; t++) {
-            __m128i q[2];
+            __m128i q[2] = {_mm_setzero_si128(), _mm_setzero_si128()};
             float d = 0;
-            if (t < nt) {
-                const float *xb = x + (size_t)t * (size_t)ldx + b * 32;
-                __m512 v[2] = {_mm512_loadu_ps(xb), _mm512_loadu_ps(xb + 16)};
-                const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v[0]), _mm512_abs_ps(v[1])));
-                d = amax / 127;
-                const float id = d ? 1.0f / d : 0;
-                for (int h = 0; h < 2; h++) {
-                    __m512 s = _mm512_mul_ps(v[h], _mm512_set1_ps(id)), a = _mm512_abs_ps(s);
-                    __m512 r = _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-                    r = _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(_mm512_sub_ps(a, r), half, _CMP_GE_OQ), r, one);
-                    const __m512i i32 = _mm512_cvttps_epi32(r);
-                    q[h] = _mm512_cvtepi32_epi8(_mm512_mask_sub_epi32(i32, _mm512_cmp_ps_mask(s, _mm512_setzero_ps(),
-                                                                                              _CMP_LT_OQ),
-                                                                      _mm512_setzero_si512(), i32));
-                }
-            } else {
-                q[0] = q[1] = _mm_setzero_si128();
-            }
+            if (t < nt)
+                d = inf_q8_0_block_avx512(x + (size_t)t * (size_t)ldx + b * 32, q);
             g[b].d[t] = inf_f16_to_f32(inf_f32_to_f16(d));
             uint32_t c[8];
             _mm_storeu_si128((__m128i *)c, _mm_xor_si128(q[0], _mm512_castsi512_si128(k80)));
@@ -324,7 +346,8 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni, NULL},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni,
+     dot4_avx512vnni},
     {"avx-vnni", INF_CPU_AVX2 | INF_CPU_AVXVNNI, dot_avxvnni, NULL, NULL},
     {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
 #elif defined(__aarch64__)

@@ -1,11 +1,14 @@
 /*
  * q8_0p.c — Q8_0P, Q8_0's activation type (layout in types.h): Q8_0's
  * quantization, its blocks regrouped in pairs, values + 128, scales as
- * floats.
+ * floats. Every matrix product of a Q8_0 model quantizes its input so: on
+ * AVX-512 in SIMD (the scalar quantizer was 4% of a token's time), to the
+ * same bytes.
  */
 #include <string.h>
 
 #include "inference/types.h"
+#include "inference/types/x86.h"
 
 static void q8_0p_from_float(const float *x, void *vy, int64_t n)
 {
@@ -21,6 +24,37 @@ static void q8_0p_from_float(const float *x, void *vy, int64_t n)
     }
 }
 
+#if defined(__x86_64__)
+INF_T_AVX512VNNI static void from_float_avx512(const float *x, void *vy, int64_t n)
+{
+    const int nb = (int)(n / 32);
+    uint8_t *y = vy;
+    const __m128i k80 = _mm_set1_epi8((char)0x80);
+    for (int b = 0; b < nb; b++) {
+        __m128i q[2];
+        const float d = inf_f16_to_f32(inf_f32_to_f16(inf_q8_0_block_avx512(x + 32 * (size_t)b, q)));
+        uint8_t *o = y + inf_q8_0p_q_at(b);
+        _mm_storeu_si128((__m128i *)o, _mm_xor_si128(q[0], k80));
+        _mm_storeu_si128((__m128i *)(o + 16), _mm_xor_si128(q[1], k80));
+        memcpy(y + inf_q8_0p_d_at(b, nb), &d, sizeof d);
+    }
+}
+#endif
+
+static void q8_0p_select(inf_type_t *t, unsigned have)
+{
+#if defined(__x86_64__)
+    const unsigned avx512 = INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI;
+    if ((have & avx512) == avx512) {
+        t->from_float = from_float_avx512;
+        t->simd = "avx512-vnni";
+    }
+#else
+    (void)t;
+    (void)have;
+#endif
+}
+
 static void q8_0p_to_float(const void *vx, float *y, int64_t n)
 {
     const int nb = (int)(n / 32);
@@ -34,4 +68,4 @@ static void q8_0p_to_float(const void *vx, float *y, int64_t n)
 
 inf_type_t inf_type_q8_0p = {.id = INF_Q8_0P, .name = "Q8_0P", .block = 32, .bytes = 36, .dot_type = INF_Q8_0P,
                              .to_float = q8_0p_to_float, .from_float = q8_0p_from_float, .simd = "none",
-                             .activations_only = 1};
+                             .select = q8_0p_select, .activations_only = 1};

@@ -42,6 +42,28 @@ static inline __attribute__((always_inline)) void inf_prefetch_w(const void *blo
 /* The batch kernels' instruction set: AVX-512 with VNNI, BW and VL. */
 #define INF_T_AVX512VNNI __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 
+/* A block of 32 floats quantized as Q8_0's reference quantizer does
+ * (scale amax / 127; roundf's halves away from zero, emulated: truncate,
+ * add one where 0.5 or more was cut): the signed bytes in q[0] and q[1];
+ * returns the scale before it is rounded to F16. */
+INF_T_AVX512VNNI static inline float inf_q8_0_block_avx512(const float *xb, __m128i q[2])
+{
+    const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f);
+    const __m512 v[2] = {_mm512_loadu_ps(xb), _mm512_loadu_ps(xb + 16)};
+    const float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v[0]), _mm512_abs_ps(v[1])));
+    const float d = amax / 127, id = d ? 1.0f / d : 0;
+    for (int h = 0; h < 2; h++) {
+        const __m512 s = _mm512_mul_ps(v[h], _mm512_set1_ps(id)), a = _mm512_abs_ps(s);
+        __m512 r = _mm512_roundscale_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        r = _mm512_mask_add_ps(r, _mm512_cmp_ps_mask(_mm512_sub_ps(a, r), half, _CMP_GE_OQ), r, one);
+        const __m512i i32 = _mm512_cvttps_epi32(r);
+        q[h] = _mm512_cvtepi32_epi8(
+            _mm512_mask_sub_epi32(i32, _mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_setzero_si512(),
+                                  i32));
+    }
+    return d;
+}
+
 /* The sum of 32 bytes taken as unsigned, in two halves of 16. */
 __attribute__((target("avx2"))) static inline void inf_sums16_u8(__m256i v, int *lo, int *hi)
 {

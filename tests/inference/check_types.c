@@ -229,8 +229,8 @@ END_TEST
 START_TEST(four_row_products_equal_four_dots)
 {
     const inf_type_t *t = inf_type(weight_types[_i]), *d = inf_type(t->dot_type);
-    /* the AVX-512 VNNI kernels of Q4_K and Q6_K have one */
-    if ((t->id == GGML_Q4_K || t->id == GGML_Q6_K) && !strcmp(t->simd, "avx512-vnni"))
+    /* the AVX-512 VNNI kernels of Q8_0, Q4_K and Q6_K have one */
+    if ((t->id == GGML_Q8_0 || t->id == GGML_Q4_K || t->id == GGML_Q6_K) && !strcmp(t->simd, "avx512-vnni"))
         ck_assert_msg(t->vec_dot4 != NULL, "%s (%s): no four-row product", t->name, t->simd);
     if (!t->vec_dot4)
         return;
@@ -245,7 +245,8 @@ START_TEST(four_row_products_equal_four_dots)
     }
     for (int i = 0; i < cols; i++)
         v[i] = randn();
-    for (int n = t->block; n <= cols; n += 2 * t->block) {
+    /* every length for small blocks (odd and even counts of blocks), 1 and 3 blocks of 256 */
+    for (int n = t->block; n <= cols; n += (t->block < 256 ? 1 : 2) * t->block) {
         d->from_float(v, qy, n);
         for (int stride = 1; stride <= 4; stride++)
             for (int r0 = 0; r0 + 3 * stride < rows; r0 += 2) {
@@ -261,6 +262,40 @@ START_TEST(four_row_products_equal_four_dots)
     }
     free(w);
     free(qy);
+}
+END_TEST
+
+/* Q8_0P, the activations of every Q8_0 product (a SIMD quantizer where the
+ * CPU has one), holds Q8_0's reference quantization: the same bytes (+128)
+ * and scales, halves rounded away from zero, a block of zeros all zeros. */
+START_TEST(activations_quantize_as_the_reference)
+{
+    const inf_type_t *p = inf_type(INF_Q8_0P), *q = inf_type(GGML_Q8_0);
+    enum { COLS = 32 * 13 };
+    float x[COLS];
+    uint8_t qp[COLS / 32 * 36];
+    inf_block_q8_0 ref[COLS / 32];
+    for (int trial = 0; trial < 4; trial++) {
+        for (int i = 0; i < COLS; i++)
+            x[i] = randn() * (trial == 3 ? 1e-30f : 1);
+        for (int i = 32; i < 64; i++) /* a block of halves (scale 1/16: exact) */
+            x[i] = (i == 32 ? 127.0f : (float)(rand() % 255 - 127) + (rand() % 2 ? 0.5f : -0.5f)) / 16;
+        for (int i = 96; i < 128; i++)
+            x[i] = 0;
+        for (int n = 32; n <= COLS; n += 32) {
+            memset(qp, 0xa5, sizeof qp);
+            p->from_float(x, qp, n);
+            q->from_float(x, ref, n);
+            for (int b = 0; b < n / 32; b++) {
+                const float d = inf_q8_0p_d(qp, b, n / 32), want = inf_f16_to_f32(ref[b].d);
+                ck_assert_msg(d == want, "Q8_0P (%s) n=%d block %d: scale %.9g, Q8_0's %.9g", p->simd, n, b, d, want);
+                for (int l = 0; l < 32; l++)
+                    ck_assert_msg(qp[inf_q8_0p_q_at(b) + l] - 128 == ref[b].qs[l],
+                                  "Q8_0P (%s) n=%d block %d [%d]: %d, Q8_0's %d (x %.9g)", p->simd, n, b, l,
+                                  qp[inf_q8_0p_q_at(b) + l] - 128, ref[b].qs[l], x[32 * b + l]);
+            }
+        }
+    }
 }
 END_TEST
 
@@ -345,6 +380,7 @@ int main(void)
     tcase_add_loop_test(tc, matmul_equals_the_scalar_dot_products, 0, 2 * nt);
     tcase_add_loop_test(tc, float_dots_read_any_alignment_and_no_further, 0, 3); /* F32, F16, BF16 */
     tcase_add_loop_test(tc, four_row_products_equal_four_dots, 0, nt);
+    tcase_add_test(tc, activations_quantize_as_the_reference);
     tcase_add_test(tc, half_conversions_are_exact);
     tcase_add_test(tc, unknown_types_are_refused);
     suite_add_tcase(s, tc);

@@ -164,10 +164,8 @@ INF_T_AVX512VNNI static void dot4_avx512vnni(int n, float s[4], const void *vx, 
         a2 = block_avx512vnni(&x2[i], &y[i], a2, &m2);
         a3 = block_avx512vnni(&x3[i], &y[i], a3, &m3);
     }
-    s[0] = _mm512_reduce_add_ps(_mm512_sub_ps(a0, _mm512_zextps128_ps512(m0)));
-    s[1] = _mm512_reduce_add_ps(_mm512_sub_ps(a1, _mm512_zextps128_ps512(m1)));
-    s[2] = _mm512_reduce_add_ps(_mm512_sub_ps(a2, _mm512_zextps128_ps512(m2)));
-    s[3] = _mm512_reduce_add_ps(_mm512_sub_ps(a3, _mm512_zextps128_ps512(m3)));
+    inf_hsum16x4(_mm512_sub_ps(a0, _mm512_zextps128_ps512(m0)), _mm512_sub_ps(a1, _mm512_zextps128_ps512(m1)),
+                 _mm512_sub_ps(a2, _mm512_zextps128_ps512(m2)), _mm512_sub_ps(a3, _mm512_zextps128_ps512(m3)), s);
 }
 
 /* Batches (AVX-512 VNNI): kq16.h's kernel; a row's nibbles unpacked to

@@ -189,10 +189,7 @@ INF_T_AVX512VNNI static void dot4_avx512vnni(int n, float s[4], const void *vx, 
         a2 = last_avx512vnni(x2 + i, y, i, nb, a2);
         a3 = last_avx512vnni(x3 + i, y, i, nb, a3);
     }
-    s[0] = _mm512_reduce_add_ps(a0);
-    s[1] = _mm512_reduce_add_ps(a1);
-    s[2] = _mm512_reduce_add_ps(a2);
-    s[3] = _mm512_reduce_add_ps(a3);
+    inf_hsum16x4(a0, a1, a2, a3, s);
 }
 
 /* Batches (AVX-512 VNNI). A register holds 16 tokens, one 32-bit lane

@@ -64,6 +64,19 @@ INF_T_AVX512VNNI static inline float inf_q8_0_block_avx512(const float *xb, __m1
     return d;
 }
 
+/* The four sums of a0..a3's lanes into s[0..3] at once (a four-row
+ * product's last step, every 4 rows of a token: one reduction's shuffles
+ * shared by four). */
+INF_T_AVX512VNNI static inline void inf_hsum16x4(__m512 a0, __m512 a1, __m512 a2, __m512 a3, float s[4])
+{
+#define INF_HALVES(a)                                                                                              \
+    _mm256_add_ps(_mm512_castps512_ps256(a), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)))
+    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(INF_HALVES(a0), INF_HALVES(a1)),
+                                    _mm256_hadd_ps(INF_HALVES(a2), INF_HALVES(a3)));
+#undef INF_HALVES
+    _mm_storeu_ps(s, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+
 /* The sum of 32 bytes taken as unsigned, in two halves of 16. */
 __attribute__((target("avx2"))) static inline void inf_sums16_u8(__m256i v, int *lo, int *hi)
 {

@@ -250,11 +250,18 @@ START_TEST(four_row_products_equal_four_dots)
         d->from_float(v, qy, n);
         for (int stride = 1; stride <= 4; stride++)
             for (int r0 = 0; r0 + 3 * stride < rows; r0 += 2) {
-                float got[4], want;
+                float got[4], want, xd[3 * 256], yd[3 * 256];
                 t->vec_dot4(n, got, w + rb * r0, rb * stride, qy);
+                d->to_float(qy, yd, n);
                 for (int k = 0; k < 4; k++) {
                     t->vec_dot(n, &want, w + rb * (r0 + k * stride), qy);
-                    ck_assert_msg(fabsf(got[k] - want) <= 1e-6f * (fabsf(want) + 1),
+                    /* the same products, summed in another order: within a
+                     * float rounding of each of 16 lanes' magnitudes */
+                    t->to_float(w + rb * (r0 + k * stride), xd, n);
+                    double mag = 0;
+                    for (int i = 0; i < n; i++)
+                        mag += fabs((double)xd[i] * yd[i]);
+                    ck_assert_msg(fabs(got[k] - want) <= 1e-6 * mag + 1e-6,
                                   "%s (%s) n=%d, rows %d + k * %d: k=%d gave %.9g, the dot product %.9g", t->name,
                                   t->simd, n, r0, stride, k, got[k], want);
                 }

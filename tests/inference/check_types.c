@@ -306,6 +306,63 @@ START_TEST(activations_quantize_as_the_reference)
 }
 END_TEST
 
+/* Q8_K, the activations of the K-quants' products (a SIMD quantizer where
+ * the CPU has one), as specified: the first value of the largest magnitude
+ * maps to -127, the rest rounded to nearest (halves to even) and
+ * saturated, the sums of each 16; a block of zeros all zeros. */
+static void q8_k_plain(const float *x, inf_block_q8_k *y)
+{
+    float amax = 0, max = 0;
+    for (int j = 0; j < 256; j++)
+        if (fabsf(x[j]) > amax) {
+            amax = fabsf(x[j]);
+            max = x[j];
+        }
+    const float is = amax ? -127.0f / max : 0;
+    for (int j = 0; j < 256; j++) {
+        const float v = nearbyintf(is * x[j]);
+        y->qs[j] = (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+    }
+    for (int j = 0; j < 16; j++) {
+        int sum = 0;
+        for (int k = 0; k < 16; k++)
+            sum += y->qs[16 * j + k];
+        y->bsums[j] = (int16_t)sum;
+    }
+    y->d = amax ? 1 / is : 0;
+}
+
+START_TEST(k_activations_quantize_as_specified)
+{
+    const inf_type_t *t = inf_type(GGML_Q8_K);
+    enum { BLOCKS = 5 };
+    float x[256 * BLOCKS];
+    inf_block_q8_k got[BLOCKS], want;
+    for (int trial = 0; trial < 4; trial++) {
+        for (int i = 0; i < 256 * BLOCKS; i++)
+            x[i] = randn() * (trial == 3 ? 1e-30f : 1);
+        /* block 1: halves at a scale of exactly 1 (led by -127, a +127
+         * after it), block 2 zeros */
+        for (int i = 256; i < 512; i++)
+            x[i] = i == 300 ? -127.0f : i == 400 ? 127.0f : (float)(rand() % 255 - 127) + (rand() % 2 ? 0.5f : -0.5f);
+        for (int i = 512; i < 768; i++)
+            x[i] = 0;
+        memset(got, 0xa5, sizeof got);
+        t->from_float(x, got, 256 * BLOCKS);
+        for (int b = 0; b < BLOCKS; b++) {
+            q8_k_plain(x + 256 * b, &want);
+            ck_assert_msg(got[b].d == want.d, "Q8_K (%s) block %d: scale %.9g, %.9g specified", t->simd, b,
+                          (double)got[b].d, (double)want.d);
+            for (int j = 0; j < 256; j++)
+                ck_assert_msg(got[b].qs[j] == want.qs[j], "Q8_K (%s) block %d [%d]: %d, %d specified (x %.9g)", t->simd,
+                              b, j, got[b].qs[j], want.qs[j], (double)x[256 * b + j]);
+            for (int j = 0; j < 16; j++)
+                ck_assert_int_eq(got[b].bsums[j], want.bsums[j]);
+        }
+    }
+}
+END_TEST
+
 START_TEST(matmul_equals_the_scalar_dot_products)
 {
     const int nt = (int)(sizeof weight_types / sizeof weight_types[0]), threads = 1 + _i % 2;
@@ -388,6 +445,7 @@ int main(void)
     tcase_add_loop_test(tc, float_dots_read_any_alignment_and_no_further, 0, 3); /* F32, F16, BF16 */
     tcase_add_loop_test(tc, four_row_products_equal_four_dots, 0, nt);
     tcase_add_test(tc, activations_quantize_as_the_reference);
+    tcase_add_test(tc, k_activations_quantize_as_specified);
     tcase_add_test(tc, half_conversions_are_exact);
     tcase_add_test(tc, unknown_types_are_refused);
     suite_add_tcase(s, tc);

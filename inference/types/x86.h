@@ -67,7 +67,7 @@ INF_T_AVX512VNNI static inline float inf_q8_0_block_avx512(const float *xb, __m1
 /* The four sums of a0..a3's lanes into s[0..3] at once (a four-row
  * product's last step, every 4 rows of a token: one reduction's shuffles
  * shared by four). */
-INF_T_AVX512VNNI static inline void inf_hsum16x4(__m512 a0, __m512 a1, __m512 a2, __m512 a3, float s[4])
+__attribute__((target("avx512f"))) static inline void inf_hsum16x4(__m512 a0, __m512 a1, __m512 a2, __m512 a3, float s[4])
 {
 #define INF_HALVES(a)                                                                                              \
     _mm256_add_ps(_mm512_castps512_ps256(a), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)))

@@ -225,18 +225,22 @@ END_TEST
 
 /* A type's four-row product (where it has one: rows a quarter of a matrix
  * apart, walked side by side for one token) equals four dot products, for
- * rows of one and of several blocks and strides of whole rows. */
+ * rows of one and of several blocks and strides of whole rows; float rows
+ * also at a start off a cache line and at strides that are not whole lines
+ * (4 bytes more). */
 START_TEST(four_row_products_equal_four_dots)
 {
     const inf_type_t *t = inf_type(weight_types[_i]), *d = inf_type(t->dot_type);
-    /* the AVX-512 VNNI kernels of Q8_0, Q4_K and Q6_K have one */
+    /* the AVX-512 kernels of F32, Q8_0, Q4_K and Q6_K have one */
     if ((t->id == GGML_Q8_0 || t->id == GGML_Q4_K || t->id == GGML_Q6_K) && !strcmp(t->simd, "avx512-vnni"))
         ck_assert_msg(t->vec_dot4 != NULL, "%s (%s): no four-row product", t->name, t->simd);
+    if (t->id == GGML_F32 && !strcmp(t->simd, "avx512"))
+        ck_assert_msg(t->vec_dot4 != NULL, "F32 (avx512): no four-row product");
     if (!t->vec_dot4)
         return;
-    const int cols = 3 * 256, rows = 13;
+    const int cols = 3 * 256, rows = 13, shifts = t->block == 1 ? 3 : 1;
     const size_t rb = inf_row_bytes(t, cols);
-    uint8_t *w = malloc(rb * rows), *qy = malloc(inf_row_bytes(d, cols));
+    uint8_t *w = malloc(rb * rows + 64), *qy = malloc(inf_row_bytes(d, cols));
     float v[3 * 256];
     for (int r = 0; r < rows; r++) {
         for (int i = 0; i < cols; i++)
@@ -245,27 +249,33 @@ START_TEST(four_row_products_equal_four_dots)
     }
     for (int i = 0; i < cols; i++)
         v[i] = randn();
-    /* every length for small blocks (odd and even counts of blocks), 1 and 3 blocks of 256 */
-    for (int n = t->block; n <= cols; n += (t->block < 256 ? 1 : 2) * t->block) {
+    /* every length for small blocks (odd and even counts of blocks; floats:
+     * 1-80, then some), 1 and 3 blocks of 256 */
+    for (int n = t->block; n <= cols;
+         n += t->block == 1 && n >= 80 ? 61 : (t->block < 256 ? 1 : 2) * t->block) {
         d->from_float(v, qy, n);
         for (int stride = 1; stride <= 4; stride++)
-            for (int r0 = 0; r0 + 3 * stride < rows; r0 += 2) {
-                float got[4], want, xd[3 * 256], yd[3 * 256];
-                t->vec_dot4(n, got, w + rb * r0, rb * stride, qy);
-                d->to_float(qy, yd, n);
-                for (int k = 0; k < 4; k++) {
-                    t->vec_dot(n, &want, w + rb * (r0 + k * stride), qy);
-                    /* the same products, summed in another order: within a
-                     * float rounding of each of 16 lanes' magnitudes */
-                    t->to_float(w + rb * (r0 + k * stride), xd, n);
-                    double mag = 0;
-                    for (int i = 0; i < n; i++)
-                        mag += fabs((double)xd[i] * yd[i]);
-                    ck_assert_msg(fabs(got[k] - want) <= 1e-6 * mag + 1e-6,
-                                  "%s (%s) n=%d, rows %d + k * %d: k=%d gave %.9g, the dot product %.9g", t->name,
-                                  t->simd, n, r0, stride, k, got[k], want);
+            for (int r0 = 0; r0 + 3 * stride < rows; r0 += 2)
+                for (int shift = 0; shift < shifts; shift++) {
+                    const uint8_t *x = w + rb * r0 + (shift ? 12 : 0);
+                    const size_t str = rb * stride + (shift == 2 ? 4 : 0);
+                    float got[4], want, xd[3 * 256], yd[3 * 256];
+                    t->vec_dot4(n, got, x, str, qy);
+                    d->to_float(qy, yd, n);
+                    for (int k = 0; k < 4; k++) {
+                        t->vec_dot(n, &want, x + k * str, qy);
+                        /* the same products, summed in another order: within
+                         * a float rounding of each of 16 lanes' magnitudes */
+                        t->to_float(x + k * str, xd, n);
+                        double mag = 0;
+                        for (int i = 0; i < n; i++)
+                            mag += fabs((double)xd[i] * yd[i]);
+                        ck_assert_msg(fabs(got[k] - want) <= 1e-6 * mag + 1e-6,
+                                      "%s (%s) n=%d, rows %d + k * %d (%zu bytes apart, start %u bytes into a line): "
+                                      "k=%d gave %.9g, the dot product %.9g", t->name, t->simd, n, r0, stride, str,
+                                      (unsigned)((uintptr_t)x % 64), k, got[k], want);
+                    }
                 }
-            }
     }
     free(w);
     free(qy);

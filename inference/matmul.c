@@ -12,6 +12,8 @@
 #define XBLOCK 393216 /* bytes of packed activations a row tile sweeps: in L2 */
 #define QPIECE 256    /* values of a token a thread quantizes at a time, generation */
 #define STREAM_MIN 8  /* rows a quarter at least, for a type's four-row products */
+#define CHUNK_MIN 32  /* rows a thread takes at least, generation: 4 * STREAM_MIN (the last chunks of
+                       * ever fewer rows went one row at a time: 6% of stories110M's rows) */
 
 typedef struct mm_job {
     const float *x;
@@ -168,8 +170,8 @@ static void mm_run(void *arg, int ith, int nth)
         do {
             if (r0 >= total)
                 return;
-            chunk = (total - r0) / (2 * nth);
-            chunk = chunk < ROWS ? ROWS : (chunk + ROWS - 1) / ROWS * ROWS;
+            chunk = nth == 1 ? total - r0 : (total - r0) / (2 * nth);
+            chunk = chunk < CHUNK_MIN ? CHUNK_MIN : (chunk + ROWS - 1) / ROWS * ROWS;
         } while (!atomic_compare_exchange_weak_explicit(&j->next, &r0, r0 + chunk, memory_order_relaxed,
                                                         memory_order_relaxed));
         mm_rows(j, r0, r0 + chunk < total ? r0 + chunk : total);

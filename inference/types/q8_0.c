@@ -146,7 +146,7 @@ INF_T_AVX512VNNI static inline __m512 last_avx512vnni(const block_t *x, const ui
     const __m256i qx = _mm256_loadu_si256((const __m256i *)x->qs);
     const __m256i qy = _mm256_loadu_si256((const __m256i *)(y + inf_q8_0p_q_at(i)));
     const __m256i p = Q8_0_VNNI_BLOCK(_mm256_dpbusd_epi32, qx, qy);
-    return _mm512_fmadd_ps(_mm512_castps256_ps512(_mm256_cvtepi32_ps(p)),
+    return _mm512_fmadd_ps(_mm512_zextps256_ps512(_mm256_cvtepi32_ps(p)),
                            _mm512_set1_ps(_cvtsh_ss(x->d) * inf_q8_0p_d(y, i, nb)), acc);
 }
 

@@ -240,7 +240,7 @@ START_TEST(four_row_products_equal_four_dots)
         return;
     const int cols = 3 * 256, rows = 13, shifts = t->block == 1 ? 3 : 1;
     const size_t rb = inf_row_bytes(t, cols);
-    uint8_t *w = malloc(rb * rows + 64), *qy = malloc(inf_row_bytes(d, cols));
+    uint8_t *w = calloc(1, rb * rows + 64), *qy = malloc(inf_row_bytes(d, cols));
     float v[3 * 256];
     for (int r = 0; r < rows; r++) {
         for (int i = 0; i < cols; i++)
@@ -295,14 +295,16 @@ START_TEST(activations_quantize_as_the_reference)
     for (int trial = 0; trial < 4; trial++) {
         for (int i = 0; i < COLS; i++)
             x[i] = randn() * (trial == 3 ? 1e-30f : 1);
-        for (int i = 32; i < 64; i++) /* a block of halves (scale 1/16: exact) */
-            x[i] = (i == 32 ? 127.0f : (float)(rand() % 255 - 127) + (rand() % 2 ? 0.5f : -0.5f)) / 16;
+        for (int i = 32; i < 64; i++) /* a block of halves (led by 127: scale 1/16, exact) */
+            x[i] = (i == 32 ? 127.0f : (float)(rand() % 253 - 126) + (rand() % 2 ? 0.5f : -0.5f)) / 16;
         for (int i = 96; i < 128; i++)
             x[i] = 0;
         for (int n = 32; n <= COLS; n += 32) {
             memset(qp, 0xa5, sizeof qp);
             p->from_float(x, qp, n);
             q->from_float(x, ref, n);
+            for (size_t k = inf_row_bytes(p, n); k < sizeof qp; k++)
+                ck_assert_msg(qp[k] == 0xa5, "Q8_0P (%s) n=%d wrote byte %zu, past its row", p->simd, n, k);
             for (int b = 0; b < n / 32; b++) {
                 const float d = inf_q8_0p_d(qp, b, n / 32), want = inf_f16_to_f32(ref[b].d);
                 ck_assert_msg(d == want, "Q8_0P (%s) n=%d block %d: scale %.9g, Q8_0's %.9g", p->simd, n, b, d, want);
@@ -354,7 +356,7 @@ START_TEST(k_activations_quantize_as_specified)
         /* block 1: halves at a scale of exactly 1 (led by -127, a +127
          * after it), block 2 zeros */
         for (int i = 256; i < 512; i++)
-            x[i] = i == 300 ? -127.0f : i == 400 ? 127.0f : (float)(rand() % 255 - 127) + (rand() % 2 ? 0.5f : -0.5f);
+            x[i] = i == 300 ? -127.0f : i == 400 ? 127.0f : (float)(rand() % 253 - 126) + (rand() % 2 ? 0.5f : -0.5f);
         for (int i = 512; i < 768; i++)
             x[i] = 0;
         memset(got, 0xa5, sizeof got);

@@ -175,6 +175,9 @@ typedef struct inf_softmax {
 extern inf_softmax_t inf_softmax;
 extern const inf_softmax_t inf_softmax_scalar;
 void inf_softmax_select(unsigned have);
+/* An activation type's select: its AVX-512 VNNI quantizer (or NULL: none)
+ * replaces the reference where the CPU has those instructions. */
+void inf_quantizer_pick(inf_type_t *t, unsigned have, void (*avx512vnni)(const float *x, void *y, int64_t n));
 /* Forces the scalar kernels everywhere (tests, INF_SIMD=scalar). */
 void inf_types_force_scalar(int on);
 

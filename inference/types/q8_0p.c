@@ -39,20 +39,14 @@ INF_T_AVX512VNNI static void from_float_avx512(const float *x, void *vy, int64_t
         memcpy(y + inf_q8_0p_d_at(b, nb), &d, sizeof d);
     }
 }
+#define QUANTIZE_AVX512VNNI from_float_avx512
+#else
+#define QUANTIZE_AVX512VNNI NULL
 #endif
 
 static void q8_0p_select(inf_type_t *t, unsigned have)
 {
-#if defined(__x86_64__)
-    const unsigned avx512 = INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI;
-    if ((have & avx512) == avx512) {
-        t->from_float = from_float_avx512;
-        t->simd = "avx512-vnni";
-    }
-#else
-    (void)t;
-    (void)have;
-#endif
+    inf_quantizer_pick(t, have, QUANTIZE_AVX512VNNI);
 }
 
 static void q8_0p_to_float(const void *vx, float *y, int64_t n)

@@ -144,20 +144,14 @@ INF_T_AVX512VNNI void kq16_pack(const float *x, int ldx, int nt, int cols, void 
                 g[b].bsum[j][t] = 0;
         }
 }
+#define QUANTIZE_AVX512VNNI from_float_avx512
+#else
+#define QUANTIZE_AVX512VNNI NULL
 #endif
 
 static void q8_k_select(inf_type_t *t, unsigned have)
 {
-#if defined(__x86_64__)
-    const unsigned avx512 = INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI;
-    if ((have & avx512) == avx512) {
-        t->from_float = from_float_avx512;
-        t->simd = "avx512-vnni";
-    }
-#else
-    (void)t;
-    (void)have;
-#endif
+    inf_quantizer_pick(t, have, QUANTIZE_AVX512VNNI);
 }
 
 inf_type_t inf_type_q8_k = {.id = GGML_Q8_K, .name = "Q8_K", .block = 256, .bytes = sizeof(inf_block_q8_k),

@@ -121,6 +121,15 @@ static inf_type_t *const all[] = {&inf_type_f32, &inf_type_f16,  &inf_type_bf16,
                                   &inf_type_q8_kn, &inf_type_q8_0p};
 static int scalar_only;
 
+void inf_quantizer_pick(inf_type_t *t, unsigned have, void (*avx512vnni)(const float *x, void *y, int64_t n))
+{
+    const unsigned need = INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI;
+    if (avx512vnni && (have & need) == need) {
+        t->from_float = avx512vnni;
+        t->simd = "avx512-vnni";
+    }
+}
+
 void inf_types_force_scalar(int on)
 {
     scalar_only = on;

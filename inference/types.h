@@ -75,14 +75,17 @@ extern const inf_gemm_t inf_gemm_sgemm_f16, inf_gemm_sgemm_bf16;
  * pool splits the work), once. */
 void inf_sgemm_one_thread(void);
 
-/* A type's SIMD dot products, best first, ended by a NULL dot: the
- * registry takes the first whose needs the CPU meets, else the scalar one. */
+/* A type's SIMD kernels, best first, ended by a NULL name: the registry
+ * takes the first whose needs the CPU meets, else the scalar ones. */
 typedef struct inf_kernel {
     const char *name;
     unsigned needs;
-    inf_vec_dot_fn *dot;
+    inf_vec_dot_fn *dot;    /* NULL for an activation type */
     const inf_gemm_t *gemm; /* or NULL: batches take dot products one by one */
     inf_vec_dot4_fn *dot4;  /* or NULL: a single token's rows go one at a time */
+    /* an activation type's quantizer for this CPU (no dot product of its
+     * own), to the same bytes as its reference from_float; or NULL */
+    void (*quantize)(const float *x, void *y, int64_t n);
 } inf_kernel_t;
 
 /* Q8_K with its 32-value sub-blocks in the order 0 2 1 3 4 6 5 7 and sums
@@ -175,9 +178,6 @@ typedef struct inf_softmax {
 extern inf_softmax_t inf_softmax;
 extern const inf_softmax_t inf_softmax_scalar;
 void inf_softmax_select(unsigned have);
-/* An activation type's select: its AVX-512 VNNI quantizer (or NULL: none)
- * replaces the reference where the CPU has those instructions. */
-void inf_quantizer_pick(inf_type_t *t, unsigned have, void (*avx512vnni)(const float *x, void *y, int64_t n));
 /* Forces the scalar kernels everywhere (tests, INF_SIMD=scalar). */
 void inf_types_force_scalar(int on);
 

@@ -221,12 +221,12 @@ void inf_dot_f16_f32(int n, float *s, const void *x, const float *y)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512", INF_CPU_AVX512, dot_avx512, NULL, NULL},
-    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
+    {"avx512", INF_CPU_AVX512, dot_avx512, NULL, NULL, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL},
+    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL, NULL},
 #endif
-    {NULL, 0, NULL, NULL, NULL}};
+    {NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* The conversions and the attention's kernels, beside the dot product. */
 static void f16_select(inf_type_t *t, unsigned have)

@@ -156,12 +156,12 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512", INF_CPU_AVX512, dot_avx512, NULL, dot4_avx512},
-    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
+    {"avx512", INF_CPU_AVX512, dot_avx512, NULL, dot4_avx512, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL},
+    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL, NULL},
 #endif
-    {NULL, 0, NULL, NULL, NULL}};
+    {NULL, 0, NULL, NULL, NULL, NULL}};
 
 /* Prompts go to the BLAS where there is one: its SGEMM blocks for the
  * caches as dot products cannot (measured in bench/llm-compare). */

@@ -117,11 +117,11 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL},
+    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL, NULL},
 #endif
-    {NULL, 0, NULL, NULL, NULL}};
+    {NULL, 0, NULL, NULL, NULL, NULL}};
 
 inf_type_t inf_type_q4_0 = {.id = GGML_Q4_0, .name = "Q4_0", .block = 32, .bytes = 18, .dot_type = GGML_Q8_0,
                             .to_float = q4_0_to_float, .from_float = q4_0_from_float, .vec_dot = dot_scalar,

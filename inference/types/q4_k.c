@@ -231,12 +231,12 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
     {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni,
-     dot4_avx512vnni},
-    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
+     dot4_avx512vnni, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL},
+    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL, NULL},
 #endif
-    {NULL, 0, NULL, NULL, NULL}};
+    {NULL, 0, NULL, NULL, NULL, NULL}};
 
 inf_type_t inf_type_q4_k = {.id = GGML_Q4_K, .name = "Q4_K", .block = 256, .bytes = 144, .dot_type = INF_Q8_KN,
                             .to_float = q4_k_to_float, .from_float = q4_k_from_float, .vec_dot = dot_scalar,

@@ -188,10 +188,10 @@ static const inf_gemm_t gemm_avx512vnni = {
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
-    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni, NULL},
-    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni, NULL, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL, NULL},
 #endif
-    {NULL, 0, NULL, NULL, NULL}};
+    {NULL, 0, NULL, NULL, NULL, NULL}};
 
 inf_type_t inf_type_q5_k = {.id = GGML_Q5_K, .name = "Q5_K", .block = 256, .bytes = 176, .dot_type = INF_Q8_KN,
                             .to_float = q5_k_to_float, .from_float = q5_k_from_float, .vec_dot = dot_scalar,

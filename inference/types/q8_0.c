@@ -344,13 +344,13 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
     {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni,
-     dot4_avx512vnni},
-    {"avx-vnni", INF_CPU_AVX2 | INF_CPU_AVXVNNI, dot_avxvnni, NULL, NULL},
-    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL},
+     dot4_avx512vnni, NULL},
+    {"avx-vnni", INF_CPU_AVX2 | INF_CPU_AVXVNNI, dot_avxvnni, NULL, NULL, NULL},
+    {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL, NULL},
 #elif defined(__aarch64__)
-    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL},
+    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL, NULL},
 #endif
-    {NULL, 0, NULL, NULL, NULL}};
+    {NULL, 0, NULL, NULL, NULL, NULL}};
 
 inf_type_t inf_type_q8_0 = {.id = GGML_Q8_0, .name = "Q8_0", .block = 32, .bytes = 34, .dot_type = INF_Q8_0P,
                             .to_float = q8_0_to_float, .from_float = q8_0_from_float, .vec_dot = dot_scalar,

@@ -39,15 +39,13 @@ INF_T_AVX512VNNI static void from_float_avx512(const float *x, void *vy, int64_t
         memcpy(y + inf_q8_0p_d_at(b, nb), &d, sizeof d);
     }
 }
-#define QUANTIZE_AVX512VNNI from_float_avx512
-#else
-#define QUANTIZE_AVX512VNNI NULL
 #endif
 
-static void q8_0p_select(inf_type_t *t, unsigned have)
-{
-    inf_quantizer_pick(t, have, QUANTIZE_AVX512VNNI);
-}
+static const inf_kernel_t kernels[] = {
+#if defined(__x86_64__)
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, NULL, NULL, NULL, from_float_avx512},
+#endif
+    {NULL, 0, NULL, NULL, NULL, NULL}};
 
 static void q8_0p_to_float(const void *vx, float *y, int64_t n)
 {
@@ -62,4 +60,4 @@ static void q8_0p_to_float(const void *vx, float *y, int64_t n)
 
 inf_type_t inf_type_q8_0p = {.id = INF_Q8_0P, .name = "Q8_0P", .block = 32, .bytes = 36, .dot_type = INF_Q8_0P,
                              .to_float = q8_0p_to_float, .from_float = q8_0p_from_float, .simd = "none",
-                             .select = q8_0p_select, .activations_only = 1};
+                             .kernels = kernels, .activations_only = 1};

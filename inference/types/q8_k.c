@@ -144,16 +144,15 @@ INF_T_AVX512VNNI void kq16_pack(const float *x, int ldx, int nt, int cols, void 
                 g[b].bsum[j][t] = 0;
         }
 }
-#define QUANTIZE_AVX512VNNI from_float_avx512
-#else
-#define QUANTIZE_AVX512VNNI NULL
 #endif
 
-static void q8_k_select(inf_type_t *t, unsigned have)
-{
-    inf_quantizer_pick(t, have, QUANTIZE_AVX512VNNI);
-}
+static const inf_kernel_t kernels[] = {
+#if defined(__x86_64__)
+    {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, NULL, NULL, NULL, from_float_avx512},
+#endif
+    {NULL, 0, NULL, NULL, NULL, NULL}};
+
 
 inf_type_t inf_type_q8_k = {.id = GGML_Q8_K, .name = "Q8_K", .block = 256, .bytes = sizeof(inf_block_q8_k),
                             .dot_type = GGML_Q8_K, .to_float = q8_k_to_float, .from_float = q8_k_from_float,
-                            .simd = "none", .select = q8_k_select, .activations_only = 1};
+                            .simd = "none", .kernels = kernels, .activations_only = 1};

@@ -121,15 +121,6 @@ static inf_type_t *const all[] = {&inf_type_f32, &inf_type_f16,  &inf_type_bf16,
                                   &inf_type_q8_kn, &inf_type_q8_0p};
 static int scalar_only;
 
-void inf_quantizer_pick(inf_type_t *t, unsigned have, void (*avx512vnni)(const float *x, void *y, int64_t n))
-{
-    const unsigned need = INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI;
-    if (avx512vnni && (have & need) == need) {
-        t->from_float = avx512vnni;
-        t->simd = "avx512-vnni";
-    }
-}
-
 void inf_types_force_scalar(int on)
 {
     scalar_only = on;
@@ -141,9 +132,12 @@ const inf_type_t *inf_type(uint32_t id)
     if (!selected) {
         const unsigned have = inf_cpu_mask();
         for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-            for (const inf_kernel_t *k = all[i]->kernels; k && k->dot; k++)
+            for (const inf_kernel_t *k = all[i]->kernels; k && k->name; k++)
                 if ((k->needs & ~have) == 0) {
-                    all[i]->vec_dot = k->dot;
+                    if (k->dot)
+                        all[i]->vec_dot = k->dot;
+                    if (k->quantize)
+                        all[i]->from_float = k->quantize;
                     all[i]->gemm = k->gemm;
                     all[i]->vec_dot4 = k->dot4;
                     all[i]->simd = k->name;

@@ -220,7 +220,7 @@ static size_t gemm_group_bytes(int cols)
 INF_T_AVX512VNNI static void gemm_pack(const float *x, int ldx, int nt, int cols, void *dst)
 {
     group_block_t *g = dst;
-    const __m512i k80 = _mm512_set1_epi8((char)0x80);
+    const __m128i k80 = _mm_set1_epi8((char)0x80);
     for (int b = 0; b < cols / 32; b++) {
         for (int t = 0; t < GEMM_TOKENS; t++) {
             __m128i q[2] = {_mm_setzero_si128(), _mm_setzero_si128()};
@@ -229,8 +229,8 @@ INF_T_AVX512VNNI static void gemm_pack(const float *x, int ldx, int nt, int cols
                 d = inf_q8_0_block_avx512(x + (size_t)t * (size_t)ldx + b * 32, q);
             g[b].d[t] = inf_f16_to_f32(inf_f32_to_f16(d));
             uint32_t c[8];
-            _mm_storeu_si128((__m128i *)c, _mm_xor_si128(q[0], _mm512_castsi512_si128(k80)));
-            _mm_storeu_si128((__m128i *)(c + 4), _mm_xor_si128(q[1], _mm512_castsi512_si128(k80)));
+            _mm_storeu_si128((__m128i *)c, _mm_xor_si128(q[0], k80));
+            _mm_storeu_si128((__m128i *)(c + 4), _mm_xor_si128(q[1], k80));
             for (int j = 0; j < 8; j++)
                 memcpy(g[b].q[j][t], &c[j], 4);
         }

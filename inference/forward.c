@@ -32,7 +32,7 @@ struct inf_ctx {
     size_t kv_row; /* bytes of one head's row */
     uint8_t *kc, *vc;
     /* a batch's scratch */
-    float *x, *xn, *q, *k, *v, *att, *tmp, *fa, *fb;
+    float *x, *x2, *xn, *q, *k, *v, *att, *tmp, *fa, *fb; /* x2: the residual stream's next x */
     float *logits;
     int n_logits; /* rows of logits the last decode left */
     void *mmq;
@@ -59,7 +59,7 @@ void inf_ctx_free(inf_ctx_t *c)
     if (!c)
         return;
     inf_pool_destroy(c->pool);
-    void *bufs[] = {c->kc, c->vc, c->x, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
+    void *bufs[] = {c->kc, c->vc, c->x, c->x2, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
                     c->logits, c->mmq, c->scores, c->cosv, c->sinv, c->tpos, c->router, c->selw, c->ex, c->ea,
                     c->eb, c->eo, c->sel, c->etok};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -102,6 +102,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     c->kc = malloc(kvb);
     c->vc = malloc(kvb);
     c->x = malloc((size_t)B * E * sizeof(float));
+    c->x2 = malloc((size_t)B * E * sizeof(float));
     c->xn = malloc((size_t)B * cols * sizeof(float));
     c->q = malloc((size_t)B * HD * sizeof(float));
     c->k = malloc((size_t)B * KV * sizeof(float));
@@ -111,12 +112,12 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     c->fa = malloc((size_t)B * F * sizeof(float));
     c->fb = malloc((size_t)B * F * sizeof(float));
     c->logits = malloc((size_t)nl * hp->n_vocab * sizeof(float));
-    c->mmq = malloc(inf_mm_scratch(cols, B));
+    c->mmq = malloc(inf_mm_scratch(cols, B, c->p.n_threads));
     c->scores = malloc((size_t)c->p.n_threads * inf_attn_scratch(N, hp->head_dim) * sizeof(float));
     c->cosv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->sinv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->tpos = malloc((size_t)B * sizeof(int));
-    int ok = c->kc && c->vc && c->x && c->xn && c->q && c->k && c->v && c->att && c->tmp && c->fa && c->fb &&
+    int ok = c->kc && c->vc && c->x && c->x2 && c->xn && c->q && c->k && c->v && c->att && c->tmp && c->fa && c->fb &&
              c->logits && c->mmq && c->scores && c->cosv && c->sinv && c->tpos;
     if (ok && (m->arch->flags & INF_ARCH_MOE)) {
         const int X = hp->n_expert, K = hp->n_expert_used;
@@ -205,19 +206,17 @@ static void rope_tables(inf_ctx_t *c, int n)
     }
 }
 
-static void rope(const inf_ctx_t *c, float *x, int t, int heads)
+/* One head's vector at batch token t, rotated in place. */
+static void rope_head(const inf_ctx_t *c, float *v, int t)
 {
     const inf_hparams_t *hp = &c->m->hp;
-    const int half = hp->n_rot / 2, D = hp->head_dim;
+    const int half = hp->n_rot / 2;
     const float *cs = c->cosv + t * half, *sn = c->sinv + t * half;
-    for (int h = 0; h < heads; h++) {
-        float *v = x + h * D;
-        for (int i = 0; i < half; i++) {
-            int a = c->m->arch->rope == INF_ROPE_NEOX ? i : 2 * i, b = c->m->arch->rope == INF_ROPE_NEOX ? i + half : 2 * i + 1;
-            float x0 = v[a], x1 = v[b];
-            v[a] = x0 * cs[i] - x1 * sn[i];
-            v[b] = x0 * sn[i] + x1 * cs[i];
-        }
+    const int neox = c->m->arch->rope == INF_ROPE_NEOX, step = neox ? 1 : 2, off = neox ? half : 1;
+    for (int i = 0; i < half; i++) {
+        float *a = v + i * step, *b = a + off, x0 = *a, x1 = *b;
+        *a = x0 * cs[i] - x1 * sn[i];
+        *b = x0 * sn[i] + x1 * cs[i];
     }
 }
 
@@ -249,6 +248,28 @@ static void att_run(void *arg, int ith, int nth)
     inf_ctx_t *c = j->c;
     const inf_hparams_t *hp = &c->m->hp;
     const int H = hp->n_head, Hk = hp->n_head_kv, D = hp->head_dim, G = H / Hk;
+    /* first the batch's heads, each token's Q and K heads shared out: QK
+     * norm, RoPE, and the K and V heads into the cache */
+    const inf_layer_t *L = &c->m->layers[j->layer];
+    for (int it = ith; it < j->n * (H + Hk); it += nth) {
+        const int t = it / (H + Hk), h = it % (H + Hk);
+        if (h < H) {
+            float *q = c->q + (size_t)t * H * D + (size_t)h * D;
+            if (L->q_norm)
+                rmsnorm(q, q, L->q_norm, D, hp->norm_eps);
+            rope_head(c, q, t);
+            continue;
+        }
+        const int hk = h - H;
+        float *k = c->k + ((size_t)t * Hk + hk) * D;
+        if (L->k_norm)
+            rmsnorm(k, k, L->k_norm, D, hp->norm_eps);
+        rope_head(c, k, t);
+        const size_t at = (size_t)c->tpos[t] * c->kv_row;
+        c->kvt->from_float(k, kv_head(c, c->kc, j->layer, hk) + at, D);
+        c->kvt->from_float(c->v + ((size_t)t * Hk + hk) * D, kv_head(c, c->vc, j->layer, hk) + at, D);
+    }
+    inf_pool_barrier(c->pool);
     float *s = c->scores + (size_t)ith * inf_attn_scratch(c->p.n_ctx, D);
     int parts = (nth + Hk - 1) / Hk;
     parts = parts > G ? G : parts;
@@ -273,18 +294,36 @@ static float silu(float x)
     return x / (1.0f + expf(-x));
 }
 
-static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
+/* The input of a product that normalises the residual stream x with
+ * weights w, adding first the output of the last product when there is one
+ * (x + add then becomes the stream, in x2). */
+static inf_mm_in_t norm_in(const inf_ctx_t *c, const float *w, const float *add)
+{
+    return (inf_mm_in_t){.kind = INF_MM_IN_NORM, .add = add, .sum = add ? c->x2 : NULL, .w = w,
+                         .eps = c->m->hp.norm_eps};
+}
+
+/* The residual stream after a product that stored it in x2. */
+static void stream_swap(inf_ctx_t *c)
+{
+    float *t = c->x;
+    c->x = c->x2;
+    c->x2 = t;
+}
+
+/* Gate and up of the normalised x + add, down of silu(gate) * up into
+ * tmp, which the caller adds to the stream. */
+static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *add)
 {
     const inf_hparams_t *hp = &c->m->hp;
     const int E = hp->n_embd, F = hp->n_ff;
     inf_mm_t gu[2] = {inf_mm_of(&L->w_gate, 0, c->fa, F, NULL), inf_mm_of(&L->w_up, 0, c->fb, F, NULL)};
-    inf_matmul(c->pool, c->xn, E, n, E, gu, 2, c->mmq);
-    for (size_t i = 0; i < (size_t)n * F; i++)
-        c->fa[i] = silu(c->fa[i]) * c->fb[i];
+    const inf_mm_in_t norm = norm_in(c, L->ffn_norm, add);
+    inf_matmul(c->pool, c->x, E, n, E, &norm, gu, 2, c->mmq);
+    stream_swap(c);
     inf_mm_t d = inf_mm_of(&L->w_down, 0, c->tmp, E, NULL);
-    inf_matmul(c->pool, c->fa, F, n, F, &d, 1, c->mmq);
-    for (size_t i = 0; i < (size_t)n * E; i++)
-        c->x[i] += c->tmp[i];
+    const inf_mm_in_t swiglu = {.kind = INF_MM_IN_SWIGLU, .up = c->fb};
+    inf_matmul(c->pool, c->fa, F, n, F, &swiglu, &d, 1, c->mmq);
 }
 
 /* Softmax over the experts, the top k (ties to the lower index), their
@@ -295,7 +334,7 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
     const inf_hparams_t *hp = &c->m->hp;
     const int E = hp->n_embd, X = hp->n_expert, K = hp->n_expert_used, F = hp->n_ff_exp;
     inf_mm_t r = inf_mm_of(&L->router, 0, c->router, X, NULL);
-    inf_matmul(c->pool, c->xn, E, n, E, &r, 1, c->mmq);
+    inf_matmul(c->pool, c->xn, E, n, E, NULL, &r, 1, c->mmq);
     for (int t = 0; t < n; t++) {
         float *p = c->router + (size_t)t * X, max = -INFINITY;
         for (int e = 0; e < X; e++)
@@ -337,11 +376,11 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
         if (!m)
             continue;
         inf_mm_t gu[2] = {inf_mm_of(&L->gate_exps, e, c->ea, F, NULL), inf_mm_of(&L->up_exps, e, c->eb, F, NULL)};
-        inf_matmul(c->pool, c->ex, E, m, E, gu, 2, c->mmq);
+        inf_matmul(c->pool, c->ex, E, m, E, NULL, gu, 2, c->mmq);
         for (size_t i = 0; i < (size_t)m * F; i++)
             c->ea[i] = silu(c->ea[i]) * c->eb[i];
         inf_mm_t d = inf_mm_of(&L->down_exps, e, c->eo, E, NULL);
-        inf_matmul(c->pool, c->ea, F, m, F, &d, 1, c->mmq);
+        inf_matmul(c->pool, c->ea, F, m, F, NULL, &d, 1, c->mmq);
         for (int i = 0; i < m; i++) {
             const int t = c->etok[i] / K;
             const float w = c->selw[c->etok[i]];
@@ -364,49 +403,40 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
                                    c->x + (size_t)t * E, E);
     }
     rope_tables(c, n);
+    /* the output of the last product, not yet added to the stream x: the
+     * next product's input adds it as it normalises */
+    const float *pending = NULL;
     for (int l = 0; l < hp->n_layer; l++) {
         const inf_layer_t *L = &m->layers[l];
-        for (int t = 0; t < n; t++)
-            rmsnorm(c->xn + (size_t)t * E, c->x + (size_t)t * E, L->attn_norm, E, hp->norm_eps);
         inf_mm_t qkv[3] = {inf_mm_of(&L->wq, 0, c->q, HD, L->bq), inf_mm_of(&L->wk, 0, c->k, KV, L->bk),
                            inf_mm_of(&L->wv, 0, c->v, KV, L->bv)};
-        inf_matmul(c->pool, c->xn, E, n, E, qkv, 3, c->mmq);
-        for (int t = 0; t < n; t++) {
-            float *q = c->q + (size_t)t * HD, *k = c->k + (size_t)t * KV;
-            if (L->q_norm) {
-                for (int h = 0; h < H; h++)
-                    rmsnorm(q + h * D, q + h * D, L->q_norm, D, hp->norm_eps);
-                for (int h = 0; h < Hk; h++)
-                    rmsnorm(k + h * D, k + h * D, L->k_norm, D, hp->norm_eps);
-            }
-            rope(c, q, t, H);
-            rope(c, k, t, Hk);
-            /* into the cache */
-            const size_t at = (size_t)c->tpos[t] * c->kv_row;
-            for (int hk = 0; hk < Hk; hk++) {
-                c->kvt->from_float(k + hk * D, kv_head(c, c->kc, l, hk) + at, D);
-                c->kvt->from_float(c->v + (size_t)t * KV + hk * D, kv_head(c, c->vc, l, hk) + at, D);
-            }
-        }
+        const inf_mm_in_t norm = norm_in(c, L->attn_norm, pending);
+        inf_matmul(c->pool, c->x, E, n, E, &norm, qkv, 3, c->mmq);
+        if (pending)
+            stream_swap(c);
         att_job_t aj = {c, l, n};
         inf_pool_run(c->pool, att_run, &aj);
         inf_mm_t o = inf_mm_of(&L->wo, 0, c->tmp, E, NULL);
-        inf_matmul(c->pool, c->att, HD, n, HD, &o, 1, c->mmq);
-        for (size_t i = 0; i < (size_t)n * E; i++)
-            c->x[i] += c->tmp[i];
-        for (int t = 0; t < n; t++)
-            rmsnorm(c->xn + (size_t)t * E, c->x + (size_t)t * E, L->ffn_norm, E, hp->norm_eps);
-        if (m->arch->flags & INF_ARCH_MOE)
+        inf_matmul(c->pool, c->att, HD, n, HD, NULL, &o, 1, c->mmq);
+        if (m->arch->flags & INF_ARCH_MOE) {
+            /* the experts add to x themselves */
+            for (size_t i = 0; i < (size_t)n * E; i++)
+                c->x[i] += c->tmp[i];
+            for (int t = 0; t < n; t++)
+                rmsnorm(c->xn + (size_t)t * E, c->x + (size_t)t * E, L->ffn_norm, E, hp->norm_eps);
             moe_ffn(c, L, n);
-        else
-            dense_ffn(c, L, n);
+            pending = NULL;
+        } else {
+            dense_ffn(c, L, n, c->tmp);
+            pending = c->tmp;
+        }
     }
     /* the logits: the last token's, or every token's */
-    int first = want_all ? 0 : n - 1, rows = n - first;
-    for (int t = first; t < n; t++)
-        rmsnorm(c->xn + (size_t)(t - first) * E, c->x + (size_t)t * E, m->output_norm, E, hp->norm_eps);
+    const int first = want_all ? 0 : n - 1, rows = n - first;
     inf_mm_t out = inf_mm_of(&m->output, 0, c->logits, hp->n_vocab, NULL);
-    inf_matmul(c->pool, c->xn, E, rows, E, &out, 1, c->mmq);
+    inf_mm_in_t norm = norm_in(c, m->output_norm, pending ? pending + (size_t)first * E : NULL);
+    norm.sum = NULL; /* the stream ends here */
+    inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
     c->n_logits = rows;
     c->pos += n;
 }

@@ -1,6 +1,7 @@
 /*
  * matmul.c — the batched matrix product over the pool (matmul.h).
  */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -12,12 +13,20 @@
 #define XBLOCK 393216 /* bytes of packed activations a row tile sweeps: in L2 */
 #define QPIECE 256    /* values of a token a thread quantizes at a time, generation */
 #define STREAM_MIN 8  /* rows a quarter at least, for a type's four-row products */
-#define CHUNK_MIN 32  /* rows a thread takes at least, generation: 4 * STREAM_MIN (the last chunks of
-                       * ever fewer rows went one row at a time: 6% of stories110M's rows) */
+#define STEP 8        /* units of a share its thread takes at a time, generation */
 
 typedef struct mm_job {
     const float *x;
     int ldx, n, cols;
+    const inf_mm_in_t *in;
+    /* what the kernels read as floats: x, or the rows made from `in` (xf) */
+    const float *src;
+    int lds;
+    float *xf;
+    /* a single token: every thread makes and quantizes a copy of its own,
+     * ostride[d] bytes from the previous thread's (xf's: ostride_f) */
+    int own;
+    size_t ostride[3], ostride_f;
     inf_mm_t *m;
     int nm;
     /* the activations in each distinct form: a dot type (F32 is x itself),
@@ -28,8 +37,25 @@ typedef struct mm_job {
     size_t xs[3]; /* bytes from one token's row (or packed group) to the next */
     int ndt;
     inf_pool_t *pool;
-    atomic_int next; /* the first row (of all the matrices) no thread has taken */
+    struct mm_share *share; /* generation: [matrix * threads + thread] */
 } mm_job_t;
+
+/* Generation: each thread's share of each matrix, a contiguous range of
+ * rows walked as four quarters side by side (a type's four-row product) or
+ * as groups of 4 adjacent rows: its units. The owner takes units from the
+ * front, STEP at a time; a thread done with its own shares takes the back
+ * half of the largest one left. So every thread streams a few long runs of
+ * memory (chunks handed out as threads got to them cut the streams short:
+ * Qwen3-0.6B's layers read at 48 GB/s on 2 threads, in shares at 67) while
+ * a thread slowed by a neighbour on its core, or an efficiency core, has its
+ * work taken over. */
+typedef struct mm_share {
+    _Atomic uint64_t span; /* units not taken: the first in the low 32 bits, the end in the high */
+    int m;                 /* the matrix */
+    int a, b, q;           /* the rows; rows a quarter, or 0: units of 4 adjacent rows */
+    int tail;              /* rows at the end past the units, the owner's */
+    char pad[64 - sizeof(uint64_t) - 5 * sizeof(int)];
+} mm_share_t;
 
 /* The batch kernel a matrix takes here, or NULL for dot products. */
 static const inf_gemm_t *gemm_of(const inf_mm_t *m, int n)
@@ -59,10 +85,10 @@ static void mm_rows_gemm(const mm_job_t *j, const inf_mm_t *m, int s, int a, int
     for (int t0 = 0; t0 < j->n; t0 += per) {
         const int nt = j->n - t0 < per ? j->n - t0 : per;
         const uint8_t *xp = g->pack ? (const uint8_t *)j->xq[s] + (size_t)(t0 / g->group) * j->xs[s]
-                                    : (const uint8_t *)(j->x + (size_t)t0 * (size_t)j->ldx);
+                                    : (const uint8_t *)(j->src + (size_t)t0 * (size_t)j->lds);
         for (int r = a; r < b; r += rstep) {
             const int nr = b - r < rstep ? b - r : rstep;
-            g->run(j->cols, (const uint8_t *)m->w + (size_t)r * m->row_bytes, m->row_bytes, nr, xp, j->ldx, nt,
+            g->run(j->cols, (const uint8_t *)m->w + (size_t)r * m->row_bytes, m->row_bytes, nr, xp, j->lds, nt,
                    m->y + (size_t)t0 * (size_t)m->ldy + r, m->ldy);
         }
     }
@@ -72,8 +98,36 @@ static void mm_rows_gemm(const mm_job_t *j, const inf_mm_t *m, int s, int a, int
                 m->y[(size_t)t * (size_t)m->ldy + r] += m->bias[r];
 }
 
-/* Rows [r0, r1) of the matrices taken end to end, against every token. */
-static void mm_rows(const mm_job_t *j, int r0, int r1)
+/* The input of matrix m in the form its kernel takes (thread ith's own copy
+ * when it made one), and the bytes from one token's to the next. */
+static const uint8_t *mm_input(const mm_job_t *j, const inf_mm_t *m, int ith, size_t *xs)
+{
+    const int s = slot_of(j, m);
+    *xs = j->xs[s];
+    return (const uint8_t *)j->xq[s] + (j->own ? (size_t)ith * j->ostride[s] : 0);
+}
+
+/* Rows [a, b) of m against every token, by dot products, a few rows at a time. */
+static void mm_dots(const mm_job_t *j, const inf_mm_t *m, const uint8_t *xq, size_t xs, int a, int b)
+{
+    inf_vec_dot_fn *dot = m->t->vec_dot;
+    for (int r = a; r < b; r += ROWS) {
+        int e = r + ROWS < b ? r + ROWS : b;
+        for (int t = 0; t < j->n; t++) {
+            const void *xt = xq + (size_t)t * xs;
+            float *yt = m->y + (size_t)t * (size_t)m->ldy;
+            for (int rr = r; rr < e; rr++) {
+                float v;
+                dot(j->cols, &v, (const uint8_t *)m->w + (size_t)rr * m->row_bytes, xt);
+                yt[rr] = m->bias ? v + m->bias[rr] : v;
+            }
+        }
+    }
+}
+
+/* Rows [r0, r1) of the matrices taken end to end, against every token of a
+ * batch. */
+static void mm_rows(const mm_job_t *j, int ith, int r0, int r1)
 {
     for (int i = 0, base = 0; i < j->nm && r0 < r1; base += j->m[i].rows, i++) {
         const inf_mm_t *m = &j->m[i];
@@ -85,69 +139,216 @@ static void mm_rows(const mm_job_t *j, int r0, int r1)
             mm_rows_gemm(j, m, s, a, b);
             continue;
         }
-        const uint8_t *xq = j->xq[s];
-        const size_t xs = j->xs[s];
-        inf_vec_dot_fn *dot = m->t->vec_dot;
-        inf_vec_dot4_fn *dot4 = j->n == 1 ? m->t->vec_dot4 : NULL;
-        if (dot4 && b - a >= 4 * STREAM_MIN) {
-            /* one token: the rows in four quarters walked side by side */
-            const int q = (b - a) / 4;
-            const size_t stride = (size_t)q * m->row_bytes;
-            for (int r = a; r < a + q; r++) {
-                float v[4];
-                dot4(j->cols, v, (const uint8_t *)m->w + (size_t)r * m->row_bytes, stride, xq);
-                for (int k = 0; k < 4; k++)
-                    m->y[r + k * q] = m->bias ? v[k] + m->bias[r + k * q] : v[k];
-            }
-            a += 4 * q;
-        }
-        for (int r = a; r < b; r += ROWS) {
-            int e = r + ROWS < b ? r + ROWS : b;
-            for (int t = 0; t < j->n; t++) {
-                const void *xt = xq + (size_t)t * xs;
-                float *yt = m->y + (size_t)t * (size_t)m->ldy;
-                for (int rr = r; rr < e; rr++) {
-                    float v;
-                    dot(j->cols, &v, (const uint8_t *)m->w + (size_t)rr * m->row_bytes, xt);
-                    yt[rr] = m->bias ? v + m->bias[rr] : v;
-                }
-            }
+        size_t xs;
+        const uint8_t *xq = mm_input(j, m, ith, &xs);
+        mm_dots(j, m, xq, xs, a, b);
+    }
+}
+
+/* Units [u0, u1) of share g. */
+static void mm_units(const mm_job_t *j, const mm_share_t *g, int ith, int u0, int u1)
+{
+    const inf_mm_t *m = &j->m[g->m];
+    size_t xs;
+    const uint8_t *xq = mm_input(j, m, ith, &xs);
+    if (!g->q) {
+        mm_dots(j, m, xq, xs, g->a + 4 * u0, g->a + 4 * u1);
+        return;
+    }
+    const size_t stride = (size_t)g->q * m->row_bytes;
+    for (int r = g->a + u0; r < g->a + u1; r++) {
+        float v[4];
+        m->t->vec_dot4(j->cols, v, (const uint8_t *)m->w + (size_t)r * m->row_bytes, stride, xq);
+        for (int k = 0; k < 4; k++)
+            m->y[r + k * g->q] = m->bias ? v[k] + m->bias[r + k * g->q] : v[k];
+    }
+}
+
+static uint64_t span_of(uint32_t first, uint32_t end)
+{
+    return (uint64_t)end << 32 | first;
+}
+
+/* The shares of generation's products (mm_share_t), set before the job. */
+static void mm_shares_init(mm_job_t *j, int nth)
+{
+    for (int i = 0; i < j->nm; i++) {
+        const inf_mm_t *m = &j->m[i];
+        int per = (m->rows + nth - 1) / nth;
+        per = (per + 3) / 4 * 4;
+        for (int t = 0; t < nth; t++) {
+            mm_share_t *g = &j->share[i * nth + t];
+            const int a = t * per < m->rows ? t * per : m->rows, b = a + per < m->rows ? a + per : m->rows;
+            g->m = i;
+            g->a = a;
+            g->b = b;
+            g->q = j->n == 1 && m->t->vec_dot4 && b - a >= 4 * STREAM_MIN ? (b - a) / 4 : 0;
+            const int units = (b - a) / 4;
+            g->tail = b - a - 4 * units;
+            atomic_init(&g->span, span_of(0, (uint32_t)units));
         }
     }
 }
 
-static void mm_run(void *arg, int ith, int nth)
+static void mm_generation(const mm_job_t *j, int ith, int nth)
 {
-    mm_job_t *j = arg;
-    /* the activations, quantized a token (or packed a group) at a time by
-     * whichever thread */
+    for (int i = 0; i < j->nm; i++) {
+        mm_share_t *g = &j->share[i * nth + ith];
+        uint64_t sp = atomic_load_explicit(&g->span, memory_order_relaxed);
+        for (;;) {
+            const uint32_t f = (uint32_t)sp, e = (uint32_t)(sp >> 32);
+            if (f >= e)
+                break;
+            const uint32_t take = e - f < STEP ? e - f : STEP;
+            if (!atomic_compare_exchange_weak_explicit(&g->span, &sp, span_of(f + take, e), memory_order_relaxed,
+                                                       memory_order_relaxed))
+                continue;
+            mm_units(j, g, ith, (int)f, (int)(f + take));
+            sp = atomic_load_explicit(&g->span, memory_order_relaxed);
+        }
+        if (g->tail) {
+            size_t xs;
+            const uint8_t *xq = mm_input(j, &j->m[i], ith, &xs);
+            mm_dots(j, &j->m[i], xq, xs, g->b - g->tail, g->b);
+        }
+    }
+    /* then the back half of the largest share left, while one is worth it */
+    for (;;) {
+        mm_share_t *best = NULL;
+        uint32_t most = 2 * STEP - 1;
+        for (int s = 0; s < j->nm * nth; s++) {
+            const uint64_t sp = atomic_load_explicit(&j->share[s].span, memory_order_relaxed);
+            const uint32_t left = (uint32_t)(sp >> 32) - (uint32_t)sp;
+            if ((uint32_t)(sp >> 32) > (uint32_t)sp && left > most) {
+                most = left;
+                best = &j->share[s];
+            }
+        }
+        if (!best)
+            return;
+        uint64_t sp = atomic_load_explicit(&best->span, memory_order_relaxed);
+        const uint32_t f = (uint32_t)sp, e = (uint32_t)(sp >> 32);
+        if (e <= f || e - f < 2 * STEP)
+            continue;
+        const uint32_t mid = f + (e - f) / 2;
+        if (atomic_compare_exchange_strong_explicit(&best->span, &sp, span_of(f, mid), memory_order_relaxed,
+                                                    memory_order_relaxed))
+            mm_units(j, best, ith, (int)mid, (int)e);
+    }
+}
+
+/* RMSNorm's scale of token t of `in`'s h (as rmsnorm in forward.c: the
+ * squares summed in double, in order). */
+static float in_scale(const mm_job_t *j, int t)
+{
+    const float *x = j->x + (size_t)t * (size_t)j->ldx;
+    const float *a = j->in->add ? j->in->add + (size_t)t * (size_t)j->ldx : NULL;
+    double ss = 0;
+    for (int c = 0; c < j->cols; c++) {
+        const float h = a ? x[c] + a[c] : x[c];
+        ss += (double)h * h;
+    }
+    return 1.0f / sqrtf((float)(ss / j->cols) + j->in->eps);
+}
+
+/* Columns [c0, c1) of token t's input made from `in` into y (indexed by
+ * column), h stored too when `store` (s: in_scale's, for a norm). */
+static void in_make(const mm_job_t *j, int t, int c0, int c1, float s, float *y, int store)
+{
+    const inf_mm_in_t *in = j->in;
+    const float *x = j->x + (size_t)t * (size_t)j->ldx;
+    if (in->kind == INF_MM_IN_SWIGLU) {
+        const float *u = in->up + (size_t)t * (size_t)j->ldx;
+        for (int c = c0; c < c1; c++)
+            y[c] = x[c] / (1.0f + expf(-x[c])) * u[c];
+        return;
+    }
+    const float *a = in->add ? in->add + (size_t)t * (size_t)j->ldx : NULL;
+    float *sum = store && in->sum ? in->sum + (size_t)t * (size_t)j->ldx : NULL;
+    for (int c = c0; c < c1; c++) {
+        const float h = a ? x[c] + a[c] : x[c];
+        if (sum)
+            sum[c] = h;
+        y[c] = h * s * in->w[c];
+    }
+}
+
+/* A single token, by each thread for itself: no thread waits for another. */
+static void mm_prepare_own(mm_job_t *j, int ith, int nth)
+{
+    const float *row = j->x;
+    if (j->in) {
+        float *y = (float *)((uint8_t *)j->xf + (size_t)ith * j->ostride_f);
+        const float s = j->in->kind == INF_MM_IN_NORM ? in_scale(j, 0) : 0;
+        /* h stored by pieces, each by one thread */
+        for (int c0 = 0, piece = 0; c0 < j->cols; c0 += QPIECE, piece++)
+            in_make(j, 0, c0, j->cols - c0 < QPIECE ? j->cols : c0 + QPIECE, s, y, piece % nth == ith);
+        row = y;
+    }
+    for (int d = 0; d < j->ndt; d++)
+        if (j->dt[d] != GGML_F32)
+            inf_type(j->dt[d])->from_float(row, (uint8_t *)j->xq[d] + (size_t)ith * j->ostride[d], j->cols);
+}
+
+/* The activations in every form the matrices take: made from `in` and
+ * quantized a token (or packed a group) at a time by whichever thread, or
+ * by pieces of QPIECE values when there are fewer tokens than threads. */
+static void mm_prepare(mm_job_t *j, int ith, int nth)
+{
+    if (j->own) {
+        mm_prepare_own(j, ith, nth);
+        return;
+    }
+    const int pieces = j->n < nth;
+    if (j->in) {
+        for (int t = pieces ? 0 : ith; t < j->n; t += pieces ? 1 : nth) {
+            const float s = j->in->kind == INF_MM_IN_NORM ? in_scale(j, t) : 0;
+            float *y = j->xf + (size_t)t * (size_t)j->cols;
+            if (!pieces)
+                in_make(j, t, 0, j->cols, s, y, 1);
+            else
+                for (int c0 = ith * QPIECE; c0 < j->cols; c0 += nth * QPIECE)
+                    in_make(j, t, c0, j->cols - c0 < QPIECE ? j->cols : c0 + QPIECE, s, y, 1);
+        }
+        /* a batch kernel packs groups of tokens, not each thread's own */
+        for (int d = 0; d < j->ndt; d++)
+            if (j->gemm[d]) {
+                inf_pool_barrier(j->pool);
+                break;
+            }
+    }
     for (int d = 0; d < j->ndt; d++) {
         const inf_gemm_t *g = j->gemm[d];
         if (g && !g->pack)
             continue;
         if (g) {
             for (int t = ith * g->group; t < j->n; t += nth * g->group)
-                g->pack(j->x + (size_t)t * (size_t)j->ldx, j->ldx, j->n - t < g->group ? j->n - t : g->group, j->cols,
+                g->pack(j->src + (size_t)t * (size_t)j->lds, j->lds, j->n - t < g->group ? j->n - t : g->group, j->cols,
                         (uint8_t *)j->xq[d] + (size_t)(t / g->group) * j->xs[d]);
             continue;
         }
         if (j->dt[d] == GGML_F32)
             continue;
         const inf_type_t *qt = inf_type(j->dt[d]);
-        if (j->n >= nth) {
+        if (!pieces) {
             for (int t = ith; t < j->n; t += nth)
-                qt->from_float(j->x + (size_t)t * (size_t)j->ldx, (uint8_t *)j->xq[d] + (size_t)t * j->xs[d], j->cols);
+                qt->from_float(j->src + (size_t)t * (size_t)j->lds, (uint8_t *)j->xq[d] + (size_t)t * j->xs[d], j->cols);
             continue;
         }
-        /* fewer tokens than threads (generation): each token in pieces of
-         * QPIECE values, whole blocks (and Q8_0P pairs) of every dot type */
+        /* whole blocks (and Q8_0P pairs) of every dot type in a piece */
         for (int t = 0; t < j->n; t++)
             for (int c0 = ith * QPIECE; c0 < j->cols; c0 += nth * QPIECE)
-                qt->from_float(j->x + (size_t)t * (size_t)j->ldx + c0,
+                qt->from_float(j->src + (size_t)t * (size_t)j->lds + c0,
                                (uint8_t *)j->xq[d] + (size_t)t * j->xs[d] + inf_row_bytes(qt, c0),
                                j->cols - c0 < QPIECE ? j->cols - c0 : QPIECE);
     }
     inf_pool_barrier(j->pool);
+}
+
+static void mm_run(void *arg, int ith, int nth)
+{
+    mm_job_t *j = arg;
+    mm_prepare(j, ith, nth);
     int total = 0;
     for (int i = 0; i < j->nm; i++)
         total += j->m[i].rows;
@@ -157,48 +358,59 @@ static void mm_run(void *arg, int ith, int nth)
         int per = (total + nth - 1) / nth;
         per = (per + ROWS - 1) / ROWS * ROWS;
         const int r0 = ith * per;
-        mm_rows(j, r0, r0 + per < total ? r0 + per : total);
+        mm_rows(j, ith, r0, r0 + per < total ? r0 + per : total);
         return;
     }
-    /* dot products (generation): chunks taken as threads get to them, each
-     * a 2 * nth-th of the rows left (guided), so a thread slowed by its
-     * neighbour on the core or by a page walk does not leave the others
-     * waiting at the end (equal shares idled each of 2 threads ~10% of a
-     * token; chunks of a 16th of the rows, ~5%) */
-    for (;;) {
-        int r0 = atomic_load_explicit(&j->next, memory_order_relaxed), chunk;
-        do {
-            if (r0 >= total)
-                return;
-            chunk = nth == 1 ? total - r0 : (total - r0) / (2 * nth);
-            chunk = chunk < CHUNK_MIN ? CHUNK_MIN : (chunk + ROWS - 1) / ROWS * ROWS;
-        } while (!atomic_compare_exchange_weak_explicit(&j->next, &r0, r0 + chunk, memory_order_relaxed,
-                                                        memory_order_relaxed));
-        mm_rows(j, r0, r0 + chunk < total ? r0 + chunk : total);
-    }
+    mm_generation(j, ith, nth);
 }
 
-size_t inf_mm_scratch(int cols, int n)
+size_t inf_mm_scratch(int cols, int n, int threads)
 {
-    /* three converted copies at most, none over 4 bytes an element (F16
-     * tokens rounded but kept in F32 for SGEMM; F16, BF16; Q8_0 34/32,
-     * Q8_K 292/256, packed Q8_0 36/32, packed Q8_K 292/256), tokens rounded
-     * up to a whole group, each copy 64-byte aligned */
-    const size_t tokens = (size_t)(n > 0 ? n : 1) + 15;
-    return 3 * (((size_t)cols * 4 + 64) * tokens + 64) + 256;
+    /* three converted copies at most and the rows made from an input, none
+     * over 4 bytes an element (F16 tokens rounded but kept in F32 for SGEMM;
+     * F16, BF16; Q8_0 34/32, Q8_K 292/256, packed Q8_0 36/32, packed Q8_K
+     * 292/256), of each token or of each thread's own single token, tokens
+     * rounded up to a whole group, each copy 64-byte aligned */
+    const size_t tokens = (size_t)(n > threads ? n : threads > 0 ? threads : 1) + 15;
+    return 4 * (((size_t)cols * 4 + 64) * tokens + 64) + 256 +
+           INF_MM_MAX * (size_t)(threads > 0 ? threads : 1) * sizeof(mm_share_t) + 64;
 }
 
-void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, inf_mm_t *m, int nm, void *scratch)
+static size_t round64(size_t b)
 {
-    mm_job_t j = {.x = x, .ldx = ldx, .n = n, .cols = cols, .m = m, .nm = nm, .pool = pool};
-    atomic_init(&j.next, 0);
+    return (b + 63) & ~(size_t)63;
+}
+
+static uint8_t *align64(uint8_t *p)
+{
+    return (uint8_t *)round64((uintptr_t)p);
+}
+
+void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, const inf_mm_in_t *in, inf_mm_t *m,
+                int nm, void *scratch)
+{
+    const int nth = inf_pool_threads(pool);
+    mm_job_t j = {.x = x, .ldx = ldx, .n = n, .cols = cols, .in = in, .src = x, .lds = ldx, .m = m, .nm = nm,
+                  .pool = pool};
+    /* a single token is quantized by each thread for itself, unless making
+     * it costs more than a wait (silu's exp) */
+    j.own = n == 1 && nth > 1 && !(in && in->kind == INF_MM_IN_SWIGLU);
     uint8_t *free_at = scratch;
+    const size_t copies = (size_t)(j.own ? nth : n);
+    if (in) {
+        free_at = align64(free_at);
+        j.xf = (float *)free_at;
+        j.ostride_f = j.own ? round64((size_t)cols * sizeof(float)) : 0;
+        free_at += j.own ? j.ostride_f * copies : (size_t)cols * sizeof(float) * copies;
+        j.src = j.xf;
+        j.lds = cols;
+    }
     for (int i = 0; i < nm; i++) {
         if (slot_of(&j, &m[i]) >= 0)
             continue;
         const uint32_t dt = m[i].t->dot_type;
         const inf_gemm_t *g = gemm_of(&m[i], n);
-        free_at = (uint8_t *)(((uintptr_t)free_at + 63) & ~(uintptr_t)63);
+        free_at = align64(free_at);
         j.dt[j.ndt] = dt;
         j.gemm[j.ndt] = g;
         if (g) {
@@ -206,14 +418,20 @@ void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, inf_
             j.xs[j.ndt] = g->group_bytes(cols);
             free_at += j.xs[j.ndt] * (size_t)((n + g->group - 1) / g->group);
         } else if (dt == GGML_F32) {
-            j.xq[j.ndt] = x;
-            j.xs[j.ndt] = (size_t)ldx * sizeof(float);
+            j.xq[j.ndt] = j.src;
+            j.xs[j.ndt] = (size_t)j.lds * sizeof(float);
+            j.ostride[j.ndt] = j.ostride_f;
         } else {
             j.xq[j.ndt] = free_at;
             j.xs[j.ndt] = inf_row_bytes(inf_type(dt), cols);
-            free_at += j.xs[j.ndt] * (size_t)n;
+            j.ostride[j.ndt] = round64(j.xs[j.ndt]);
+            free_at += (j.own ? j.ostride[j.ndt] : j.xs[j.ndt]) * copies;
         }
         j.ndt++;
+    }
+    if (n < GEMM_MIN) {
+        j.share = (mm_share_t *)align64(free_at);
+        mm_shares_init(&j, nth);
     }
     inf_pool_run(pool, mm_run, &j);
 }

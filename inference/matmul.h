@@ -3,14 +3,18 @@
  * threads: the activations quantized once into each weight type's dot type
  * (by all threads, a share each), then each thread a range of W's rows, a
  * few rows at a time against every token so that a weight row is read once
- * from memory per batch. Up to three matrices sharing one input go in one
- * job (Q, K and V; gate and up).
+ * from memory per batch. A single token (generation) is quantized by every
+ * thread for itself, which costs less than making the others wait for it.
+ * Up to INF_MM_MAX matrices sharing one input go in one job (Q, K and V;
+ * gate and up).
  */
 #ifndef INF_MATMUL_H
 #define INF_MATMUL_H
 
 #include "inference/model.h"
 #include "inference/pool.h"
+
+enum { INF_MM_MAX = 3 };
 
 typedef struct inf_mm {
     const void *w;       /* rows of row_bytes */
@@ -22,10 +26,29 @@ typedef struct inf_mm {
     const float *bias;   /* added to each token's row, or NULL */
 } inf_mm_t;
 
-/* x: n rows of `cols` (ld ldx); scratch: room for inf_mm_scratch(cols, n)
- * bytes. */
-void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, inf_mm_t *m, int nm, void *scratch);
-size_t inf_mm_scratch(int cols, int n);
+/* What the products take instead of x itself, made by the threads as they
+ * quantize it (so the elementwise passes between the products cost neither
+ * a pass of their own nor a wait for one thread doing them):
+ *   INF_MM_IN_NORM:   h = x + add (add NULL: h = x), stored into sum
+ *                     (ld ldx) when sum is not NULL; the input is RMSNorm(h)
+ *                     with weights w and epsilon eps;
+ *   INF_MM_IN_SWIGLU: the input is silu(x) * up (up ld ldx). */
+enum { INF_MM_IN_NORM = 1, INF_MM_IN_SWIGLU };
+typedef struct inf_mm_in {
+    int kind;
+    const float *add;
+    float *sum;
+    const float *w;
+    float eps;
+    const float *up;
+} inf_mm_in_t;
+
+/* x: n rows of `cols` (ld ldx); m: nm <= INF_MM_MAX matrices; in: NULL
+ * (x as it is) or what to make of it; scratch: room for
+ * inf_mm_scratch(cols, n, threads) bytes. */
+void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, const inf_mm_in_t *in, inf_mm_t *m,
+                int nm, void *scratch);
+size_t inf_mm_scratch(int cols, int n, int threads);
 /* The matrix of a weight (expert e of a 3-D one). */
 inf_mm_t inf_mm_of(const inf_w_t *w, int e, float *y, int ldy, const float *bias);
 

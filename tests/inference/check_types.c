@@ -132,12 +132,13 @@ END_TEST
  * wider than the rows and the input wider than its columns, through the
  * engine's matmul. */
 enum { MM_COLS = 768, MM_MAXN = 21, MM_LDX = MM_COLS + 8 }; /* 3 pieces a token for 2 threads (matmul.c) */
+enum { MM_TALL = 1001 }; /* rows of a single token's product: shares walked in quarters, a tail, stealing */
 
 typedef struct {
     const inf_type_t *t;
     int rows, ldy;
     uint8_t *w;
-    float *y, bias[37];
+    float *y, bias[MM_TALL];
 } mm_case_t;
 
 static void mm_case_init(mm_case_t *c, const inf_type_t *t, int rows)
@@ -377,14 +378,14 @@ END_TEST
 
 START_TEST(matmul_equals_the_scalar_dot_products)
 {
-    const int nt = (int)(sizeof weight_types / sizeof weight_types[0]), threads = 1 + _i % 2;
+    const int nt = (int)(sizeof weight_types / sizeof weight_types[0]), threads = 1 + _i % 3;
     mm_case_t c[2];
-    mm_case_init(&c[0], inf_type(weight_types[_i / 2]), 37);
-    mm_case_init(&c[1], inf_type(weight_types[(_i / 2 + 2) % nt]), 21);
+    mm_case_init(&c[0], inf_type(weight_types[_i / 3]), 37);
+    mm_case_init(&c[1], inf_type(weight_types[(_i / 3 + 2) % nt]), 21);
     inf_pool_t *pool;
     ck_assert_int_eq(inf_pool_create(threads, &pool), 0);
     float *x = malloc(sizeof(float) * MM_LDX * MM_MAXN);
-    void *scratch = malloc(inf_mm_scratch(MM_COLS, MM_MAXN));
+    void *scratch = malloc(inf_mm_scratch(MM_COLS, MM_MAXN, threads));
     for (int i = 0; i < MM_LDX * MM_MAXN; i++)
         x[i] = randn();
     /* token 2: halves where the quantizers scale by 16 (each block of 32
@@ -400,16 +401,133 @@ START_TEST(matmul_equals_the_scalar_dot_products)
             m[i] = (inf_mm_t){.w = c[i].w, .t = c[i].t, .row_bytes = inf_row_bytes(c[i].t, MM_COLS),
                               .rows = c[i].rows, .y = c[i].y, .ldy = c[i].ldy, .bias = n % 2 ? c[i].bias : NULL};
         }
-        inf_matmul(pool, x, MM_LDX, n, MM_COLS, m, 2, scratch);
+        inf_matmul(pool, x, MM_LDX, n, MM_COLS, NULL, m, 2, scratch);
         for (int i = 0; i < 2; i++)
             mm_case_check(&c[i], x, n, n % 2);
+    }
+    /* a single token against tall matrices, as generation's are: every
+     * thread's share long enough to walk in quarters (the last with rows
+     * left over), threads done early taking over the rest of the others' */
+    mm_case_t tall[2];
+    mm_case_init(&tall[0], c[0].t, MM_TALL);
+    mm_case_init(&tall[1], c[1].t, MM_TALL - 334);
+    for (int rep = 0; rep < 20; rep++) {
+        inf_mm_t m[2];
+        for (int i = 0; i < 2; i++) {
+            for (int k = 0; k < tall[i].ldy * MM_MAXN; k++)
+                tall[i].y[k] = -12345;
+            m[i] = (inf_mm_t){.w = tall[i].w, .t = tall[i].t, .row_bytes = inf_row_bytes(tall[i].t, MM_COLS),
+                              .rows = tall[i].rows, .y = tall[i].y, .ldy = tall[i].ldy, .bias = rep % 2 ? tall[i].bias : NULL};
+        }
+        inf_matmul(pool, x + (size_t)(rep % MM_MAXN) * MM_LDX, MM_LDX, 1, MM_COLS, NULL, m, 2, scratch);
+        for (int i = 0; i < 2; i++)
+            mm_case_check(&tall[i], x + (size_t)(rep % MM_MAXN) * MM_LDX, 1, rep % 2);
     }
     inf_pool_destroy(pool);
     for (int i = 0; i < 2; i++) {
         free(c[i].w);
         free(c[i].y);
+        free(tall[i].w);
+        free(tall[i].y);
     }
     free(x);
+    free(scratch);
+}
+END_TEST
+
+/* A product given what to make of x (matmul.h's inf_mm_in_t) computes
+ * exactly what the same product computes on the input made beforehand by
+ * plain passes: RMSNorm of the residual stream x + add (stored into sum),
+ * of x alone, and SwiGLU's silu(x) * up; for single tokens (each thread
+ * making its own copy), fewer tokens than threads and batches, on 1 to 3
+ * threads. */
+static void plain_input(const inf_mm_in_t *in, const float *x, int n, float *made, float *sum)
+{
+    for (int t = 0; t < n; t++) {
+        const float *xt = x + (size_t)t * MM_LDX;
+        float *y = made + (size_t)t * MM_LDX;
+        if (in->kind == INF_MM_IN_SWIGLU) {
+            for (int i = 0; i < MM_COLS; i++)
+                y[i] = xt[i] / (1.0f + expf(-xt[i])) * in->up[(size_t)t * MM_LDX + i];
+            continue;
+        }
+        double ss = 0;
+        for (int i = 0; i < MM_COLS; i++) {
+            const float h = in->add ? xt[i] + in->add[(size_t)t * MM_LDX + i] : xt[i];
+            sum[(size_t)t * MM_LDX + i] = h;
+            ss += (double)h * h;
+        }
+        const float s = 1.0f / sqrtf((float)(ss / MM_COLS) + in->eps);
+        for (int i = 0; i < MM_COLS; i++)
+            y[i] = sum[(size_t)t * MM_LDX + i] * s * in->w[i];
+    }
+}
+
+START_TEST(matmul_makes_its_input_as_the_passes_it_replaces)
+{
+    const int threads = 1 + _i % 3;
+    const size_t all = (size_t)MM_LDX * MM_MAXN;
+    mm_case_t c[2];
+    mm_case_init(&c[0], inf_type(weight_types[_i / 3]), 37);
+    mm_case_init(&c[1], inf_type(GGML_Q6_K), 21);
+    inf_pool_t *pool;
+    ck_assert_int_eq(inf_pool_create(threads, &pool), 0);
+    float *x = malloc(sizeof(float) * all), *add = malloc(sizeof(float) * all), *up = malloc(sizeof(float) * all);
+    float *sum = malloc(sizeof(float) * all), *want_sum = malloc(sizeof(float) * all);
+    float *made = malloc(sizeof(float) * all), *want[2], w[MM_COLS];
+    void *scratch = malloc(inf_mm_scratch(MM_COLS, MM_MAXN, threads));
+    for (size_t i = 0; i < all; i++) {
+        x[i] = randn() * 3;
+        add[i] = randn();
+        up[i] = randn();
+    }
+    for (int i = 0; i < MM_COLS; i++)
+        w[i] = 0.5f + randn() * 0.1f;
+    for (int i = 0; i < 2; i++)
+        want[i] = malloc(sizeof(float) * c[i].ldy * MM_MAXN);
+    const int ns[] = {1, 2, 3, 5, MM_MAXN};
+    const inf_mm_in_t ins[] = {{.kind = INF_MM_IN_NORM, .add = add, .sum = sum, .w = w, .eps = 1e-6f},
+                               {.kind = INF_MM_IN_NORM, .w = w, .eps = 1e-5f},
+                               {.kind = INF_MM_IN_SWIGLU, .up = up}};
+    for (size_t k = 0; k < sizeof ins / sizeof ins[0]; k++)
+        for (size_t v = 0; v < sizeof ns / sizeof ns[0]; v++) {
+            const int n = ns[v];
+            inf_mm_t m[2];
+            for (int i = 0; i < 2; i++)
+                m[i] = (inf_mm_t){.w = c[i].w, .t = c[i].t, .row_bytes = inf_row_bytes(c[i].t, MM_COLS),
+                                  .rows = c[i].rows, .y = want[i], .ldy = c[i].ldy, .bias = c[i].bias};
+            plain_input(&ins[k], x, n, made, want_sum);
+            inf_matmul(pool, made, MM_LDX, n, MM_COLS, NULL, m, 2, scratch);
+            for (int i = 0; i < 2; i++)
+                m[i].y = c[i].y;
+            for (size_t i = 0; i < all; i++)
+                sum[i] = -12345;
+            inf_matmul(pool, x, MM_LDX, n, MM_COLS, &ins[k], m, 2, scratch);
+            for (int i = 0; i < 2; i++)
+                for (int r = 0; r < c[i].ldy * n; r++)
+                    if (r % c[i].ldy < c[i].rows)
+                        ck_assert_msg(c[i].y[r] == want[i][r],
+                                      "%s (%s), %s, %d threads, n=%d: token %d row %d: %.9g, %.9g from the plain passes",
+                                      c[i].t->name, c[i].t->simd, k == 2 ? "swiglu" : k ? "norm" : "norm of x + add",
+                                      threads, n, r / c[i].ldy, r % c[i].ldy, (double)c[i].y[r], (double)want[i][r]);
+            for (size_t i = 0; i < all; i++) {
+                const int stored = ins[k].sum && i < (size_t)n * MM_LDX && i % MM_LDX < MM_COLS;
+                ck_assert_msg(sum[i] == (stored ? want_sum[i] : -12345), "n=%d, %d threads: the stream's [%zu] is %.9g",
+                              n, threads, i, (double)sum[i]);
+            }
+        }
+    inf_pool_destroy(pool);
+    for (int i = 0; i < 2; i++) {
+        free(c[i].w);
+        free(c[i].y);
+        free(want[i]);
+    }
+    free(x);
+    free(add);
+    free(up);
+    free(sum);
+    free(want_sum);
+    free(made);
     free(scratch);
 }
 END_TEST
@@ -453,7 +571,8 @@ int main(void)
     int nt = (int)(sizeof weight_types / sizeof weight_types[0]);
     tcase_add_loop_test(tc, round_trip_within_the_types_bound, 0, nt);
     tcase_add_loop_test(tc, dot_equals_the_dequantized_dot, 0, nt);
-    tcase_add_loop_test(tc, matmul_equals_the_scalar_dot_products, 0, 2 * nt);
+    tcase_add_loop_test(tc, matmul_equals_the_scalar_dot_products, 0, 3 * nt);
+    tcase_add_loop_test(tc, matmul_makes_its_input_as_the_passes_it_replaces, 0, 3 * nt);
     tcase_add_loop_test(tc, float_dots_read_any_alignment_and_no_further, 0, 3); /* F32, F16, BF16 */
     tcase_add_loop_test(tc, four_row_products_equal_four_dots, 0, nt);
     tcase_add_test(tc, activations_quantize_as_the_reference);

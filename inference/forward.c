@@ -4,8 +4,10 @@
  * biases, per-head QK norm where the architecture has them), RoPE (adjacent
  * pairs or halves), the KV cache, causal attention with grouped K/V heads,
  * the output projection, and a SwiGLU MLP or a mixture of experts; the final
- * norm and the logits. Large products go through matmul.c on the pool;
- * the rest is a few passes over the batch.
+ * norm and the logits. Large products go through matmul.c on the pool,
+ * each making its input as it quantizes it (the norms, the residual adds,
+ * SwiGLU: no pass of one thread while the others wait); the attention job
+ * shares out QK norm, RoPE and the cache writes before the heads.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -320,7 +322,8 @@ static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *ad
     inf_mm_t gu[2] = {inf_mm_of(&L->w_gate, 0, c->fa, F, NULL), inf_mm_of(&L->w_up, 0, c->fb, F, NULL)};
     const inf_mm_in_t norm = norm_in(c, L->ffn_norm, add);
     inf_matmul(c->pool, c->x, E, n, E, &norm, gu, 2, c->mmq);
-    stream_swap(c);
+    if (add)
+        stream_swap(c);
     inf_mm_t d = inf_mm_of(&L->w_down, 0, c->tmp, E, NULL);
     const inf_mm_in_t swiglu = {.kind = INF_MM_IN_SWIGLU, .up = c->fb};
     inf_matmul(c->pool, c->fa, F, n, F, &swiglu, &d, 1, c->mmq);

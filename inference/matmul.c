@@ -46,7 +46,7 @@ typedef struct mm_job {
  * front, STEP at a time; a thread done with its own shares takes the back
  * half of the largest one left. So every thread streams a few long runs of
  * memory (chunks handed out as threads got to them cut the streams short:
- * Qwen3-0.6B's layers read at 48 GB/s on 2 threads, in shares at 67) while
+ * Qwen3-0.6B's layers read at ~48 GB/s on 2 threads, in shares ~60) while
  * a thread slowed by a neighbour on its core, or an efficiency core, has its
  * work taken over. */
 typedef struct mm_share {
@@ -199,7 +199,11 @@ static void mm_generation(const mm_job_t *j, int ith, int nth)
             const uint32_t f = (uint32_t)sp, e = (uint32_t)(sp >> 32);
             if (f >= e)
                 break;
-            const uint32_t take = e - f < STEP ? e - f : STEP;
+            /* alone, all at once; else an eighth of what is left, STEP at
+             * least (a locked exchange every few rows cost one thread 3%
+             * of a token) */
+            const uint32_t left = e - f, eighth = left / 8 > STEP ? left / 8 : STEP;
+            const uint32_t take = nth == 1 ? left : left < eighth ? left : eighth;
             if (!atomic_compare_exchange_weak_explicit(&g->span, &sp, span_of(f + take, e), memory_order_relaxed,
                                                        memory_order_relaxed))
                 continue;
@@ -244,10 +248,14 @@ static float in_scale(const mm_job_t *j, int t)
     const float *x = j->x + (size_t)t * (size_t)j->ldx;
     const float *a = j->in->add ? j->in->add + (size_t)t * (size_t)j->ldx : NULL;
     double ss = 0;
-    for (int c = 0; c < j->cols; c++) {
-        const float h = a ? x[c] + a[c] : x[c];
-        ss += (double)h * h;
-    }
+    if (a)
+        for (int c = 0; c < j->cols; c++) {
+            const float h = x[c] + a[c];
+            ss += (double)h * h;
+        }
+    else
+        for (int c = 0; c < j->cols; c++)
+            ss += (double)x[c] * x[c];
     return 1.0f / sqrtf((float)(ss / j->cols) + j->in->eps);
 }
 
@@ -263,14 +271,21 @@ static void in_make(const mm_job_t *j, int t, int c0, int c1, float s, float *y,
             y[c] = x[c] / (1.0f + expf(-x[c])) * u[c];
         return;
     }
-    const float *a = in->add ? in->add + (size_t)t * (size_t)j->ldx : NULL;
+    const float *a = in->add ? in->add + (size_t)t * (size_t)j->ldx : NULL, *w = in->w;
     float *sum = store && in->sum ? in->sum + (size_t)t * (size_t)j->ldx : NULL;
-    for (int c = c0; c < c1; c++) {
-        const float h = a ? x[c] + a[c] : x[c];
-        if (sum)
+    /* a loop each way, no test in any */
+    if (!a)
+        for (int c = c0; c < c1; c++)
+            y[c] = x[c] * s * w[c];
+    else if (!sum)
+        for (int c = c0; c < c1; c++)
+            y[c] = (x[c] + a[c]) * s * w[c];
+    else
+        for (int c = c0; c < c1; c++) {
+            const float h = x[c] + a[c];
             sum[c] = h;
-        y[c] = h * s * in->w[c];
-    }
+            y[c] = h * s * w[c];
+        }
 }
 
 /* A single token, by each thread for itself: no thread waits for another. */

@@ -235,6 +235,8 @@ static void f16_select(inf_type_t *t, unsigned have)
 #ifdef INF_HAVE_BLAS
     /* prompts: SGEMM on widened rows beats the dot products (bench) */
     t->gemm = &inf_gemm_sgemm_f16;
+#else
+    (void)t;
 #endif
 #if defined(__x86_64__)
     if (have & INF_CPU_AVX2) {
@@ -245,7 +247,8 @@ static void f16_select(inf_type_t *t, unsigned have)
         round16 = round_avx2;
     }
 #elif defined(__aarch64__)
-    dot32 = dot32_neon;
+    if (have & INF_CPU_NEON)
+        dot32 = dot32_neon;
 #endif
 }
 

@@ -38,3 +38,11 @@ tests_inference_bolt_dump_LDADD = libinference.la
 tests_inference_logits_cmp_SOURCES = tests/inference/logits_cmp.c
 tests_inference_logits_cmp_LDADD = -lm
 endif
+# `make check-arm64`: the kernels on 64-bit ARM (NEON) from an x86-64 host,
+# cross-built and run under qemu-user (tests/inference/arm64.sh); not part of
+# `make check` (it builds its own binaries, a minute or two under emulation):
+# scripts/test runs it once, after the release build's suite.
+check-arm64:
+	$(SHELL) $(srcdir)/tests/inference/arm64.sh $(abs_top_srcdir)
+.PHONY: check-arm64
+EXTRA_DIST += tests/inference/arm64.sh tests/inference/kernel_names.c

@@ -276,6 +276,49 @@ INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t
 
 static const inf_gemm_t gemm_avx512vnni = {
     .group = KQ16_TOKENS, .group_bytes = kq16_group_bytes, .pack = kq16_pack, .run = gemm_run_avx512vnni};
+#elif defined(__aarch64__)
+/* 16 values (0..63) times 16 activations, summed. */
+static inline int32_t dot16_neon(uint8x16_t q, const int8_t *y)
+{
+    const int8x16_t a = vreinterpretq_s8_u8(q), b = vld1q_s8(y);
+#if defined(__ARM_FEATURE_DOTPROD)
+    return vaddvq_s32(vdotq_s32(vdupq_n_s32(0), a, b));
+#else
+    return vaddvq_s32(vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), vget_high_s8(a), vget_high_s8(b))));
+#endif
+}
+
+/* unpack_half in registers of 16: the half's lanes l and l + 32 of ql and
+ * lane l of qh make values l, l + 32, l + 64 and l + 96 (groups k, k + 2,
+ * k + 4 and k + 6 of 16, for l in 16k .. 16k + 15). */
+static void dot_neon(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    const uint8x16_t low = vdupq_n_u8(0xf), three = vdupq_n_u8(3);
+    float sum = 0;
+    for (int i = 0; i < n / 256; i++) {
+        int isum = 0;
+        for (int h = 0; h < 2; h++) {
+            const uint8_t *ql = x[i].ql + 64 * h, *qh = x[i].qh + 32 * h;
+            const int8_t *q8 = y[i].qs + 128 * h, *sc = x[i].scales + 8 * h;
+            const int16_t *bs = y[i].bsums + 8 * h;
+            for (int k = 0; k < 2; k++) {
+                const uint8x16_t l0 = vld1q_u8(ql + 16 * k), l1 = vld1q_u8(ql + 32 + 16 * k), hh = vld1q_u8(qh + 16 * k);
+                const uint8x16_t v0 = vorrq_u8(vandq_u8(l0, low), vshlq_n_u8(vandq_u8(hh, three), 4));
+                const uint8x16_t v1 = vorrq_u8(vandq_u8(l1, low), vshlq_n_u8(vandq_u8(vshrq_n_u8(hh, 2), three), 4));
+                const uint8x16_t v2 = vorrq_u8(vshrq_n_u8(l0, 4), vshlq_n_u8(vandq_u8(vshrq_n_u8(hh, 4), three), 4));
+                const uint8x16_t v3 = vorrq_u8(vshrq_n_u8(l1, 4), vshlq_n_u8(vshrq_n_u8(hh, 6), 4));
+                isum += sc[k] * (dot16_neon(v0, q8 + 16 * k) - 32 * bs[k]);
+                isum += sc[k + 2] * (dot16_neon(v1, q8 + 32 + 16 * k) - 32 * bs[k + 2]);
+                isum += sc[k + 4] * (dot16_neon(v2, q8 + 64 + 16 * k) - 32 * bs[k + 4]);
+                isum += sc[k + 6] * (dot16_neon(v3, q8 + 96 + 16 * k) - 32 * bs[k + 6]);
+            }
+        }
+        sum += y[i].d * inf_f16_to_f32(x[i].d) * (float)isum;
+    }
+    *s = sum;
+}
 #endif
 
 static const inf_kernel_t kernels[] = {
@@ -283,6 +326,8 @@ static const inf_kernel_t kernels[] = {
     {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni,
      dot4_avx512vnni, NULL},
     {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL, NULL},
+#elif defined(__aarch64__)
+    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL, NULL},
 #endif
     {NULL, 0, NULL, NULL, NULL, NULL}};
 

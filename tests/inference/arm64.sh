@@ -40,7 +40,7 @@ for march in armv8-a armv8.2-a+dotprod; do
         continue
     fi
     qemu-aarch64 -cpu max "$T/names" >"$T/names.out" 2>&1 || { cat "$T/names.out"; echo "FAIL: $march: kernel_names"; fails=$((fails + 1)); continue; }
-    for ty in F32 F16 BF16 Q8_0 Q4_0 Q4_K; do
+    for ty in F32 F16 BF16 Q8_0 Q4_0 Q4_K Q6_K; do
         grep -q "^$ty neon" "$T/names.out" ||
             { echo "FAIL: $march: $ty's kernels are not NEON's: $(grep "^$ty " "$T/names.out")"; fails=$((fails + 1)); }
     done

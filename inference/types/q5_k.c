@@ -2,7 +2,7 @@
  * q5_k.c — Q5_K: Q4_K's layout (8 sub-blocks of 32 under 6-bit scales and
  * mins) with a fifth bit per value: for the group of 64 number c, bit 2c of
  * qh[l] tops value l of its first sub-block, bit 2c + 1 value l of its
- * second. Dot type Q8_KN, as Q4_K's (scalar; AVX2; AVX-512 VNNI).
+ * second. Dot type Q8_KN, as Q4_K's (scalar; AVX2; AVX-512 VNNI; NEON).
  */
 #include <string.h>
 
@@ -184,12 +184,60 @@ INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t
 
 static const inf_gemm_t gemm_avx512vnni = {
     .group = KQ16_TOKENS, .group_bytes = kq16_group_bytes, .pack = kq16_pack, .run = gemm_run_avx512vnni};
+#elif defined(__aarch64__)
+/* 16 values (0..31) times 16 activations, four lanes of sums added to acc. */
+static inline int32x4_t dot16_neon(int32x4_t acc, uint8x16_t q, const int8_t *y)
+{
+    const int8x16_t a = vreinterpretq_s8_u8(q), b = vld1q_s8(y);
+#if defined(__ARM_FEATURE_DOTPROD)
+    return vdotq_s32(acc, a, b);
+#else
+    return vaddq_s32(acc, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), vget_high_s8(a), vget_high_s8(b))));
+#endif
+}
+
+/* Q4_K's NEON product with each value's fifth bit taken from qh: bit 2c
+ * of qh[l] for the low nibbles of group c, bit 2c + 1 for the high ones. */
+static void dot_neon(int n, float *s, const void *vx, const void *vy)
+{
+    const block_t *x = vx;
+    const inf_block_q8_k *y = vy;
+    const uint8x16_t low = vdupq_n_u8(0xf), one = vdupq_n_u8(1);
+    float sum = 0;
+    for (int i = 0; i < n / 256; i++) {
+        uint8_t sc[8], mn[8];
+        kq_scales_mins(x[i].scales, sc, mn);
+        int msum = 0;
+        for (int j = 0; j < 8; j++)
+            msum += mn[j] * y[i].bsums[j];
+        const uint8_t *q = x[i].qs;
+        const uint8x16_t qh[2] = {vld1q_u8(x[i].qh), vld1q_u8(x[i].qh + 16)};
+        int isum = 0;
+        for (int c = 0; c < 4; c++, q += 32) {
+            const int8_t *y0 = y[i].qs + 32 * inf_q8_kn_at(2 * c), *y1 = y[i].qs + 32 * inf_q8_kn_at(2 * c + 1);
+            const int8x16_t shift_lo = vdupq_n_s8((int8_t)(-2 * c)), shift_hi = vdupq_n_s8((int8_t)(-2 * c - 1));
+            int32x4_t a = vdupq_n_s32(0), b = vdupq_n_s32(0);
+            for (int h = 0; h < 2; h++) {
+                const uint8x16_t v = vld1q_u8(q + 16 * h);
+                const uint8x16_t lo = vorrq_u8(vandq_u8(v, low), vshlq_n_u8(vandq_u8(vshlq_u8(qh[h], shift_lo), one), 4));
+                const uint8x16_t hi = vorrq_u8(vshrq_n_u8(v, 4), vshlq_n_u8(vandq_u8(vshlq_u8(qh[h], shift_hi), one), 4));
+                a = dot16_neon(a, lo, y0 + 16 * h);
+                b = dot16_neon(b, hi, y1 + 16 * h);
+            }
+            isum += vaddvq_s32(a) * sc[2 * c] + vaddvq_s32(b) * sc[2 * c + 1];
+        }
+        sum += y[i].d * (inf_f16_to_f32(x[i].d) * (float)isum - inf_f16_to_f32(x[i].dmin) * (float)msum);
+    }
+    *s = sum;
+}
 #endif
 
 static const inf_kernel_t kernels[] = {
 #if defined(__x86_64__)
     {"avx512-vnni", INF_CPU_AVX2 | INF_CPU_AVX512 | INF_CPU_AVX512VNNI, dot_avx512vnni, &gemm_avx512vnni, NULL, NULL},
     {"avx2", INF_CPU_AVX2, dot_avx2, NULL, NULL, NULL},
+#elif defined(__aarch64__)
+    {"neon", INF_CPU_NEON, dot_neon, NULL, NULL, NULL},
 #endif
     {NULL, 0, NULL, NULL, NULL, NULL}};
 

@@ -6,7 +6,7 @@
 # aarch64-linux-gnu-gcc, static, and run under qemu-aarch64 (-cpu max), once
 # for the baseline ARMv8.0 (NEON alone) and once for ARMv8.2 with the
 # dot-product instructions (as on every Apple M-series CPU); first
-# kernel_names must show NEON's kernels chosen where a type has them.
+# kernel_names must show NEON's kernels chosen for every weight type.
 # scripts/deps installs the cross compiler, qemu-user and Check's arm64
 # build (Debian multiarch); on an ARM host `make check` runs them natively.
 set -u
@@ -40,7 +40,7 @@ for march in armv8-a armv8.2-a+dotprod; do
         continue
     fi
     qemu-aarch64 -cpu max "$T/names" >"$T/names.out" 2>&1 || { cat "$T/names.out"; echo "FAIL: $march: kernel_names"; fails=$((fails + 1)); continue; }
-    for ty in F32 F16 BF16 Q8_0 Q4_0 Q4_K Q6_K; do
+    for ty in F32 F16 BF16 Q8_0 Q4_0 Q4_K Q5_K Q6_K; do
         grep -q "^$ty neon" "$T/names.out" ||
             { echo "FAIL: $march: $ty's kernels are not NEON's: $(grep "^$ty " "$T/names.out")"; fails=$((fails + 1)); }
     done

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "inference/matmul.h"
@@ -56,6 +57,7 @@ typedef struct mm_share {
     int tail;              /* rows at the end past the units, the owner's */
     char pad[64 - sizeof(uint64_t) - 5 * sizeof(int)];
 } mm_share_t;
+_Static_assert(sizeof(mm_share_t) == 64, "a share a cache line");
 
 /* The batch kernel a matrix takes here, or NULL for dot products. */
 static const inf_gemm_t *gemm_of(const inf_mm_t *m, int n)
@@ -405,6 +407,8 @@ void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, cons
                 int nm, void *scratch)
 {
     const int nth = inf_pool_threads(pool);
+    if (nm > INF_MM_MAX) /* the callers' bound (forward.c: 3 at most); never split silently */
+        abort();
     mm_job_t j = {.x = x, .ldx = ldx, .n = n, .cols = cols, .in = in, .src = x, .lds = ldx, .m = m, .nm = nm,
                   .pool = pool};
     /* a single token is quantized by each thread for itself, unless making

@@ -30,8 +30,9 @@ typedef struct inf_mm {
  * quantize it (so the elementwise passes between the products cost neither
  * a pass of their own nor a wait for one thread doing them):
  *   INF_MM_IN_NORM:   h = x + add (add NULL: h = x), stored into sum
- *                     (ld ldx) when sum is not NULL; the input is RMSNorm(h)
- *                     with weights w and epsilon eps;
+ *                     (ld ldx, not x or add: every thread reads all of
+ *                     those while others store) when sum is not NULL; the
+ *                     input is RMSNorm(h) with weights w and epsilon eps;
  *   INF_MM_IN_SWIGLU: the input is silu(x) * up (up ld ldx). */
 enum { INF_MM_IN_NORM = 1, INF_MM_IN_SWIGLU };
 typedef struct inf_mm_in {

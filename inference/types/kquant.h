@@ -49,6 +49,16 @@ static inline void kq_scales_mins(const uint8_t *q, uint8_t sc[8], uint8_t mn[8]
 #endif
 }
 
+/* The mins against the activations' sums of each sub-block of 32 (Q8_KN's
+ * bsums): what dmin takes off a super-block's product. */
+static inline int kq_mins_dot(const uint8_t mn[8], const int16_t *bsums)
+{
+    int msum = 0;
+    for (int j = 0; j < 8; j++)
+        msum += mn[j] * bsums[j];
+    return msum;
+}
+
 static inline void kq_pack_scales(const uint8_t ls[8], const uint8_t lm[8], uint8_t q[12])
 {
     for (int j = 0; j < 12; j++)

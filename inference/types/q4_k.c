@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "inference/types.h"
+#include "inference/types/arm.h"
 #include "inference/types/x86.h"
 #include "inference/types/kq16.h"
 #include "inference/types/kquant.h"
@@ -93,9 +94,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         inf_prefetch_w(x + i, (int)sizeof(block_t));
         uint8_t sc[8], mn[8];
         kq_scales_mins(x[i].scales, sc, mn);
-        int msum = 0;
-        for (int j = 0; j < 8; j++)
-            msum += mn[j] * y[i].bsums[j];
+        const int msum = kq_mins_dot(mn, y[i].bsums);
         const uint8_t *q4 = x[i].qs;
         __m256i isum = _mm256_setzero_si256();
         for (int c = 0; c < 4; c++, q4 += 32) {
@@ -197,9 +196,7 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
     for (int i = 0; i < n / 256; i++) {
         uint8_t sc[8], mn[8];
         kq_scales_mins(x[i].scales, sc, mn);
-        int msum = 0;
-        for (int j = 0; j < 8; j++)
-            msum += mn[j] * y[i].bsums[j];
+        const int msum = kq_mins_dot(mn, y[i].bsums);
         const uint8_t *q4 = x[i].qs;
         int isum = 0;
         for (int c = 0; c < 4; c++, q4 += 32) {
@@ -210,15 +207,8 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
                 int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(q, vdupq_n_u8(0xf)));
                 int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(q, 4));
                 int8x16_t v0 = vld1q_s8(y0 + 16 * h), v1 = vld1q_s8(y1 + 16 * h);
-#if defined(__ARM_FEATURE_DOTPROD)
-                a = vdotq_s32(a, lo, v0);
-                b = vdotq_s32(b, hi, v1);
-#else
-                a = vaddq_s32(a, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(lo), vget_low_s8(v0)), vget_high_s8(lo),
-                                                      vget_high_s8(v0))));
-                b = vaddq_s32(b, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(hi), vget_low_s8(v1)), vget_high_s8(hi),
-                                                      vget_high_s8(v1))));
-#endif
+                a = inf_neon_dot16(a, lo, v0);
+                b = inf_neon_dot16(b, hi, v1);
             }
             isum += vaddvq_s32(a) * sc[2 * c] + vaddvq_s32(b) * sc[2 * c + 1];
         }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "inference/types.h"
+#include "inference/types/arm.h"
 #include "inference/types/x86.h"
 #include "inference/types/kq16.h"
 #include "inference/types/kquant.h"
@@ -97,9 +98,7 @@ __attribute__((target("avx2,fma,f16c"))) static void dot_avx2(int n, float *s, c
         inf_prefetch_w(x + i, (int)sizeof(block_t));
         uint8_t sc[8], mn[8];
         kq_scales_mins(x[i].scales, sc, mn);
-        int msum = 0;
-        for (int j = 0; j < 8; j++)
-            msum += mn[j] * y[i].bsums[j];
+        const int msum = kq_mins_dot(mn, y[i].bsums);
         const uint8_t *q = x[i].qs;
         const __m256i hb = _mm256_loadu_si256((const __m256i *)x[i].qh);
         __m256i isum = _mm256_setzero_si256();
@@ -185,17 +184,6 @@ INF_T_AVX512VNNI static void gemm_run_avx512vnni(int cols, const void *w, size_t
 static const inf_gemm_t gemm_avx512vnni = {
     .group = KQ16_TOKENS, .group_bytes = kq16_group_bytes, .pack = kq16_pack, .run = gemm_run_avx512vnni};
 #elif defined(__aarch64__)
-/* 16 values (0..31) times 16 activations, four lanes of sums added to acc. */
-static inline int32x4_t dot16_neon(int32x4_t acc, uint8x16_t q, const int8_t *y)
-{
-    const int8x16_t a = vreinterpretq_s8_u8(q), b = vld1q_s8(y);
-#if defined(__ARM_FEATURE_DOTPROD)
-    return vdotq_s32(acc, a, b);
-#else
-    return vaddq_s32(acc, vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), vget_high_s8(a), vget_high_s8(b))));
-#endif
-}
-
 /* Q4_K's NEON product with each value's fifth bit taken from qh: bit 2c
  * of qh[l] for the low nibbles of group c, bit 2c + 1 for the high ones. */
 static void dot_neon(int n, float *s, const void *vx, const void *vy)
@@ -207,9 +195,7 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
     for (int i = 0; i < n / 256; i++) {
         uint8_t sc[8], mn[8];
         kq_scales_mins(x[i].scales, sc, mn);
-        int msum = 0;
-        for (int j = 0; j < 8; j++)
-            msum += mn[j] * y[i].bsums[j];
+        const int msum = kq_mins_dot(mn, y[i].bsums);
         const uint8_t *q = x[i].qs;
         const uint8x16_t qh[2] = {vld1q_u8(x[i].qh), vld1q_u8(x[i].qh + 16)};
         int isum = 0;
@@ -221,8 +207,8 @@ static void dot_neon(int n, float *s, const void *vx, const void *vy)
                 const uint8x16_t v = vld1q_u8(q + 16 * h);
                 const uint8x16_t lo = vorrq_u8(vandq_u8(v, low), vshlq_n_u8(vandq_u8(vshlq_u8(qh[h], shift_lo), one), 4));
                 const uint8x16_t hi = vorrq_u8(vshrq_n_u8(v, 4), vshlq_n_u8(vandq_u8(vshlq_u8(qh[h], shift_hi), one), 4));
-                a = dot16_neon(a, lo, y0 + 16 * h);
-                b = dot16_neon(b, hi, y1 + 16 * h);
+                a = inf_neon_dot16(a, vreinterpretq_s8_u8(lo), vld1q_s8(y0 + 16 * h));
+                b = inf_neon_dot16(b, vreinterpretq_s8_u8(hi), vld1q_s8(y1 + 16 * h));
             }
             isum += vaddvq_s32(a) * sc[2 * c] + vaddvq_s32(b) * sc[2 * c + 1];
         }

@@ -10,6 +10,7 @@
 #include "inference/types.h"
 #include "inference/types/kq16.h"
 #include "inference/types/kquant.h"
+#include "inference/types/arm.h"
 #include "inference/types/x86.h"
 
 #if defined(__x86_64__)
@@ -280,12 +281,7 @@ static const inf_gemm_t gemm_avx512vnni = {
 /* 16 values (0..63) times 16 activations, summed. */
 static inline int32_t dot16_neon(uint8x16_t q, const int8_t *y)
 {
-    const int8x16_t a = vreinterpretq_s8_u8(q), b = vld1q_s8(y);
-#if defined(__ARM_FEATURE_DOTPROD)
-    return vaddvq_s32(vdotq_s32(vdupq_n_s32(0), a, b));
-#else
-    return vaddvq_s32(vpaddlq_s16(vmlal_s8(vmull_s8(vget_low_s8(a), vget_low_s8(b)), vget_high_s8(a), vget_high_s8(b))));
-#endif
+    return vaddvq_s32(inf_neon_dot16(vdupq_n_s32(0), vreinterpretq_s8_u8(q), vld1q_s8(y)));
 }
 
 /* unpack_half in registers of 16: the half's lanes l and l + 32 of ql and

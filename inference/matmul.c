@@ -14,7 +14,7 @@
 #define XBLOCK 393216 /* bytes of packed activations a row tile sweeps: in L2 */
 #define QPIECE 256    /* values of a token a thread quantizes at a time, generation */
 #define STREAM_MIN 8  /* rows a quarter at least, for a type's four-row products */
-#define STEP 8        /* units of a share its thread takes at a time, generation */
+#define STEP 8        /* units of a share its thread takes at least at a time, generation */
 
 typedef struct mm_job {
     const float *x;
@@ -44,8 +44,8 @@ typedef struct mm_job {
 /* Generation: each thread's share of each matrix, a contiguous range of
  * rows walked as four quarters side by side (a type's four-row product) or
  * as groups of 4 adjacent rows: its units. The owner takes units from the
- * front, STEP at a time; a thread done with its own shares takes the back
- * half of the largest one left. So every thread streams a few long runs of
+ * front, an eighth of what is left at a time (STEP at least); a thread
+ * done with its own shares takes the back half of the largest one left. So every thread streams a few long runs of
  * memory (chunks handed out as threads got to them cut the streams short:
  * Qwen3-0.6B's layers read at ~48 GB/s on 2 threads, in shares ~60) while
  * a thread slowed by a neighbour on its core, or an efficiency core, has its

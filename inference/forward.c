@@ -18,6 +18,7 @@
 #include "inference/attn.h"
 #include "inference/engine.h"
 #include "inference/matmul.h"
+#include "inference/mem.h"
 
 /* Tokens from which a batch's attention goes by blocks (attn.h) rather
  * than one dot product a position. */
@@ -32,6 +33,7 @@ struct inf_ctx {
      * head's rows follow one another (attn.h reads them in order) */
     const inf_type_t *kvt;
     size_t kv_row; /* bytes of one head's row */
+    inf_region_t kv; /* both caches, huge pages advised, touched when made */
     uint8_t *kc, *vc;
     /* a batch's scratch */
     float *x, *x2, *xn, *q, *k, *v, *att, *tmp, *fa, *fb; /* x2: the residual stream's next x */
@@ -61,7 +63,8 @@ void inf_ctx_free(inf_ctx_t *c)
     if (!c)
         return;
     inf_pool_destroy(c->pool);
-    void *bufs[] = {c->kc, c->vc, c->x, c->x2, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
+    inf_region_free(&c->kv);
+    void *bufs[] = {c->x, c->x2, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
                     c->logits, c->mmq, c->scores, c->cosv, c->sinv, c->tpos, c->router, c->selw, c->ex, c->ea,
                     c->eb, c->eo, c->sel, c->etok};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -101,8 +104,14 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     int nl = c->p.all_logits ? B : 1;
     int cols = E > HD ? E : HD;
     cols = cols > F ? cols : F;
-    c->kc = malloc(kvb);
-    c->vc = malloc(kvb);
+    /* One mapping for both caches, touched now as llama.cpp clears its own:
+     * a token's first write to a row then takes no page fault (2-3% of a
+     * small model's generation), and the memory is taken before any work. */
+    if (kvb <= SIZE_MAX / 2 && inf_region_alloc(&c->kv, 2 * kvb) == 0) {
+        c->kc = c->kv.p;
+        c->vc = c->kc + kvb;
+        memset(c->kc, 0, 2 * kvb);
+    }
     c->x = malloc((size_t)B * E * sizeof(float));
     c->x2 = malloc((size_t)B * E * sizeof(float));
     c->xn = malloc((size_t)B * cols * sizeof(float));

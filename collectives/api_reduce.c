@@ -29,6 +29,10 @@ static int allreduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t
     int algo = coll_select(COLL_ALLREDUCE, bytes, comm, coll_op_commutative(op));
     if (algo < 0)
         return algo;
+    if (!req && coll_allreduce_algo(algo) == coll_allreduce_rd &&
+        (rc = coll_allreduce_rd_now(comm, sbuf == BOLT_IN_PLACE ? rbuf : sbuf, rbuf, count, dt, op, fn)) !=
+            COLL_NOT_NOW)
+        return rc;
     struct coll_sched *s =
         coll_sched_new(comm, fn, coll_algo_name(COLL_ALLREDUCE, algo), COLL_EXCHANGE | (req == NULL));
     if (s)
@@ -63,6 +67,8 @@ static int reduce(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
     if ((rc = coll_check_buf(in, bytes, fn, "sendbuf")) ||
         (at_root && (rc = coll_check_buf(rbuf, bytes, fn, "recvbuf"))))
+        return rc;
+    if (!req && (rc = coll_reduce_binomial_now(comm, in, rbuf, count, dt, op, root, fn)) != COLL_NOT_NOW)
         return rc;
     struct coll_sched *s = coll_sched_new(comm, fn, "binomial", req == NULL);
     if (s)

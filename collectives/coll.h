@@ -62,11 +62,17 @@ struct coll_sched;
 int coll_tag_next(const struct bolt_comm *comm);
 int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int peer, int tag);
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);
+/* coll_recv_now waiting (driving progress) while the message is on its way:
+ * 1 when taken; 0 when only a request can receive it (nothing taken). */
+int coll_take_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);
 
 #define COLL_BLOCKING 0x1
 #define COLL_EXCHANGE 0x2
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
                                   int flags);
+/* A schedule for the rest of a collective begun without one (the *_now
+ * functions), under the tag it took already. */
+struct coll_sched *coll_sched_resume(struct bolt_comm *comm, const char *fn, const char *algo, int flags, int tag);
 void coll_sched_free(struct coll_sched *s);
 /* Builders: errors are sticky (checked once by coll_sched_error). Steps of a
  * round run in order when the round starts; sends and receives are posted,
@@ -155,6 +161,18 @@ coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgathe
  * the caller runs the whole schedule. */
 #define COLL_NOT_NOW 1
 int coll_bcast_binomial_now(struct bolt_comm *c, void *buf, size_t bytes, int root, const char *fn);
+
+/* A blocking binomial reduce of at most COLL_REDUCE_NOW_MAX bytes without a
+ * schedule while each message is taken or goes at once (the same tree and
+ * order of folds as coll_reduce_binomial); the rest as a schedule from the
+ * first that cannot. BOLT_OK or an error (raised); COLL_NOT_NOW for a larger
+ * reduce (nothing done). */
+#define COLL_REDUCE_NOW_MAX 1024
+/* The same for recursive doubling's all-reduce (in == buf in place). */
+int coll_allreduce_rd_now(struct bolt_comm *c, const void *in, void *buf, size_t count, bolt_datatype_t dt,
+                          bolt_op_t op, const char *fn);
+int coll_reduce_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt,
+                             bolt_op_t op, int root, const char *fn);
 
 typedef int coll_barrier_fn(struct coll_sched *s);
 coll_barrier_fn coll_barrier_dissemination, coll_barrier_linear;

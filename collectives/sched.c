@@ -88,6 +88,14 @@ static struct coll_sched *spare; /* calls are serialized (the runtime lock under
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
                                   int flags)
 {
+    struct coll_sched *s = coll_sched_resume(comm, fn, algo, flags, coll_tag_next(comm));
+    if (s)
+        comm->coll_seq++;
+    return s;
+}
+
+struct coll_sched *coll_sched_resume(struct bolt_comm *comm, const char *fn, const char *algo, int flags, int tag)
+{
     struct coll_sched *s = spare;
     if (s)
         spare = NULL;
@@ -103,8 +111,7 @@ struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const 
     s->reqs = s->reqs_inline;
     s->req_step = s->req_step_inline;
     s->maxreqs = INLINE_REQS;
-    s->tag = coll_tag_next(comm);
-    comm->coll_seq++;
+    s->tag = tag;
     s->direct = (flags & COLL_BLOCKING) != 0;
     /* a nonblocking collective's caller computes meanwhile: like a rank of
      * an exchange, it is busy, so its receivers copy what it sends */
@@ -610,6 +617,28 @@ int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int pee
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag)
 {
     return bolt_proto_recv_now(buf, bytes, peer, tag, comm, comm->ctx + 1);
+}
+
+struct take_wait {
+    struct bolt_comm *c;
+    void *buf;
+    size_t bytes;
+    int peer, tag, r;
+};
+
+static int taken(void *arg)
+{
+    struct take_wait *w = arg;
+    w->r = coll_recv_now(w->c, w->buf, w->bytes, w->peer, w->tag);
+    return w->r != 0;
+}
+
+int coll_take_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag)
+{
+    struct take_wait w = {comm, buf, bytes, peer, tag, coll_recv_now(comm, buf, bytes, peer, tag)};
+    if (w.r == 0)
+        bolt_progress_until(taken, &w, 0);
+    return w.r > 0;
 }
 
 int coll_sched_start(struct coll_sched *s)

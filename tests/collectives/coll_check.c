@@ -632,6 +632,9 @@ static void suite_errors(void)
         expect_err(rc, BOLT_ERR_ARG, "allreduce count mismatch");
         rc = bolt_bcast(x, crank == 0 ? 3 : 2, BOLT_INT32, 0, world);
         expect_err(rc, crank == 0 ? BOLT_OK : BOLT_ERR_ARG, "bcast count mismatch");
+        /* the root sees a block of another size than its own */
+        rc = bolt_reduce(x, crank == 0 ? y : NULL, crank == 0 ? 2 : 3, BOLT_INT32, BOLT_SUM, 0, world);
+        expect_err(rc, crank == 0 ? BOLT_ERR_ARG : BOLT_OK, "reduce count mismatch");
         CASE("barrier after mismatches");
         OK(bolt_barrier(world));
     }

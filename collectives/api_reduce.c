@@ -171,6 +171,8 @@ static int scan(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, 
         (sbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sbuf, bytes, fn, "sendbuf"))))
         return rc;
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
+    if (!req && (rc = coll_scan_rd_now(comm, in, rbuf, count, dt, op, exclusive, fn)) != COLL_NOT_NOW)
+        return rc;
     struct coll_sched *s = coll_sched_new(comm, fn, "rd", COLL_EXCHANGE | (req == NULL));
     if (s && exclusive) {
         void *partial = coll_sched_tmp(s, bytes);

@@ -171,6 +171,9 @@ int coll_bcast_binomial_now(struct bolt_comm *c, void *buf, size_t bytes, int ro
 /* The same for recursive doubling's all-reduce (in == buf in place). */
 int coll_allreduce_rd_now(struct bolt_comm *c, const void *in, void *buf, size_t count, bolt_datatype_t dt,
                           bolt_op_t op, const char *fn);
+/* The same for the recursive-doubling scan (in == out in place). */
+int coll_scan_rd_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                     int exclusive, const char *fn);
 int coll_reduce_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt,
                              bolt_op_t op, int root, const char *fn);
 

@@ -98,7 +98,7 @@ int coll_reduce_binomial_now(struct bolt_comm *c, const void *in, void *out, siz
      * collective may start while this one waits */
     const int tag = coll_tag_next(c);
     c->coll_seq++;
-    unsigned char buf[2][COLL_REDUCE_NOW_MAX];
+    _Alignas(64) unsigned char buf[2][COLL_REDUCE_NOW_MAX]; /* any element type lands aligned */
     const void *acc = in;
     int m = 1, k = 0;
     for (; m < p.mask && p.v + m < p.n; m <<= 1, k++) {

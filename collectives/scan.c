@@ -4,21 +4,28 @@
  * and folds the one from rank - 2^k in front of its own: log2(n) steps, rank
  * order kept (non-commutative ops are fine).
  */
+#include <string.h>
+
 #include "collectives/coll.h"
 
-/* buf: this rank's input (copied in already for inclusive, where out == buf
- * serves as the partial result); exclusive: out receives the prefix of the
- * ranks before this one, buf is scratch holding the partial result. */
-int coll_scan_rd(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t dt, bolt_op_t op,
-                 int exclusive, void *out)
+/* Where a rank is: at step d (its send gone when sent), have: out holds a
+ * prefix already (exclusive). */
+struct scan_state {
+    int d, sent, have;
+};
+
+/* The steps from q on; rtmp: room for a peer's partial. */
+static int scan_from(struct coll_sched *s, struct scan_state *q, void *buf, char *rtmp, size_t count,
+                     bolt_datatype_t dt, bolt_op_t op, int exclusive, void *out)
 {
     struct bolt_comm *c = coll_sched_comm(s);
-    int n = c->size, r = c->rank, have = 0;
+    int n = c->size, r = c->rank;
     size_t bytes = count * bolt_type_size(dt);
-    char *rtmp = n > 1 ? coll_sched_tmp(s, bytes) : NULL;
-    for (int d = 1; d < n; d <<= 1) {
-        if (r + d < n)
+    for (; q->d < n; q->d <<= 1) {
+        const int d = q->d;
+        if (r + d < n && !q->sent)
             coll_sched_send(s, buf, bytes, r + d);
+        q->sent = 0;
         if (r - d >= 0)
             coll_sched_recv(s, rtmp, bytes, r - d);
         coll_sched_round(s);
@@ -26,14 +33,71 @@ int coll_scan_rd(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t 
             continue;
         /* rtmp covers ranks just before this rank's partial: it goes first. */
         if (exclusive) {
-            if (have)
+            if (q->have)
                 coll_sched_reduce(s, rtmp, out, count, dt, op);
             else
                 coll_sched_copy(s, out, rtmp, bytes);
-            have = 1;
+            q->have = 1;
         }
         if (!exclusive || r + 2 * d < n) /* the partial is still needed */
             coll_sched_reduce(s, rtmp, buf, count, dt, op);
     }
     return coll_sched_error(s);
+}
+
+/* buf: this rank's input (copied in already for inclusive, where out == buf
+ * serves as the partial result); exclusive: out receives the prefix of the
+ * ranks before this one, buf is scratch holding the partial result. */
+int coll_scan_rd(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                 int exclusive, void *out)
+{
+    struct scan_state q = {.d = 1};
+    size_t bytes = count * bolt_type_size(dt);
+    char *rtmp = coll_sched_comm(s)->size > 1 ? coll_sched_tmp(s, bytes) : NULL;
+    return scan_from(s, &q, buf, rtmp, count, dt, op, exclusive, out);
+}
+
+/* Small blocking scans without a schedule (as coll_reduce_binomial_now):
+ * the same steps and order of operands, the partial result and a peer's on
+ * the stack (or the partial in out, inclusive), each block taken as it
+ * arrives, sent at once; the rest as a schedule from the first that cannot. */
+int coll_scan_rd_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                     int exclusive, const char *fn)
+{
+    const size_t bytes = count * bolt_type_size(dt);
+    if (bytes > COLL_REDUCE_NOW_MAX)
+        return COLL_NOT_NOW;
+    const int n = c->size, r = c->rank;
+    const int tag = coll_tag_next(c); /* taken now, as coll_reduce_binomial_now's */
+    c->coll_seq++;
+    _Alignas(64) unsigned char part[COLL_REDUCE_NOW_MAX], rtmp[COLL_REDUCE_NOW_MAX];
+    void *buf = exclusive ? (void *)part : out;
+    memmove(buf, in, bytes);
+    struct scan_state q = {.d = 1};
+    for (; q.d < n; q.d <<= 1) {
+        const int d = q.d;
+        if (r + d < n && !coll_send_now(c, buf, bytes, r + d, tag))
+            break;
+        q.sent = r + d < n;
+        if (r - d >= 0 && !coll_take_now(c, rtmp, bytes, r - d, tag))
+            break;
+        q.sent = 0;
+        if (r - d < 0)
+            continue;
+        if (exclusive) {
+            if (q.have)
+                coll_reduce(rtmp, out, count, dt, op);
+            else
+                memcpy(out, rtmp, bytes);
+            q.have = 1;
+        }
+        if (!exclusive || r + 2 * d < n)
+            coll_reduce(rtmp, buf, count, dt, op);
+    }
+    if (q.d >= n)
+        return BOLT_OK;
+    struct coll_sched *s = coll_sched_resume(c, fn, "rd", COLL_EXCHANGE | COLL_BLOCKING, tag);
+    if (s)
+        scan_from(s, &q, buf, (char *)rtmp, count, dt, op, exclusive, out);
+    return coll_launch(s, NULL, fn);
 }

@@ -5,8 +5,9 @@
  * schedule) and the root takes a backlog. Every result is checked at the
  * root: a sum of int32 triples to root 0, then a non-commutative operation
  * (2x2 integer matrix products, which must come in rank order) to a root that
- * moves every call, and a sum to the last rank of 1 KiB + 4 bytes (over the
- * size reduced without a schedule).
+ * moves every call, a sum to the last rank of 1 KiB + 4 bytes (over the
+ * size reduced without a schedule), and scans (rank 0 only sends, the last
+ * rank only receives and sleeps now and then).
  *
  *   reduce_flood [ITERS]      (default 20000)
  */
@@ -100,9 +101,26 @@ int main(int argc, char **argv)
                     break;
                 }
     }
+    CASE("%ld scans, inclusive and exclusive in turn, the last rank sleeping now and then", iters / 2);
+    for (long i = 0; i < iters / 2; i++) {
+        int32_t v = crank + (int32_t)i, got = -7;
+        const int ex = (int)(i & 1);
+        if (crank == csize - 1 && i % 1000 == 999)
+            nap();
+        if (ex)
+            OK(bolt_exscan(&v, &got, 1, BOLT_INT32, BOLT_SUM, w));
+        else
+            OK(bolt_scan(&v, &got, 1, BOLT_INT32, BOLT_SUM, w));
+        const int upto = ex ? crank : crank + 1; /* ranks summed */
+        const int32_t want = ex && crank == 0 ? -7 : upto * (upto - 1) / 2 + upto * (int32_t)i;
+        if (got != want) {
+            EXPECT(0, "%sscan call %ld: got %d, want %d", ex ? "ex" : "", i, got, want);
+            break;
+        }
+    }
     if (crank == 0)
-        printf("reduce_flood: %d ranks, %ld small reduces and %ld of %d bytes, every result checked: ok\n", csize,
-               iters + iters / 4, iters / 20, N * 4);
+        printf("reduce_flood: %d ranks, %ld small reduces and %ld of %d bytes, %ld scans, every result checked: ok\n",
+               csize, iters + iters / 4, iters / 20, N * 4, iters / 2);
     OK(bolt_finalize());
     return 0;
 }

@@ -183,6 +183,8 @@ static int scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_dataty
     void *out = recvbuf == BOLT_IN_PLACE ? (char *)sendbuf + (size_t)root * bytes : recvbuf;
     if ((rc = coll_check_buf(out, bytes, fn, "recvbuf")))
         return rc;
+    if (!req && (rc = coll_scatter_binomial_now(comm, sendbuf, out, bytes, root, fn)) != COLL_NOT_NOW)
+        return rc;
     struct coll_sched *s = coll_sched_new(comm, fn, "binomial", req == NULL);
     if (s)
         coll_scatter_binomial(s, sendbuf, out, bytes, root);

@@ -174,6 +174,9 @@ int coll_allreduce_rd_now(struct bolt_comm *c, const void *in, void *buf, size_t
 /* The same for the recursive-doubling scan (in == out in place). */
 int coll_scan_rd_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt, bolt_op_t op,
                      int exclusive, const char *fn);
+/* The same for the binomial scatter of small blocks. */
+int coll_scatter_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t bytes, int root,
+                              const char *fn);
 int coll_reduce_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt,
                              bolt_op_t op, int root, const char *fn);
 

@@ -2,17 +2,47 @@
  * scatter.c — scatter by binomial tree (each node receives its subtree's
  * blocks at once and hands each child its part), and scatterv linearly.
  */
+#include <string.h>
+
 #include "collectives/coll.h"
+
+/* This rank's place in the tree: vrank v, the mask of its parent edge and
+ * the blocks of its subtree (vranks v..v + sub - 1). */
+static void place(const struct bolt_comm *c, int root, int *v, int *mask, int *sub)
+{
+    int n = c->size;
+    *v = (c->rank - root + n) % n;
+    *mask = 1;
+    while (*mask < n && !(*v & *mask))
+        *mask <<= 1;
+    *sub = *v + *mask < n ? *mask : n - *v;
+}
+
+/* The sends from child edge m down (tmp: the subtree's blocks in vrank
+ * order), then this rank's own block out of tmp. */
+static int scatter_sends(struct coll_sched *s, int v, int sub, int m, const char *tmp, void *out, size_t bytes,
+                         int root)
+{
+    int n = coll_sched_comm(s)->size;
+    for (; m > 0; m >>= 1)
+        if (v + m < n) {
+            int cs = v + 2 * m < n ? m : n - v - m;
+            if (cs > sub - m)
+                cs = sub - m;
+            coll_sched_send(s, tmp + (size_t)m * bytes, (size_t)cs * bytes, (v + m + root) % n);
+        }
+    coll_sched_copy(s, out, tmp, bytes);
+    coll_sched_round(s);
+    return coll_sched_error(s);
+}
 
 int coll_scatter_binomial(struct coll_sched *s, const void *vin, void *out, size_t bytes, int root)
 {
     struct bolt_comm *c = coll_sched_comm(s);
-    int n = c->size, v = (c->rank - root + n) % n, mask = 1;
+    int n = c->size, v, mask, sub;
     const char *in = vin;
     char *tmp;
-    while (mask < n && !(v & mask))
-        mask <<= 1;
-    int sub = v + mask < n ? mask : n - v;
+    place(c, root, &v, &mask, &sub);
     if (sub == 1 && v) {
         coll_sched_recv(s, out, bytes, (v - mask + root) % n);
         coll_sched_round(s);
@@ -32,16 +62,55 @@ int coll_scatter_binomial(struct coll_sched *s, const void *vin, void *out, size
             coll_sched_round(s);
         }
     }
+    return scatter_sends(s, v, sub, mask >> 1, tmp, out, bytes, root);
+}
+
+/* Small blocking scatters without a schedule (as coll_reduce_binomial_now):
+ * the same tree, this rank's part taken from its parent as it arrives (the
+ * subtree's blocks on the stack), each child's part sent at once. A part
+ * that needs a request makes the whole of this rank's part a schedule; from
+ * a send that cannot leave at once, the rest of it. */
+int coll_scatter_binomial_now(struct bolt_comm *c, const void *vin, void *out, size_t bytes, int root,
+                              const char *fn)
+{
+    int n = c->size, v, mask, sub;
+    place(c, root, &v, &mask, &sub);
+    const int own = v == 0 && root == 0; /* sends straight from the input */
+    if (!own && (size_t)sub * bytes > COLL_REDUCE_NOW_MAX)
+        return COLL_NOT_NOW;
+    if (own && bytes > COLL_REDUCE_NOW_MAX)
+        return COLL_NOT_NOW;
+    const int tag = coll_tag_next(c); /* taken now, as coll_reduce_binomial_now's */
+    c->coll_seq++;
+    const char *in = vin;
+    _Alignas(64) char stk[COLL_REDUCE_NOW_MAX];
+    const char *tmp = own ? in : stk;
+    struct coll_sched *s;
+    if (v && !coll_take_now(c, sub == 1 ? out : stk, (size_t)sub * bytes, (v - mask + root) % n, tag))
+        goto whole;
+    if (sub == 1 && v)
+        return BOLT_OK;
+    if (v == 0 && !own) {
+        memcpy(stk, in + (size_t)root * bytes, (size_t)(n - root) * bytes);
+        memcpy(stk + (size_t)(n - root) * bytes, in, (size_t)root * bytes);
+    }
     for (int m = mask >> 1; m > 0; m >>= 1)
         if (v + m < n) {
             int cs = v + 2 * m < n ? m : n - v - m;
             if (cs > sub - m)
                 cs = sub - m;
-            coll_sched_send(s, tmp + (size_t)m * bytes, (size_t)cs * bytes, (v + m + root) % n);
+            if (!coll_send_now(c, tmp + (size_t)m * bytes, (size_t)cs * bytes, (v + m + root) % n, tag)) {
+                if ((s = coll_sched_resume(c, fn, "binomial", COLL_BLOCKING, tag)))
+                    scatter_sends(s, v, sub, m, tmp, out, bytes, root);
+                return coll_launch(s, NULL, fn);
+            }
         }
-    coll_sched_copy(s, out, tmp, bytes);
-    coll_sched_round(s);
-    return coll_sched_error(s);
+    memmove(out, tmp, bytes);
+    return BOLT_OK;
+whole:
+    if ((s = coll_sched_resume(c, fn, "binomial", COLL_BLOCKING, tag)))
+        coll_scatter_binomial(s, vin, out, bytes, root);
+    return coll_launch(s, NULL, fn);
 }
 
 int coll_scatterv_linear(struct coll_sched *s, const void *vin, const size_t *counts,

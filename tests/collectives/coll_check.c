@@ -635,6 +635,9 @@ static void suite_errors(void)
         /* the root sees a block of another size than its own */
         rc = bolt_reduce(x, crank == 0 ? y : NULL, crank == 0 ? 2 : 3, BOLT_INT32, BOLT_SUM, 0, world);
         expect_err(rc, crank == 0 ? BOLT_ERR_ARG : BOLT_OK, "reduce count mismatch");
+        /* a rank expects another size than the root sends it */
+        rc = bolt_scatter(x, y, crank == 0 ? 2 : 3, BOLT_INT32, 0, world);
+        expect_err(rc, crank == 0 ? BOLT_OK : BOLT_ERR_ARG, "scatter count mismatch");
         CASE("barrier after mismatches");
         OK(bolt_barrier(world));
     }

@@ -1,12 +1,12 @@
 #!/bin/sh
 # A root broadcasting in a loop: every value arrives, and the ranks behind
 # it do not pile up what it sent ahead (bcast_flood.c), on 2 and 3 ranks;
-# and large ones on 4. Small reduces in a loop toward a root that sleeps now
-# and then (reduce_flood.c), on 2, 3 and 5 ranks (5 on 2 cores).
+# and large ones on 4. Small reduces, scans and scatters in a loop, a rank
+# sleeping now and then (small_flood.c), on 2, 3 and 5 ranks (5 on 2 cores).
 . "$(dirname "$0")/lib.sh"
 for np in 2 3; do run "$np" "$T/bcast_flood"; done
 # 64 KiB flat broadcasts on 4 ranks: through the root's shared slots on one
 # host (shm) while one is free, by rendezvous while the receivers are behind
 run 4 -x BOLT_BCAST_ALGO=flat "$T/bcast_flood" 3000 65536
-for np in 2 3 5; do run "$np" "$T/reduce_flood"; done
+for np in 2 3 5; do run "$np" "$T/small_flood"; done
 finish

@@ -4,16 +4,16 @@ check_PROGRAMS += tests/collectives/coll_check
 tests_collectives_coll_check_SOURCES = tests/collectives/coll_check.c tests/collectives/cutil.c \
 	tests/collectives/cutil.h
 tests_collectives_coll_check_LDADD = libbolt.la -lm
-check_PROGRAMS += tests/collectives/bcast_flood tests/collectives/reduce_flood tests/collectives/coll_route
+check_PROGRAMS += tests/collectives/bcast_flood tests/collectives/small_flood tests/collectives/coll_route
 tests_collectives_coll_route_SOURCES = tests/collectives/coll_route.c tests/collectives/cutil.c \
 	tests/collectives/cutil.h
 tests_collectives_coll_route_LDADD = libbolt.la -lm
 tests_collectives_bcast_flood_SOURCES = tests/collectives/bcast_flood.c tests/collectives/cutil.c \
 	tests/collectives/cutil.h
 tests_collectives_bcast_flood_LDADD = libbolt.la -lm
-tests_collectives_reduce_flood_SOURCES = tests/collectives/reduce_flood.c tests/collectives/cutil.c \
+tests_collectives_small_flood_SOURCES = tests/collectives/small_flood.c tests/collectives/cutil.c \
 	tests/collectives/cutil.h
-tests_collectives_reduce_flood_LDADD = libbolt.la -lm
+tests_collectives_small_flood_LDADD = libbolt.la -lm
 COLLECTIVES_TESTS = tests/collectives/reduce.sh tests/collectives/algorithms.sh \
 	tests/collectives/errors.sh tests/collectives/huge.sh tests/collectives/peer_exit.sh \
 	tests/collectives/flood.sh tests/collectives/info_coll.sh

@@ -1,4 +1,4 @@
-/* reduce_flood.c — small reduces in a loop, the way an application's
+/* small_flood.c — small collectives in a loop, the way an application's
  * residual checks or token counts go: the ranks that only send run ahead of
  * the root, which now and then sleeps, so their messages queue up until the
  * transport cannot take the next one at once (the reduce then finishes as a
@@ -6,10 +6,11 @@
  * root: a sum of int32 triples to root 0, then a non-commutative operation
  * (2x2 integer matrix products, which must come in rank order) to a root that
  * moves every call, a sum to the last rank of 1 KiB + 4 bytes (over the
- * size reduced without a schedule), and scans (rank 0 only sends, the last
- * rank only receives and sleeps now and then).
+ * size reduced without a schedule), scans (rank 0 only sends, the last
+ * rank only receives and sleeps now and then), and scatters from a root
+ * that only sends while a receiver sleeps now and then.
  *
- *   reduce_flood [ITERS]      (default 20000)
+ *   small_flood [ITERS]      (default 20000)
  */
 #include <time.h>
 
@@ -118,9 +119,29 @@ int main(int argc, char **argv)
             break;
         }
     }
+    CASE("%ld scatters of 2 int32 a rank, the root moving every 1000 calls", iters / 2);
+    int32_t *all = malloc((size_t)csize * 2 * sizeof *all);
+    EXPECT(all != NULL, "out of memory");
+    for (long i = 0; all && i < iters / 2; i++) {
+        const int root = (int)(i / 1000 % csize);
+        int32_t mine[2] = {-1, -1};
+        if (crank == root)
+            for (int k = 0; k < csize; k++) {
+                all[2 * k] = k * 3 + (int32_t)i;
+                all[2 * k + 1] = -k - (int32_t)i;
+            }
+        if (crank == (root + 1) % csize && i % 700 == 699)
+            nap();
+        OK(bolt_scatter(all, mine, 2, BOLT_INT32, root, w));
+        if (mine[0] != crank * 3 + (int32_t)i || mine[1] != -crank - (int32_t)i) {
+            EXPECT(0, "scatter call %ld from root %d: got %d %d", i, root, mine[0], mine[1]);
+            break;
+        }
+    }
+    free(all);
     if (crank == 0)
-        printf("reduce_flood: %d ranks, %ld small reduces and %ld of %d bytes, %ld scans, every result checked: ok\n",
-               csize, iters + iters / 4, iters / 20, N * 4, iters / 2);
+        printf("small_flood: %d ranks, %ld small reduces and %ld of %d bytes, %ld scans, %ld scatters, every result "
+               "checked: ok\n", csize, iters + iters / 4, iters / 20, N * 4, iters / 2, iters / 2);
     OK(bolt_finalize());
     return 0;
 }

@@ -115,12 +115,11 @@ int coll_allreduce_rd_now(struct bolt_comm *c, const void *in, void *buf, size_t
                           bolt_op_t op, const char *fn)
 {
     const size_t bytes = count * bolt_type_size(dt);
-    if (bytes > COLL_REDUCE_NOW_MAX)
+    if (bytes > COLL_NOW_MAX)
         return COLL_NOT_NOW;
     int n = c->size, r = c->rank, p = coll_pof2_floor(n), rem = n - p;
-    const int tag = coll_tag_next(c); /* taken now, as coll_reduce_binomial_now's */
-    c->coll_seq++;
-    _Alignas(64) unsigned char tmp[COLL_REDUCE_NOW_MAX];
+    const int tag = coll_tag_take(c);
+    _Alignas(64) unsigned char tmp[COLL_NOW_MAX];
     struct rd_state q = {.cur = buf, .other = (char *)tmp, .out = in, .stage = PRE};
     memmove(buf, in, bytes);
     if (r < 2 * rem && r % 2 == 0) {

@@ -60,6 +60,10 @@ struct coll_sched;
  * it has arrived whole with exactly `bytes`; 0 when not yet; -1 when only a
  * request can receive it (bolt_proto_recv_now). */
 int coll_tag_next(const struct bolt_comm *comm);
+/* The next tag, taken for good at once: the collectives run without a
+ * schedule take theirs before they wait (under MPI_THREAD_MULTIPLE another
+ * thread's collective may start meanwhile). */
+int coll_tag_take(struct bolt_comm *comm);
 int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int peer, int tag);
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);
 /* coll_recv_now waiting (driving progress) while the message is on its way:
@@ -162,23 +166,24 @@ coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgathe
 #define COLL_NOT_NOW 1
 int coll_bcast_binomial_now(struct bolt_comm *c, void *buf, size_t bytes, int root, const char *fn);
 
-/* A blocking binomial reduce of at most COLL_REDUCE_NOW_MAX bytes without a
+/* A blocking binomial reduce of at most COLL_NOW_MAX bytes without a
  * schedule while each message is taken or goes at once (the same tree and
  * order of folds as coll_reduce_binomial); the rest as a schedule from the
  * first that cannot. BOLT_OK or an error (raised); COLL_NOT_NOW for a larger
  * reduce (nothing done). */
-#define COLL_REDUCE_NOW_MAX 1024
+#define COLL_NOW_MAX 1024
+int coll_reduce_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt,
+                             bolt_op_t op, int root, const char *fn);
 /* The same for recursive doubling's all-reduce (in == buf in place). */
 int coll_allreduce_rd_now(struct bolt_comm *c, const void *in, void *buf, size_t count, bolt_datatype_t dt,
                           bolt_op_t op, const char *fn);
 /* The same for the recursive-doubling scan (in == out in place). */
 int coll_scan_rd_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt, bolt_op_t op,
                      int exclusive, const char *fn);
-/* The same for the binomial scatter of small blocks. */
+/* The same for the binomial scatter (a subtree's blocks at most
+ * COLL_NOW_MAX bytes). */
 int coll_scatter_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t bytes, int root,
                               const char *fn);
-int coll_reduce_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t count, bolt_datatype_t dt,
-                             bolt_op_t op, int root, const char *fn);
 
 typedef int coll_barrier_fn(struct coll_sched *s);
 coll_barrier_fn coll_barrier_dissemination, coll_barrier_linear;

@@ -91,14 +91,11 @@ int coll_reduce_binomial_now(struct bolt_comm *c, const void *in, void *out, siz
                              bolt_op_t op, int root, const char *fn)
 {
     const size_t bytes = count * bolt_type_size(dt);
-    if (bytes > COLL_REDUCE_NOW_MAX)
+    if (bytes > COLL_NOW_MAX)
         return COLL_NOT_NOW;
     const struct place p = place_of(c, op, root);
-    /* the tag taken now: under MPI_THREAD_MULTIPLE another thread's
-     * collective may start while this one waits */
-    const int tag = coll_tag_next(c);
-    c->coll_seq++;
-    _Alignas(64) unsigned char buf[2][COLL_REDUCE_NOW_MAX]; /* any element type lands aligned */
+    const int tag = coll_tag_take(c);
+    _Alignas(64) unsigned char buf[2][COLL_NOW_MAX]; /* any element type lands aligned */
     const void *acc = in;
     int m = 1, k = 0;
     for (; m < p.mask && p.v + m < p.n; m <<= 1, k++) {

@@ -65,12 +65,11 @@ int coll_scan_rd_now(struct bolt_comm *c, const void *in, void *out, size_t coun
                      int exclusive, const char *fn)
 {
     const size_t bytes = count * bolt_type_size(dt);
-    if (bytes > COLL_REDUCE_NOW_MAX)
+    if (bytes > COLL_NOW_MAX)
         return COLL_NOT_NOW;
     const int n = c->size, r = c->rank;
-    const int tag = coll_tag_next(c); /* taken now, as coll_reduce_binomial_now's */
-    c->coll_seq++;
-    _Alignas(64) unsigned char part[COLL_REDUCE_NOW_MAX], rtmp[COLL_REDUCE_NOW_MAX];
+    const int tag = coll_tag_take(c);
+    _Alignas(64) unsigned char part[COLL_NOW_MAX], rtmp[COLL_NOW_MAX];
     void *buf = exclusive ? (void *)part : out;
     memmove(buf, in, bytes);
     struct scan_state q = {.d = 1};

@@ -76,14 +76,11 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *vin, void *out, s
     int n = c->size, v, mask, sub;
     place(c, root, &v, &mask, &sub);
     const int own = v == 0 && root == 0; /* sends straight from the input */
-    if (!own && (size_t)sub * bytes > COLL_REDUCE_NOW_MAX)
+    if ((own ? bytes : (size_t)sub * bytes) > COLL_NOW_MAX) /* what the stack holds, or one block */
         return COLL_NOT_NOW;
-    if (own && bytes > COLL_REDUCE_NOW_MAX)
-        return COLL_NOT_NOW;
-    const int tag = coll_tag_next(c); /* taken now, as coll_reduce_binomial_now's */
-    c->coll_seq++;
+    const int tag = coll_tag_take(c);
     const char *in = vin;
-    _Alignas(64) char stk[COLL_REDUCE_NOW_MAX];
+    _Alignas(64) char stk[COLL_NOW_MAX];
     const char *tmp = own ? in : stk;
     struct coll_sched *s;
     if (v && !coll_take_now(c, sub == 1 ? out : stk, (size_t)sub * bytes, (v - mask + root) % n, tag))

@@ -609,6 +609,13 @@ int coll_tag_next(const struct bolt_comm *comm)
     return COLL_TAG_BASE + (int)(comm->coll_seq % COLL_TAG_SPAN);
 }
 
+int coll_tag_take(struct bolt_comm *comm)
+{
+    int tag = coll_tag_next(comm);
+    comm->coll_seq++;
+    return tag;
+}
+
 int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int peer, int tag)
 {
     return bolt_proto_send_now(buf, bytes, peer, tag, comm, comm->ctx + 1);

@@ -105,8 +105,8 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     int cols = E > HD ? E : HD;
     cols = cols > F ? cols : F;
     /* One mapping for both caches, touched now as llama.cpp clears its own:
-     * a token's first write to a row then takes no page fault (2-3% of a
-     * small model's generation), and the memory is taken before any work. */
+     * a token's first write to a row then takes no page fault, and the
+     * memory is taken before any work. */
     if (kvb <= SIZE_MAX / 2 && inf_region_alloc(&c->kv, 2 * kvb) == 0) {
         c->kc = c->kv.p;
         c->vc = c->kc + kvb;

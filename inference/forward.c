@@ -39,7 +39,7 @@ struct inf_ctx {
     float *x, *x2, *xn, *q, *k, *v, *att, *tmp, *fa, *fb; /* x2: the residual stream's next x */
     float *logits;
     int n_logits; /* rows of logits the last decode left */
-    void *mmq;
+    inf_mm_scratch_t *mmq;
     float *scores; /* [threads][inf_attn_scratch()] */
     float *cosv, *sinv; /* [n_batch][n_rot / 2] */
     int *tpos;
@@ -64,8 +64,9 @@ void inf_ctx_free(inf_ctx_t *c)
         return;
     inf_pool_destroy(c->pool);
     inf_region_free(&c->kv);
+    inf_mm_scratch_free(c->mmq);
     void *bufs[] = {c->x, c->x2, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
-                    c->logits, c->mmq, c->scores, c->cosv, c->sinv, c->tpos, c->router, c->selw, c->ex, c->ea,
+                    c->logits, c->scores, c->cosv, c->sinv, c->tpos, c->router, c->selw, c->ex, c->ea,
                     c->eb, c->eo, c->sel, c->etok};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
@@ -123,7 +124,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     c->fa = malloc((size_t)B * F * sizeof(float));
     c->fb = malloc((size_t)B * F * sizeof(float));
     c->logits = malloc((size_t)nl * hp->n_vocab * sizeof(float));
-    c->mmq = malloc(inf_mm_scratch(cols, B, c->p.n_threads));
+    c->mmq = inf_mm_scratch_new(cols, B, c->p.n_threads);
     c->scores = malloc((size_t)c->p.n_threads * inf_attn_scratch(N, hp->head_dim) * sizeof(float));
     c->cosv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->sinv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
@@ -300,11 +301,6 @@ static void att_run(void *arg, int ith, int nth)
 
 /* ---- the MLP and the experts ---- */
 
-static float silu(float x)
-{
-    return x / (1.0f + expf(-x));
-}
-
 /* The input of a product that normalises the residual stream x with
  * weights w, adding first the output of the last product when there is one
  * (x + add then becomes the stream, in x2). */
@@ -389,8 +385,7 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
             continue;
         inf_mm_t gu[2] = {inf_mm_of(&L->gate_exps, e, c->ea, F, NULL), inf_mm_of(&L->up_exps, e, c->eb, F, NULL)};
         inf_matmul(c->pool, c->ex, E, m, E, NULL, gu, 2, c->mmq);
-        for (size_t i = 0; i < (size_t)m * F; i++)
-            c->ea[i] = silu(c->ea[i]) * c->eb[i];
+        inf_swiglu.run(c->ea, c->ea, c->eb, m * F);
         inf_mm_t d = inf_mm_of(&L->down_exps, e, c->eo, E, NULL);
         inf_matmul(c->pool, c->ea, F, m, F, NULL, &d, 1, c->mmq);
         for (int i = 0; i < m; i++) {

@@ -44,12 +44,17 @@ typedef struct inf_mm_in {
     const float *up;
 } inf_mm_in_t;
 
+/* Room for the products' converted inputs: of up to `cols` columns and n
+ * tokens, on a pool of up to `threads` threads. NULL when out of memory. */
+typedef struct inf_mm_scratch inf_mm_scratch_t;
+inf_mm_scratch_t *inf_mm_scratch_new(int cols, int n, int threads);
+void inf_mm_scratch_free(inf_mm_scratch_t *s);
+
 /* x: n rows of `cols` (ld ldx); m: nm <= INF_MM_MAX matrices; in: NULL
- * (x as it is) or what to make of it; scratch: room for
- * inf_mm_scratch(cols, n, threads) bytes. */
+ * (x as it is) or what to make of it; scratch: made for at least these
+ * columns, tokens and threads. */
 void inf_matmul(inf_pool_t *pool, const float *x, int ldx, int n, int cols, const inf_mm_in_t *in, inf_mm_t *m,
-                int nm, void *scratch);
-size_t inf_mm_scratch(int cols, int n, int threads);
+                int nm, inf_mm_scratch_t *scratch);
 /* The matrix of a weight (expert e of a 3-D one). */
 inf_mm_t inf_mm_of(const inf_w_t *w, int e, float *y, int ldy, const float *bias);
 

@@ -178,6 +178,15 @@ typedef struct inf_softmax {
 extern inf_softmax_t inf_softmax;
 extern const inf_softmax_t inf_softmax_scalar;
 void inf_softmax_select(unsigned have);
+/* The MLP's gate, y[i] = silu(x[i]) * u[i] (types/swiglu.c): the best this
+ * CPU has, and the portable one (expf) the tests hold it to. */
+typedef struct inf_swiglu {
+    const char *simd;
+    void (*run)(float *y, const float *x, const float *u, int n);
+} inf_swiglu_t;
+extern inf_swiglu_t inf_swiglu;
+extern const inf_swiglu_t inf_swiglu_scalar;
+void inf_swiglu_select(unsigned have);
 /* Forces the scalar kernels everywhere (tests, INF_SIMD=scalar). */
 void inf_types_force_scalar(int on);
 

@@ -6,9 +6,8 @@
  * glibc's expf a score at a time and a double sum whose every add waits on
  * the one before took a quarter of a long context's attention (Qwen3-0.6B's
  * shape at 640 positions, one thread: 1.4 of 5.0 ms a token). The SIMD
- * kernels take exp as a polynomial on 8 or 16 lanes at once (Cephes' expf:
- * the argument reduced by ln 2 in two parts, a degree-5 polynomial, the
- * power of two put back; within 2 ulp of expf) and sum in float lanes. The
+ * kernels take exp as a polynomial on 8 or 16 lanes at once (vexp.h) and
+ * sum in float lanes. The
  * scalar kernel stays the reference, with expf and a double sum.
  */
 #include <math.h>
@@ -16,6 +15,7 @@
 #include "inference/types.h"
 
 #if defined(__x86_64__)
+#include "inference/types/vexp.h"
 #include "inference/types/x86.h"
 #endif
 
@@ -39,41 +39,6 @@ static void softmax_scalar(float *s, int n, int f16)
 const inf_softmax_t inf_softmax_scalar = {"scalar", softmax_scalar};
 
 #if defined(__x86_64__)
-/* Cephes' expf: x = n ln2 + r with |r| <= ln2 / 2 (ln 2 split in a part
- * exact in few bits and the rest), exp(r) = 1 + r + r^2 P(r). */
-#define EXP_LOG2E 1.44269504088896341f
-#define EXP_C1 0.693359375f
-#define EXP_C2 -2.12194440e-4f
-#define EXP_P0 1.9875691500e-4f
-#define EXP_P1 1.3981999507e-3f
-#define EXP_P2 8.3334519073e-3f
-#define EXP_P3 4.1665795894e-2f
-#define EXP_P4 1.6666665459e-1f
-#define EXP_P5 5.0000001201e-1f
-/* exp(r) for r on a register: both instruction sets' (FMADD, MUL, ADD, SET1). */
-#define EXP_OF_R(r, FMADD, MUL, ADD, SET1)                                                        \
-    ADD(FMADD(FMADD(FMADD(FMADD(FMADD(FMADD(SET1(EXP_P0), r, SET1(EXP_P1)), r, SET1(EXP_P2)), r, \
-                                  SET1(EXP_P3)),                                                  \
-                            r, SET1(EXP_P4)),                                                     \
-                      r, SET1(EXP_P5)),                                                           \
-                MUL(r, r), r),                                                                    \
-        SET1(1.0f))
-
-/* The arguments are s - max <= 0: below -87.3 exp is under FLT_MIN, where
- * 2^n as an exponent field no longer exists; those lanes come out as
- * exp(-87.3), 1e-38 against the largest term's 1. */
-__attribute__((target("avx2,fma"))) static inline __m256 exp_avx2(__m256 x)
-{
-    x = _mm256_max_ps(_mm256_set1_ps(-87.3f), x); /* a NaN stays one: max gives its second operand */
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(EXP_LOG2E)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_C1), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_C2), r);
-    const __m256 y = EXP_OF_R(r, _mm256_fmadd_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_set1_ps);
-    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
-}
-
 /* Lanes [0, k) of a register, as AVX's masked loads and stores want them. */
 __attribute__((target("avx2"))) static inline __m256i lanes_avx2(int k)
 {
@@ -97,12 +62,12 @@ __attribute__((target("avx2,fma,f16c"))) static void softmax_avx2(float *s, int 
 
     __m256 sum = _mm256_setzero_ps();
     for (int p = 0; p < full; p += 8) {
-        const __m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p), max));
+        const __m256 e = inf_exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + p), max));
         _mm256_storeu_ps(s + p, e);
         sum = _mm256_add_ps(sum, e);
     }
     if (full < n) {
-        const __m256 e = _mm256_and_ps(exp_avx2(_mm256_sub_ps(_mm256_maskload_ps(s + full, tail), max)),
+        const __m256 e = _mm256_and_ps(inf_exp_avx2(_mm256_sub_ps(_mm256_maskload_ps(s + full, tail), max)),
                                        _mm256_castsi256_ps(tail));
         _mm256_maskstore_ps(s + full, tail, e);
         sum = _mm256_add_ps(sum, e);
@@ -123,18 +88,6 @@ __attribute__((target("avx2,fma,f16c"))) static void softmax_avx2(float *s, int 
     }
 }
 
-/* AVX-512: scalef puts the power of two back, gradual underflow included. */
-__attribute__((target("avx512f"))) static inline __m512 exp_avx512(__m512 x)
-{
-    x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x); /* exp: 0 from here on; a NaN stays one */
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(EXP_LOG2E)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_C1), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_C2), r);
-    const __m512 y = EXP_OF_R(r, _mm512_fmadd_ps, _mm512_mul_ps, _mm512_add_ps, _mm512_set1_ps);
-    return _mm512_scalef_ps(y, n);
-}
-
 __attribute__((target("avx512f,f16c"))) static void softmax_avx512(float *s, int n, int f16)
 {
     const int full = n & ~15;
@@ -147,12 +100,12 @@ __attribute__((target("avx512f,f16c"))) static void softmax_avx512(float *s, int
 
     __m512 sum = _mm512_setzero_ps();
     for (int p = 0; p < full; p += 16) {
-        const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(s + p), max));
+        const __m512 e = inf_exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(s + p), max));
         _mm512_storeu_ps(s + p, e);
         sum = _mm512_add_ps(sum, e);
     }
     if (tail) {
-        const __m512 e = exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, s + full), max));
+        const __m512 e = inf_exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, s + full), max));
         _mm512_mask_storeu_ps(s + full, tail, e);
         sum = _mm512_mask_add_ps(sum, tail, sum, e);
     }
@@ -171,7 +124,6 @@ __attribute__((target("avx512f,f16c"))) static void softmax_avx512(float *s, int
         _mm512_mask_storeu_ps(s + full, tail, v);
     }
 }
-#undef EXP_OF_R
 #endif
 
 inf_softmax_t inf_softmax = {"scalar", softmax_scalar};

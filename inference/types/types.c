@@ -147,6 +147,7 @@ const inf_type_t *inf_type(uint32_t id)
                 all[i]->select(all[i], have);
         }
         inf_softmax_select(have);
+        inf_swiglu_select(have);
         selected = 1;
     }
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)

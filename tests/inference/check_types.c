@@ -385,7 +385,7 @@ START_TEST(matmul_equals_the_scalar_dot_products)
     inf_pool_t *pool;
     ck_assert_int_eq(inf_pool_create(threads, &pool), 0);
     float *x = malloc(sizeof(float) * MM_LDX * MM_MAXN);
-    void *scratch = malloc(inf_mm_scratch(MM_COLS, MM_MAXN, threads));
+    inf_mm_scratch_t *scratch = inf_mm_scratch_new(MM_COLS, MM_MAXN, threads);
     for (int i = 0; i < MM_LDX * MM_MAXN; i++)
         x[i] = randn();
     /* token 2: halves where the quantizers scale by 16 (each block of 32
@@ -431,14 +431,14 @@ START_TEST(matmul_equals_the_scalar_dot_products)
         free(tall[i].y);
     }
     free(x);
-    free(scratch);
+    inf_mm_scratch_free(scratch);
 }
 END_TEST
 
 /* A product given what to make of x (matmul.h's inf_mm_in_t) computes
  * exactly what the same product computes on the input made beforehand by
  * plain passes: RMSNorm of the residual stream x + add (stored into sum),
- * of x alone, and SwiGLU's silu(x) * up; for single tokens (each thread
+ * of x alone, and SwiGLU's silu(x) * up (the kernel swiglu_kernels_equal_the_reference checks); for single tokens (each thread
  * making its own copy), fewer tokens than threads and batches, on 1 to 3
  * threads. */
 static void plain_input(const inf_mm_in_t *in, const float *x, int n, float *made, float *sum)
@@ -447,8 +447,7 @@ static void plain_input(const inf_mm_in_t *in, const float *x, int n, float *mad
         const float *xt = x + (size_t)t * MM_LDX;
         float *y = made + (size_t)t * MM_LDX;
         if (in->kind == INF_MM_IN_SWIGLU) {
-            for (int i = 0; i < MM_COLS; i++)
-                y[i] = xt[i] / (1.0f + expf(-xt[i])) * in->up[(size_t)t * MM_LDX + i];
+            inf_swiglu.run(y, xt, in->up + (size_t)t * MM_LDX, MM_COLS);
             continue;
         }
         double ss = 0;
@@ -475,7 +474,7 @@ START_TEST(matmul_makes_its_input_as_the_passes_it_replaces)
     float *x = malloc(sizeof(float) * all), *add = malloc(sizeof(float) * all), *up = malloc(sizeof(float) * all);
     float *sum = malloc(sizeof(float) * all), *want_sum = malloc(sizeof(float) * all);
     float *made = malloc(sizeof(float) * all), *want[2], w[MM_COLS];
-    void *scratch = malloc(inf_mm_scratch(MM_COLS, MM_MAXN, threads));
+    inf_mm_scratch_t *scratch = inf_mm_scratch_new(MM_COLS, MM_MAXN, threads);
     for (size_t i = 0; i < all; i++) {
         x[i] = randn() * 3;
         add[i] = randn();
@@ -528,7 +527,53 @@ START_TEST(matmul_makes_its_input_as_the_passes_it_replaces)
     free(sum);
     free(want_sum);
     free(made);
-    free(scratch);
+    inf_mm_scratch_free(scratch);
+}
+END_TEST
+
+/* The SwiGLU kernels this CPU can run (AVX-512, AVX2, the portable one)
+ * against the scalar reference (expf) on 1 to 40 values (partial registers)
+ * and long rows, from -120 to 120 (exp(-x) past both ends of a float's
+ * range), zeros and signed zeros: within 4 float ulps, or 1e-30 where the
+ * result is about 0; a NaN in gives a NaN out, +-1e30 give 1e30 and 0. */
+START_TEST(swiglu_kernels_equal_the_reference)
+{
+    const unsigned have = inf_cpu_mask();
+    const unsigned caps[] = {INF_CPU_AVX512 | INF_CPU_AVX2, INF_CPU_AVX2, 0};
+    enum { NMAX = 1100 };
+    float x[NMAX], u[NMAX], got[NMAX + 1], want[NMAX];
+    int tried = 0;
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+        if ((caps[c] & have) != caps[c])
+            continue;
+        inf_swiglu_select(caps[c]);
+        tried++;
+        for (int n = 1; n <= NMAX; n += n < 40 ? 1 : 353) {
+            for (int i = 0; i < n; i++) {
+                x[i] = i % 13 == 4 ? 40.0f * randn() : randn() * 3;
+                u[i] = randn();
+                if (i % 29 == 7)
+                    x[i] = i % 2 ? -0.0f : 0.0f;
+            }
+            got[n] = 12345.0f; /* a partial register stores no further */
+            inf_swiglu.run(got, x, u, n);
+            inf_swiglu_scalar.run(want, x, u, n);
+            for (int i = 0; i < n; i++)
+                ck_assert_msg(fabsf(got[i] - want[i]) <= 4 * FLT_EPSILON * fabsf(want[i]) + 1e-30f,
+                              "swiglu %s, %d values: [%d] silu(%.9g) * %.9g = %.9g, reference %.9g", inf_swiglu.simd, n,
+                              i, (double)x[i], (double)u[i], (double)got[i], (double)want[i]);
+            ck_assert_msg(got[n] == 12345.0f, "swiglu %s, %d values: wrote past the end", inf_swiglu.simd, n);
+        }
+        const float odd[] = {NAN, 1e30f, -1e30f};
+        const float ones[] = {1, 1, 1};
+        float out[3];
+        inf_swiglu.run(out, odd, ones, 3);
+        ck_assert_msg(isnan(out[0]), "swiglu %s: silu(NaN) is %.9g", inf_swiglu.simd, (double)out[0]);
+        ck_assert_msg(out[1] == 1e30f, "swiglu %s: silu(1e30) is %.9g", inf_swiglu.simd, (double)out[1]);
+        ck_assert_msg(out[2] == 0, "swiglu %s: silu(-1e30) is %.9g", inf_swiglu.simd, (double)out[2]);
+    }
+    ck_assert_int_ge(tried, 1);
+    inf_swiglu_select(have);
 }
 END_TEST
 
@@ -577,6 +622,7 @@ int main(void)
     tcase_add_loop_test(tc, four_row_products_equal_four_dots, 0, nt);
     tcase_add_test(tc, activations_quantize_as_the_reference);
     tcase_add_test(tc, k_activations_quantize_as_specified);
+    tcase_add_test(tc, swiglu_kernels_equal_the_reference);
     tcase_add_test(tc, half_conversions_are_exact);
     tcase_add_test(tc, unknown_types_are_refused);
     suite_add_tcase(s, tc);

@@ -9,12 +9,27 @@
 #include "inference/model.h"
 #include "inference/pool.h"
 
+/* Tensor parallel: this process is rank `rank` of `size`, each holding a
+ * slice of every layer (attention by key/value heads, the MLP by hidden
+ * units, the output by vocabulary rows) and the whole residual stream. The
+ * engine calls these between its products; each returns 0, or nonzero to
+ * stop the pass (the caller reports its own error). */
+typedef struct inf_tp {
+    int rank, size;
+    void *self;
+    /* x[0 .. n) summed over the ranks, the sum on every rank */
+    int (*allreduce_sum)(void *self, float *x, size_t n);
+    /* rank r's counts[r] floats at x + displs[r] to every rank */
+    int (*allgatherv)(void *self, float *x, const size_t *counts, const size_t *displs);
+} inf_tp_t;
+
 typedef struct inf_ctx_params {
     int n_ctx;         /* positions the cache holds (0: the model's training context, at most 4096) */
     int n_batch;       /* tokens a forward pass takes at most */
     int n_threads;
     uint32_t kv_type;  /* GGML_F16 (default), GGML_F32 or GGML_Q8_0 */
     int all_logits;    /* keep every token's logits, not only the last one's */
+    const inf_tp_t *tp; /* NULL: the whole model here */
 } inf_ctx_params_t;
 
 typedef struct inf_ctx inf_ctx_t;
@@ -23,7 +38,8 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
 void inf_ctx_free(inf_ctx_t *c);
 
 /* Runs n tokens at the next n positions (in batches of n_batch). Returns 0,
- * or -1 with a message (context full, a token out of the vocabulary). */
+ * or -1 with a message (context full, a token out of the vocabulary, a
+ * collective of tensor parallel that failed). */
 int inf_decode(inf_ctx_t *c, const int32_t *tokens, int n, char *err, size_t errlen);
 /* The logits of token i of the last decode (-1: its last); with all_logits
  * any i, else only the last. */
@@ -33,5 +49,11 @@ int inf_ctx_size(const inf_ctx_t *c);
 /* Forgets the cache from position pos on (0: all). */
 void inf_ctx_truncate(inf_ctx_t *c, int pos);
 const inf_model_t *inf_ctx_model(const inf_ctx_t *c);
+/* This rank's slice under tensor parallel: key/value heads [hk0, hk0 + nhk),
+ * hidden units [f0, f0 + nf), vocabulary rows [v0, v0 + nv). */
+typedef struct inf_shard {
+    int hk0, nhk, f0, nf, v0, nv;
+} inf_shard_t;
+inf_shard_t inf_ctx_shard(const inf_ctx_t *c);
 
 #endif

@@ -28,9 +28,13 @@ struct inf_ctx {
     inf_model_t *m;
     inf_ctx_params_t p;
     inf_pool_t *pool;
+    /* tensor parallel: this rank's slice (the whole model without tp) */
+    const inf_tp_t *tp;
+    inf_shard_t sh;
+    int tp_failed; /* a collective failed in this pass */
     int pos; /* positions in the cache */
-    /* the KV cache: [layer][n_head_kv][position][head_dim], so that a
-     * head's rows follow one another (attn.h reads them in order) */
+    /* the KV cache: [layer][this rank's n_head_kv][position][head_dim], so
+     * that a head's rows follow one another (attn.h reads them in order) */
     const inf_type_t *kvt;
     size_t kv_row; /* bytes of one head's row */
     inf_region_t kv; /* both caches, huge pages advised, touched when made */
@@ -73,6 +77,42 @@ void inf_ctx_free(inf_ctx_t *c)
     free(c);
 }
 
+/* The slices of rank r of n. A slice of the attention's output product
+ * (and of the MLP's down product) takes columns of its rows, which must fall
+ * on the weight type's blocks: key/value heads go in units of the fewest
+ * whose query columns fill whole blocks of every layer's output weights,
+ * hidden units in whole blocks of every down weight, each shared out as
+ * evenly as they come (a rank may get none). */
+static inf_shard_t shard_of(const inf_model_t *m, int r, int n)
+{
+    const inf_hparams_t *hp = &m->hp;
+    const int Hk = hp->n_head_kv, G = hp->n_head / Hk, D = hp->head_dim, F = hp->n_ff, V = hp->n_vocab;
+    int bo = 1, bd = 1;
+    for (int l = 0; l < hp->n_layer; l++) {
+        bo = m->layers[l].wo.type->block > bo ? m->layers[l].wo.type->block : bo;
+        if (m->layers[l].w_down.type)
+            bd = m->layers[l].w_down.type->block > bd ? m->layers[l].w_down.type->block : bd;
+    }
+    int u = 1;
+    while (u < Hk && (u * G * D) % bo)
+        u++;
+    const int units = (Hk + u - 1) / u, fb = F / bd;
+    inf_shard_t s;
+    const int a = units * r / n * u, b = units * (r + 1) / n * u;
+    s.hk0 = a < Hk ? a : Hk;
+    s.nhk = (b < Hk ? b : Hk) - s.hk0;
+    s.f0 = fb * r / n * bd;
+    s.nf = (r == n - 1 ? F : fb * (r + 1) / n * bd) - s.f0;
+    s.v0 = (int)((int64_t)V * r / n);
+    s.nv = (int)((int64_t)V * (r + 1) / n) - s.v0;
+    return s;
+}
+
+inf_shard_t inf_ctx_shard(const inf_ctx_t *c)
+{
+    return c->sh;
+}
+
 int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -93,6 +133,14 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     if (!c->p.kv_type)
         c->p.kv_type = GGML_F16;
     c->kvt = inf_type(c->p.kv_type);
+    c->tp = p->tp && p->tp->size > 1 ? p->tp : NULL;
+    if (c->tp && (m->arch->flags & INF_ARCH_MOE)) {
+        inf_ctx_free(c);
+        return fail(err, errlen, "%s: tensor parallel of a mixture of experts (%s) is not built yet: run it on one rank",
+                    m->path, m->arch->name);
+    }
+    c->sh = c->tp ? shard_of(m, c->tp->rank, c->tp->size)
+                  : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab};
     const int B = c->p.n_batch, E = hp->n_embd, HD = hp->n_head * hp->head_dim, KV = hp->n_head_kv * hp->head_dim,
               F = hp->n_ff, N = c->p.n_ctx;
     if (!c->kvt || (c->p.kv_type != GGML_F16 && c->p.kv_type != GGML_F32 && c->p.kv_type != GGML_Q8_0) ||
@@ -101,14 +149,16 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         return fail(err, errlen, "the KV cache type must be F16, F32 or Q8_0 (Q8_0 needs heads of a multiple of 32)");
     }
     c->kv_row = inf_row_bytes(c->kvt, hp->head_dim);
-    size_t kvb = (size_t)hp->n_layer * (size_t)hp->n_head_kv * (size_t)N * c->kv_row;
+    size_t kvb = (size_t)hp->n_layer * (size_t)c->sh.nhk * (size_t)N * c->kv_row;
     int nl = c->p.all_logits ? B : 1;
     int cols = E > HD ? E : HD;
     cols = cols > F ? cols : F;
     /* One mapping for both caches, touched now as llama.cpp clears its own:
      * a token's first write to a row then takes no page fault, and the
      * memory is taken before any work. */
-    if (kvb <= SIZE_MAX / 2 && inf_region_alloc(&c->kv, 2 * kvb) == 0) {
+    if (kvb == 0) /* a rank with no heads */
+        c->kc = c->vc = (uint8_t *)c;
+    else if (kvb <= SIZE_MAX / 2 && inf_region_alloc(&c->kv, 2 * kvb) == 0) {
         c->kc = c->kv.p;
         c->vc = c->kc + kvb;
         memset(c->kc, 0, 2 * kvb);
@@ -249,7 +299,7 @@ typedef struct att_job {
 /* Head hk of layer l's cache (keys or values) at position 0. */
 static uint8_t *kv_head(const inf_ctx_t *c, uint8_t *cache, int l, int hk)
 {
-    return cache + ((size_t)l * (size_t)c->m->hp.n_head_kv + (size_t)hk) * (size_t)c->p.n_ctx * c->kv_row;
+    return cache + ((size_t)l * (size_t)c->sh.nhk + (size_t)hk) * (size_t)c->p.n_ctx * c->kv_row;
 }
 
 /* Items: a key/value head with some of the query heads sharing it (all of
@@ -259,7 +309,10 @@ static void att_run(void *arg, int ith, int nth)
     att_job_t *j = arg;
     inf_ctx_t *c = j->c;
     const inf_hparams_t *hp = &c->m->hp;
-    const int H = hp->n_head, Hk = hp->n_head_kv, D = hp->head_dim, G = H / Hk;
+    /* this rank's heads */
+    const int G = hp->n_head / hp->n_head_kv, Hk = c->sh.nhk, H = Hk * G, D = hp->head_dim;
+    if (Hk == 0)
+        return;
     /* first the batch's heads, each token's Q and K heads shared out: QK
      * norm, RoPE, and the K and V heads into the cache */
     const inf_layer_t *L = &c->m->layers[j->layer];
@@ -301,6 +354,28 @@ static void att_run(void *arg, int ith, int nth)
 
 /* ---- the MLP and the experts ---- */
 
+/* Rows [r0, r0 + rows) of a weight, from column c0 on (a whole block):
+ * this rank's slice of a product. */
+static inf_mm_t mm_slice(const inf_w_t *w, int r0, int rows, int c0, float *y, int ldy, const float *bias)
+{
+    inf_mm_t m = inf_mm_of(w, 0, y, ldy, bias ? bias + r0 : NULL);
+    m.w = (const uint8_t *)m.w + (size_t)r0 * w->row_bytes + inf_row_bytes(w->type, c0);
+    m.rows = rows;
+    return m;
+}
+
+/* y of m (all of its rows, n tokens) from `cols` of this rank's columns of
+ * x (ld cols): every rank's share of the sum, summed over the ranks. */
+static void partial_product(inf_ctx_t *c, const float *x, int cols, int n, const inf_mm_in_t *in, inf_mm_t *m)
+{
+    if (cols)
+        inf_matmul(c->pool, x, cols, n, cols, in, m, 1, c->mmq);
+    else
+        memset(m->y, 0, (size_t)n * (size_t)m->ldy * sizeof(float));
+    if (c->tp && c->tp->allreduce_sum(c->tp->self, m->y, (size_t)n * (size_t)m->ldy))
+        c->tp_failed = 1;
+}
+
 /* The input of a product that normalises the residual stream x with
  * weights w, adding first the output of the last product when there is one
  * (x + add then becomes the stream, in x2). */
@@ -323,15 +398,19 @@ static void stream_swap(inf_ctx_t *c)
 static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *add)
 {
     const inf_hparams_t *hp = &c->m->hp;
-    const int E = hp->n_embd, F = hp->n_ff;
-    inf_mm_t gu[2] = {inf_mm_of(&L->w_gate, 0, c->fa, F, NULL), inf_mm_of(&L->w_up, 0, c->fb, F, NULL)};
+    const int E = hp->n_embd, F = c->sh.nf, f0 = c->sh.f0;
+    inf_mm_t gu[2] = {mm_slice(&L->w_gate, f0, F, 0, c->fa, F, NULL), mm_slice(&L->w_up, f0, F, 0, c->fb, F, NULL)};
     const inf_mm_in_t norm = norm_in(c, L->ffn_norm, add);
-    inf_matmul(c->pool, c->x, E, n, E, &norm, gu, 2, c->mmq);
+    if (F)
+        inf_matmul(c->pool, c->x, E, n, E, &norm, gu, 2, c->mmq);
+    else if (add) /* no hidden units here: the stream still moves on */
+        for (size_t i = 0; i < (size_t)n * E; i++)
+            c->x2[i] = c->x[i] + add[i];
     if (add)
         stream_swap(c);
-    inf_mm_t d = inf_mm_of(&L->w_down, 0, c->tmp, E, NULL);
+    inf_mm_t d = mm_slice(&L->w_down, 0, E, f0, c->tmp, E, NULL);
     const inf_mm_in_t swiglu = {.kind = INF_MM_IN_SWIGLU, .up = c->fb};
-    inf_matmul(c->pool, c->fa, F, n, F, &swiglu, &d, 1, c->mmq);
+    partial_product(c, c->fa, F, n, &swiglu, &d);
 }
 
 /* Softmax over the experts, the top k (ties to the lower index), their
@@ -403,7 +482,9 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
 {
     inf_model_t *m = c->m;
     const inf_hparams_t *hp = &m->hp;
-    const int E = hp->n_embd, H = hp->n_head, Hk = hp->n_head_kv, D = hp->head_dim, HD = H * D, KV = Hk * D;
+    /* this rank's heads */
+    const int E = hp->n_embd, D = hp->head_dim, G = hp->n_head / hp->n_head_kv, hk0 = c->sh.hk0, KV = c->sh.nhk * D,
+              HD = KV * G;
     for (int t = 0; t < n; t++) {
         c->tpos[t] = c->pos + t;
         m->tok_embd.type->to_float((const uint8_t *)m->tok_embd.data + (size_t)tok[t] * m->tok_embd.row_bytes,
@@ -415,16 +496,21 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     const float *pending = NULL;
     for (int l = 0; l < hp->n_layer; l++) {
         const inf_layer_t *L = &m->layers[l];
-        inf_mm_t qkv[3] = {inf_mm_of(&L->wq, 0, c->q, HD, L->bq), inf_mm_of(&L->wk, 0, c->k, KV, L->bk),
-                           inf_mm_of(&L->wv, 0, c->v, KV, L->bv)};
+        inf_mm_t qkv[3] = {mm_slice(&L->wq, hk0 * G * D, HD, 0, c->q, HD, L->bq),
+                           mm_slice(&L->wk, hk0 * D, KV, 0, c->k, KV, L->bk),
+                           mm_slice(&L->wv, hk0 * D, KV, 0, c->v, KV, L->bv)};
         const inf_mm_in_t norm = norm_in(c, L->attn_norm, pending);
-        inf_matmul(c->pool, c->x, E, n, E, &norm, qkv, 3, c->mmq);
+        if (HD)
+            inf_matmul(c->pool, c->x, E, n, E, &norm, qkv, 3, c->mmq);
+        else if (pending) /* no heads here: the stream still moves on */
+            for (size_t i = 0; i < (size_t)n * E; i++)
+                c->x2[i] = c->x[i] + pending[i];
         if (pending)
             stream_swap(c);
         att_job_t aj = {c, l, n};
         inf_pool_run(c->pool, att_run, &aj);
-        inf_mm_t o = inf_mm_of(&L->wo, 0, c->tmp, E, NULL);
-        inf_matmul(c->pool, c->att, HD, n, HD, NULL, &o, 1, c->mmq);
+        inf_mm_t o = mm_slice(&L->wo, 0, E, hk0 * G * D, c->tmp, E, NULL);
+        partial_product(c, c->att, HD, n, NULL, &o);
         if (m->arch->flags & INF_ARCH_MOE) {
             /* the experts add to x themselves */
             for (size_t i = 0; i < (size_t)n * E; i++)
@@ -440,10 +526,24 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     }
     /* the logits: the last token's, or every token's */
     const int first = want_all ? 0 : n - 1, rows = n - first;
-    inf_mm_t out = inf_mm_of(&m->output, 0, c->logits, hp->n_vocab, NULL);
+    const int V = hp->n_vocab;
+    inf_mm_t out = mm_slice(&m->output, c->sh.v0, c->sh.nv, 0, c->logits + c->sh.v0, V, NULL);
     inf_mm_in_t norm = norm_in(c, m->output_norm, pending ? pending + (size_t)first * E : NULL);
     norm.sum = NULL; /* the stream ends here */
-    inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
+    if (c->sh.nv)
+        inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
+    if (c->tp) {
+        /* every rank the whole logits, to sample the same token */
+        size_t counts[c->tp->size], displs[c->tp->size];
+        for (int r = 0; r < c->tp->size; r++) {
+            const inf_shard_t s = shard_of(m, r, c->tp->size);
+            counts[r] = (size_t)s.nv;
+            displs[r] = (size_t)s.v0;
+        }
+        for (int t = 0; t < rows && !c->tp_failed; t++)
+            if (c->tp->allgatherv(c->tp->self, c->logits + (size_t)t * V, counts, displs))
+                c->tp_failed = 1;
+    }
     c->n_logits = rows;
     c->pos += n;
 }
@@ -463,6 +563,11 @@ int inf_decode(inf_ctx_t *c, const int32_t *tokens, int n, char *err, size_t err
         /* with all_logits, the logits of every batch would overwrite each other:
          * only the last batch's rows remain */
         batch(c, tokens + at, k, c->p.all_logits);
+        if (c->tp_failed) {
+            c->tp_failed = 0;
+            return fail(err, errlen, "tensor parallel, rank %d of %d: a collective between the ranks failed", c->tp->rank,
+                        c->tp->size);
+        }
     }
     return 0;
 }

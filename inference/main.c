@@ -227,6 +227,33 @@ static char *read_file(const char *path)
     return b;
 }
 
+/* Tensor parallel over the job's ranks (boltrun -np N): the engine's
+ * collectives on Bolt's. */
+static int tp_allreduce(void *self, float *x, size_t n)
+{
+    return bolt_allreduce(BOLT_IN_PLACE, x, n, BOLT_FLOAT32, BOLT_SUM, *(bolt_comm_t *)self) != BOLT_OK;
+}
+
+static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_t *displs)
+{
+    return bolt_allgatherv(BOLT_IN_PLACE, 0, x, counts, displs, BOLT_FLOAT32, *(bolt_comm_t *)self) != BOLT_OK;
+}
+
+/* The ranks of the job on this host (they share its CPUs). */
+static int ranks_here(bolt_comm_t world)
+{
+    unsigned h = 5381;
+    for (const char *p = bolt_hostname(); *p; p++)
+        h = h * 33u + (unsigned char)*p;
+    bolt_comm_t local;
+    int n = 1;
+    if (bolt_comm_split(world, (int)(h & 0x3fffffff), 0, &local) == BOLT_OK) {
+        bolt_comm_size(local, &n);
+        bolt_comm_free(&local);
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     /* F32 prompts run on the BLAS's SGEMM; before anything starts, as a
@@ -242,8 +269,25 @@ int main(int argc, char **argv)
         bolt_finalize();
         return prc > 0 ? 0 : 2;
     }
+    bolt_comm_t world = bolt_comm_world();
+    int rank = 0, size = 1;
+    bolt_comm_rank(world, &rank);
+    bolt_comm_size(world, &size);
+    inf_tp_t tp = {.rank = rank, .size = size, .self = &world, .allreduce_sum = tp_allreduce,
+                   .allgatherv = tp_allgatherv};
     if (!o.seed_given)
         o.s.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20);
+    /* every rank samples the same token from the same logits: one seed */
+    if (size > 1 && bolt_bcast(&o.s.seed, 1, BOLT_UINT64, 0, world) != BOLT_OK) {
+        fprintf(stderr, "bolt-llm: rank %d: %s\n", rank, bolt_error_message());
+        bolt_finalize();
+        return 1;
+    }
+    /* the text and the report from rank 0; the others say only what fails */
+    if (rank != 0 && !freopen("/dev/null", "w", stdout)) {
+        bolt_finalize();
+        return 1;
+    }
     char err[1024], *text = NULL;
     if (o.file && !(text = read_file(o.file))) {
         fprintf(stderr, "bolt-llm: cannot read the prompt file %s: %s\n", o.file, strerror(errno));
@@ -263,10 +307,13 @@ int main(int argc, char **argv)
         goto out;
     }
     if (o.threads <= 0) {
+        /* the CPUs, shared between the ranks on this host */
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        o.threads = cpus > 0 ? (int)cpus : 1;
+        const int here = size > 1 ? ranks_here(world) : 1;
+        o.threads = cpus > here ? (int)(cpus / here) : 1;
     }
-    inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type};
+    inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type,
+                           .tp = size > 1 ? &tp : NULL};
     if (inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
@@ -287,8 +334,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "bolt-llm: the prompt is empty and the model adds no BOS token: nothing to continue\n");
         goto out;
     }
-    fprintf(stderr, "bolt-llm: %s: %s, %s, %d layers, %d x %d, %d threads, context %d, prompt %d tokens\n", o.model,
-            m->arch->name, m->ftype_name, m->hp.n_layer, m->hp.n_embd, m->hp.n_vocab, o.threads, n_ctx, n);
+    if (rank == 0)
+        fprintf(stderr, "bolt-llm: %s: %s, %s, %d layers, %d x %d, %d threads, context %d, prompt %d tokens\n", o.model,
+                m->arch->name, m->ftype_name, m->hp.n_layer, m->hp.n_embd, m->hp.n_vocab, o.threads, n_ctx, n);
+    if (size > 1) {
+        /* the layout, each rank its line, in rank order */
+        const inf_shard_t sh = inf_ctx_shard(c);
+        for (int r = 0; r < size; r++) {
+            if (r == rank)
+                fprintf(stderr, "bolt-llm: tensor parallel, rank %d of %d on %s: key/value heads %d-%d of %d, hidden units "
+                        "%d-%d of %d, vocabulary %d-%d of %d\n", rank, size, bolt_hostname(), sh.hk0, sh.hk0 + sh.nhk - 1,
+                        m->hp.n_head_kv, sh.f0, sh.f0 + sh.nf - 1, m->hp.n_ff, sh.v0, sh.v0 + sh.nv - 1, m->hp.n_vocab);
+            bolt_barrier(world);
+        }
+    }
     t_load = now() - t_load;
     if (o.display_prompt) {
         fputs(prompt, stdout);
@@ -328,12 +387,15 @@ int main(int argc, char **argv)
     /* the last token was sampled, not decoded: speed over the decodes made */
     int decoded = gen > 0 ? gen - 1 : 0;
     printf("\n");
+    if (rank != 0)
+        goto done;
     fprintf(stderr, "bolt-llm: load time = %10.2f ms\n", t_load * 1e3);
     fprintf(stderr, "bolt-llm: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n",
             t_prompt * 1e3, n - gen, t_prompt * 1e3 / (n - gen), (n - gen) / t_prompt);
     if (decoded > 0)
         fprintf(stderr, "bolt-llm:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n",
                 t_gen * 1e3, decoded, t_gen * 1e3 / decoded, decoded / t_gen);
+done:
     rc = 0;
 out:
     inf_sampler_free(smp);

@@ -27,7 +27,7 @@ tests_inference_check_gguf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_inference_check_gguf_LDADD = libinference.la $(CHECK_LIBS) -lm
 endif
 if HAVE_PCRE2
-INF_SCRIPT_TESTS = tests/inference/tokenizers.sh tests/inference/reference.sh tests/inference/cli.sh
+INF_SCRIPT_TESTS = tests/inference/tokenizers.sh tests/inference/reference.sh tests/inference/cli.sh tests/inference/tp.sh
 TESTS += $(INF_SCRIPT_TESTS)
 dist_check_SCRIPTS += $(INF_SCRIPT_TESTS)
 check_PROGRAMS += tests/inference/tokvec tests/inference/bolt_dump tests/inference/logits_cmp
@@ -35,6 +35,9 @@ tests_inference_tokvec_SOURCES = tests/inference/tokvec.c
 tests_inference_tokvec_LDADD = libinference.la
 tests_inference_bolt_dump_SOURCES = tests/inference/bolt_dump.c
 tests_inference_bolt_dump_LDADD = libinference.la
+check_PROGRAMS += tests/inference/tp_check
+tests_inference_tp_check_SOURCES = tests/inference/tp_check.c
+tests_inference_tp_check_LDADD = libinference.la libblaskernels.la libbolt.la -lm
 tests_inference_logits_cmp_SOURCES = tests/inference/logits_cmp.c
 tests_inference_logits_cmp_LDADD = -lm
 endif

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Tensor parallel (boltrun -np N bolt-llm): every rank a slice of each layer
+# (key/value heads, hidden units, vocabulary rows), one all-reduce after the
+# attention and one after the MLP. On 2, 3 and 4 ranks (4 is more ranks than
+# heads' units for some models: a rank with no heads), for llama, qwen2
+# (biases), qwen3 (QK norm) and a GQA model with a 128k vocabulary, in F32,
+# Q8_0 and Q4_K_M: the logits after a 16-token prompt and after each of 24
+# greedy tokens within a stated tolerance of one rank's, every rank holding
+# rank 0's logits, the same greedy tokens (but ties within rounding); then
+# bolt-llm as a user runs it: the same text as one rank, the layout
+# reported, a clear error for what is not built.
+. "$(dirname "$0")/lib.sh"
+RUN="$TOP_BUILDDIR/boltrun"
+CHECK="$TOP_BUILDDIR/tests/inference/tp_check"
+[ -x "$CHECK" ] || { echo "SKIP: tp_check is not built"; exit 77; }
+
+# tolerance: the logits' relative RMS difference, as reference.sh holds
+# Bolt to llama.cpp: the products' partial sums are added in another order
+# (F32: 1e-3), and in the quantized types one activation then rounded the
+# other way moves the logits by about 1% from there on (3e-2)
+for spec in "s15 llama-spm stories15M" "tq3 qwen2 tiny-qwen3" "q2 qwen2 qwen2-small" "l3 llama-bpe llama3-small"; do
+    set -- $spec
+    for t in F32 Q8_0 Q4_K_M; do
+        mk "$1-$t" "$2" "$3" "$t" || continue
+        tol=0.03
+        [ "$t" = F32 ] && tol=0.001
+        for np in 2 3 4; do
+            "$RUN" -np $np "$CHECK" "$T/$1-$t.gguf" $tol 24 >"$T/out" 2>"$T/err" ||
+                fail "tp_check $3 $t on $np ranks"
+            cat "$T/out"
+        done
+        [ "$1" = s15 ] || rm -f "$T/$1-$t.gguf"
+    done
+done
+
+# bolt-llm: the text of one rank on two and three, the layout on stderr
+P="Once upon a time, in a land far away"
+llm -m "$T/s15-F32.gguf" -p "$P" -n 24 --temp 0 -t 1 --ignore-eos
+[ "$rc" -eq 0 ] || fail "one rank: exit $rc"
+cp "$T/out" "$T/one"
+for np in 2 3; do
+    "$RUN" -np $np "$LLM" -m "$T/s15-F32.gguf" -p "$P" -n 24 --temp 0 -t 1 --ignore-eos >"$T/out" 2>"$T/err" </dev/null ||
+        fail "bolt-llm on $np ranks: exit $?"
+    cmp -s "$T/out" "$T/one" || fail "bolt-llm on $np ranks: not the text of one rank"
+    [ "$(grep -c "tensor parallel, rank [0-9] of $np" "$T/err")" -eq $np ] || fail "bolt-llm on $np ranks: no layout of each rank"
+    grep -q "  eval time = .* / *23 runs" "$T/err" || fail "bolt-llm on $np ranks: no generation speed"
+done
+# sampled text: one seed, the same tokens on every rank (rank 0's text, one rank's)
+llm -m "$T/s15-Q8_0.gguf" -p "$P" -n 24 --seed 5 --temp 0.9 --ignore-eos
+cp "$T/out" "$T/one"
+"$RUN" -np 2 "$LLM" -m "$T/s15-Q8_0.gguf" -p "$P" -n 24 --seed 5 --temp 0.9 --ignore-eos >"$T/out" 2>"$T/err" </dev/null ||
+    fail "sampling on 2 ranks: exit $?"
+cmp -s "$T/out" "$T/one" || fail "sampling on 2 ranks: not the text of one rank with the same seed"
+
+# a mixture of experts is refused with a clear error, not run wrong
+mk moe qwen2 qwen3moe-small Q8_0 || finish
+"$RUN" -np 2 "$LLM" -m "$T/moe.gguf" -p "$P" -n 4 --temp 0 >"$T/out" 2>"$T/err" </dev/null && fail "a mixture of experts on 2 ranks ran"
+grep -q "tensor parallel of a mixture of experts (qwen3moe) is not built yet" "$T/err" || fail "no clear error for a mixture of experts"
+finish

@@ -1,0 +1,153 @@
+/*
+ * tp_check.c — tensor parallel against one rank, run under boltrun:
+ *   boltrun -np N tp_check MODEL.gguf TOL [TOKENS]
+ * Every rank decodes a prompt (a batch) and then TOKENS tokens one at a
+ * time with its slice of the model (inf_ctx_params_t.tp over Bolt's
+ * collectives); rank 0 also runs the whole model alone in the same process,
+ * fed the same tokens. After the prompt and after each token, rank 0
+ * compares the logits: their relative RMS difference must stay within TOL
+ * (the products' partial sums are added in another order, nothing else; in
+ * the quantized types one activation then rounded the other way moves the
+ * logits by about 1% from there on, as between Bolt and llama.cpp in
+ * reference.sh), and the greedy token must be the same unless the whole
+ * model's best two logits are closer than twice the largest difference (a
+ * tie within rounding).
+ * Every rank must hold the same logits as rank 0 (each samples for itself).
+ * Prints the worst relative error, the tokens compared and the ties; exits 1
+ * on a failure.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bolt.h"
+#include "inference/engine.h"
+
+static int tp_allreduce(void *self, float *x, size_t n)
+{
+    return bolt_allreduce(BOLT_IN_PLACE, x, n, BOLT_FLOAT32, BOLT_SUM, *(bolt_comm_t *)self) != BOLT_OK;
+}
+
+static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_t *displs)
+{
+    return bolt_allgatherv(BOLT_IN_PLACE, 0, x, counts, displs, BOLT_FLOAT32, *(bolt_comm_t *)self) != BOLT_OK;
+}
+
+static int argmax(const float *x, int n, float *second)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        best = x[i] > x[best] ? i : best;
+    float s = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (i != best && x[i] > s)
+            s = x[i];
+    *second = s;
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    if (bolt_init(&argc, &argv) != BOLT_OK || argc < 3) {
+        fprintf(stderr, "usage: boltrun -np N tp_check MODEL.gguf TOL [TOKENS]\n");
+        return 2;
+    }
+    const double tol = atof(argv[2]);
+    const int G = argc > 3 ? atoi(argv[3]) : 32;
+    bolt_comm_t world = bolt_comm_world();
+    int rank, size;
+    bolt_comm_rank(world, &rank);
+    bolt_comm_size(world, &size);
+    inf_tp_t tp = {.rank = rank, .size = size, .self = &world, .allreduce_sum = tp_allreduce,
+                   .allgatherv = tp_allgatherv};
+    char err[512];
+    inf_model_t *m;
+    inf_ctx_t *c, *whole = NULL;
+    inf_ctx_params_t cp = {.n_ctx = 128, .n_batch = 16, .n_threads = 1, .tp = &tp};
+    if (inf_model_load(argv[1], &m, err, sizeof err) || inf_ctx_new(m, &cp, &c, err, sizeof err)) {
+        fprintf(stderr, "tp_check, rank %d: %s\n", rank, err);
+        bolt_abort(1, err);
+    }
+    inf_ctx_params_t one = cp;
+    one.tp = NULL;
+    if (rank == 0 && inf_ctx_new(m, &one, &whole, err, sizeof err)) {
+        fprintf(stderr, "tp_check: %s\n", err);
+        bolt_abort(1, err);
+    }
+    const int V = m->hp.n_vocab;
+    float *mine = malloc((size_t)V * sizeof *mine);
+    int32_t tok[16];
+    for (int i = 0; i < 16; i++)
+        tok[i] = (int32_t)((1009u * (unsigned)i + 17u) % (unsigned)V);
+    double worst = 0;
+    int fails = 0, ties = 0, compared = 0;
+    for (int step = 0; step <= G; step++) {
+        const int n = step == 0 ? 16 : 1;
+        const int32_t *in = step == 0 ? tok : &tok[0];
+        if (inf_decode(c, in, n, err, sizeof err)) {
+            fprintf(stderr, "tp_check, rank %d: %s\n", rank, err);
+            bolt_abort(1, err);
+        }
+        /* every rank the same logits as rank 0 */
+        memcpy(mine, inf_logits(c, -1), (size_t)V * sizeof *mine);
+        int same = 1;
+        float *r0 = malloc((size_t)V * sizeof *r0);
+        memcpy(r0, mine, (size_t)V * sizeof *r0);
+        bolt_bcast(r0, (size_t)V, BOLT_FLOAT32, 0, world);
+        same = memcmp(r0, mine, (size_t)V * sizeof *r0) == 0;
+        free(r0);
+        if (!same) {
+            fprintf(stderr, "FAIL: rank %d's logits after step %d differ from rank 0's\n", rank, step);
+            fails++;
+        }
+        int32_t next = 0;
+        if (rank == 0) {
+            if (inf_decode(whole, in, n, err, sizeof err)) {
+                fprintf(stderr, "tp_check: %s\n", err);
+                bolt_abort(1, err);
+            }
+            const float *ref = inf_logits(whole, -1);
+            double ss = 0, sd = 0, maxdiff = 0;
+            for (int i = 0; i < V; i++) {
+                const double d = fabs((double)ref[i] - mine[i]);
+                ss += (double)ref[i] * ref[i];
+                sd += d * d;
+                maxdiff = d > maxdiff ? d : maxdiff;
+            }
+            const double rel = sqrt(sd / (ss > 0 ? ss : 1));
+            worst = rel > worst ? rel : worst;
+            if (!(rel <= tol)) {
+                fprintf(stderr, "FAIL: step %d: logits differ by %.3g, relative RMS (tolerance %.3g)\n", step, rel, tol);
+                fails++;
+            }
+            float s1, s2;
+            const int a = argmax(ref, V, &s1), b = argmax(mine, V, &s2);
+            compared++;
+            if (a != b) {
+                if (ref[a] - s1 <= 2 * maxdiff)
+                    ties++;
+                else {
+                    fprintf(stderr, "FAIL: step %d: greedy token %d on %d ranks, %d on one (gap %.3g, difference %.3g)\n",
+                            step, b, size, a, (double)(ref[a] - s1), maxdiff);
+                    fails++;
+                }
+            }
+            next = a; /* both fed the whole model's token */
+        }
+        bolt_bcast(&next, 1, BOLT_INT32, 0, world);
+        tok[0] = next;
+    }
+    int all = 0;
+    bolt_allreduce(&fails, &all, 1, BOLT_INT32, BOLT_SUM, world);
+    if (rank == 0)
+        printf("tp_check %s on %d ranks: worst logits difference %.3g (relative RMS), %d greedy tokens compared, "
+               "%d ties within rounding, %d failures\n",
+               argv[1], size, worst, compared, ties, all);
+    free(mine);
+    inf_ctx_free(whole);
+    inf_ctx_free(c);
+    inf_model_free(m);
+    bolt_finalize();
+    return all ? 1 : 0;
+}

@@ -228,15 +228,32 @@ static char *read_file(const char *path)
 }
 
 /* Tensor parallel over the job's ranks (boltrun -np N): the engine's
- * collectives on Bolt's. */
+ * collectives on Bolt's, timed for the report. */
+typedef struct tp_comm {
+    bolt_comm_t comm;
+    int rank, size;
+    double secs;    /* inside the collectives */
+    uint64_t bytes; /* this rank's part of what they carried: its share of each sum, its logits */
+} tp_comm_t;
+
 static int tp_allreduce(void *self, float *x, size_t n)
 {
-    return bolt_allreduce(BOLT_IN_PLACE, x, n, BOLT_FLOAT32, BOLT_SUM, *(bolt_comm_t *)self) != BOLT_OK;
+    tp_comm_t *t = self;
+    const double t0 = bolt_wtime();
+    const int rc = bolt_allreduce(BOLT_IN_PLACE, x, n, BOLT_FLOAT32, BOLT_SUM, t->comm) != BOLT_OK;
+    t->secs += bolt_wtime() - t0;
+    t->bytes += n * sizeof(float);
+    return rc;
 }
 
 static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_t *displs)
 {
-    return bolt_allgatherv(BOLT_IN_PLACE, 0, x, counts, displs, BOLT_FLOAT32, *(bolt_comm_t *)self) != BOLT_OK;
+    tp_comm_t *t = self;
+    const double t0 = bolt_wtime();
+    const int rc = bolt_allgatherv(BOLT_IN_PLACE, 0, x, counts, displs, BOLT_FLOAT32, t->comm) != BOLT_OK;
+    t->secs += bolt_wtime() - t0;
+    t->bytes += counts[t->rank] * sizeof(float);
+    return rc;
 }
 
 /* The ranks of the job on this host (they share its CPUs). */
@@ -273,7 +290,8 @@ int main(int argc, char **argv)
     int rank = 0, size = 1;
     bolt_comm_rank(world, &rank);
     bolt_comm_size(world, &size);
-    inf_tp_t tp = {.rank = rank, .size = size, .self = &world, .allreduce_sum = tp_allreduce,
+    tp_comm_t tpc = {.comm = world, .rank = rank, .size = size};
+    inf_tp_t tp = {.rank = rank, .size = size, .self = &tpc, .allreduce_sum = tp_allreduce,
                    .allgatherv = tp_allgatherv};
     if (!o.seed_given)
         o.s.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20);
@@ -363,6 +381,8 @@ int main(int argc, char **argv)
     size_t pend = 0;
     int gen = 0;
     t0 = now();
+    tpc.secs = 0;
+    tpc.bytes = 0;
     while (o.n_predict < 0 || gen < o.n_predict) {
         if (n >= n_ctx) {
             fprintf(stderr, "\nbolt-llm: the context of %d tokens is full (-c)\n", n_ctx);
@@ -387,6 +407,13 @@ int main(int argc, char **argv)
     /* the last token was sampled, not decoded: speed over the decodes made */
     int decoded = gen > 0 ? gen - 1 : 0;
     printf("\n");
+    /* each rank's time in the collectives: the one that waited most */
+    struct {
+        double v;
+        int i;
+    } coll = {tpc.secs, rank}, most = coll;
+    if (size > 1 && bolt_allreduce(&coll, &most, 1, BOLT_DOUBLE_INT, BOLT_MAXLOC, world) != BOLT_OK)
+        most = coll;
     if (rank != 0)
         goto done;
     fprintf(stderr, "bolt-llm: load time = %10.2f ms\n", t_load * 1e3);
@@ -395,6 +422,11 @@ int main(int argc, char **argv)
     if (decoded > 0)
         fprintf(stderr, "bolt-llm:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n",
                 t_gen * 1e3, decoded, t_gen * 1e3 / decoded, decoded / t_gen);
+    if (decoded > 0 && size > 1)
+        fprintf(stderr, "bolt-llm: tensor parallel over %d ranks: collectives %.3f ms per token (%.1f%% of it) on rank 0, "
+                "%.3f ms (%.1f%%) on rank %d, the most; %.1f KB a token rank 0's part of them\n", size,
+                tpc.secs * 1e3 / decoded, 100.0 * tpc.secs / t_gen, most.v * 1e3 / decoded, 100.0 * most.v / t_gen, most.i,
+                (double)tpc.bytes / 1024.0 / decoded);
 done:
     rc = 0;
 out:

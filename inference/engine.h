@@ -30,6 +30,8 @@ typedef struct inf_ctx_params {
     uint32_t kv_type;  /* GGML_F16 (default), GGML_F32 or GGML_Q8_0 */
     int all_logits;    /* keep every token's logits, not only the last one's */
     const inf_tp_t *tp; /* NULL: the whole model here */
+    int local_logits;   /* under tp: leave each rank only its slice of the logits, in place
+                           (the caller reduces what it needs, a greedy token by MAXLOC) */
 } inf_ctx_params_t;
 
 typedef struct inf_ctx inf_ctx_t;

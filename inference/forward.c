@@ -532,7 +532,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     norm.sum = NULL; /* the stream ends here */
     if (c->sh.nv)
         inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
-    if (c->tp) {
+    if (c->tp && !c->p.local_logits) {
         /* every rank the whole logits, to sample the same token */
         size_t counts[c->tp->size], displs[c->tp->size];
         for (int r = 0; r < c->tp->size; r++) {

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,8 +331,10 @@ int main(int argc, char **argv)
         const int here = size > 1 ? ranks_here(world) : 1;
         o.threads = cpus > here ? (int)(cpus / here) : 1;
     }
+    /* greedy across ranks: each rank its slice's best token, then the best
+     * of those (MAXLOC), not every logit to every rank */
     inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type,
-                           .tp = size > 1 ? &tp : NULL};
+                           .tp = size > 1 ? &tp : NULL, .local_logits = size > 1 && o.s.temp <= 0};
     if (inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
@@ -388,7 +391,25 @@ int main(int argc, char **argv)
             fprintf(stderr, "\nbolt-llm: the context of %d tokens is full (-c)\n", n_ctx);
             break;
         }
-        int32_t t = inf_sample(smp, inf_logits(c, -1), toks, n);
+        int32_t t;
+        if (cp.local_logits) {
+            const inf_shard_t sh = inf_ctx_shard(c);
+            struct {
+                float v;
+                int i;
+            } mine = {-INFINITY, INT_MAX}, best;
+            if (sh.nv > 0)
+                mine.i = inf_sample_greedy_range(smp, inf_logits(c, -1), sh.v0, sh.nv, toks, n, &mine.v);
+            const double ts = bolt_wtime();
+            if (bolt_allreduce(&mine, &best, 1, BOLT_FLOAT_INT, BOLT_MAXLOC, world) != BOLT_OK) {
+                fprintf(stderr, "\nbolt-llm: rank %d: %s\n", rank, bolt_error_message());
+                goto out;
+            }
+            tpc.secs += bolt_wtime() - ts;
+            tpc.bytes += sizeof mine;
+            t = best.i;
+        } else
+            t = inf_sample(smp, inf_logits(c, -1), toks, n);
         toks[n++] = t;
         gen++;
         if (!o.ignore_eos && inf_token_is_eog(v, t))

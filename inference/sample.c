@@ -72,10 +72,59 @@ static void softmax(cand_t *c, int n, float temp)
         c[i].p = (float)(c[i].p / sum);
 }
 
+/* Whether token t is among the history's last repeat_last_n (from `from`). */
+static int repeated(int32_t t, const int32_t *hist, int from, int nh)
+{
+    for (int i = from; i < nh; i++)
+        if (hist[i] == t)
+            return 1;
+    return 0;
+}
+
+int inf_sampler_greedy(const inf_sampler_t *s)
+{
+    return s->p.temp <= 0;
+}
+
+int32_t inf_sample_greedy_range(const inf_sampler_t *s, const float *logits, int v0, int nv, const int32_t *hist, int nh,
+                                float *logit)
+{
+    const inf_sampler_params_t *p = &s->p;
+    const int pen = p->repeat_penalty != 1.0f && p->repeat_last_n != 0;
+    const int from = p->repeat_last_n < 0 || nh < p->repeat_last_n ? 0 : nh - p->repeat_last_n;
+    /* the largest logit of a token not penalised (the history is looked
+     * at only for a new largest: a few times a vocabulary, not each token),
+     * then each penalised token of the range with its penalised logit; ties
+     * to the lower token, as one pass over every token would */
+    int best = -1;
+    float bv = -INFINITY;
+    for (int i = v0; i < v0 + nv; i++)
+        if ((best < 0 || logits[i] > bv) && !(pen && repeated(i, hist, from, nh))) {
+            best = i;
+            bv = logits[i];
+        }
+    for (int k = pen ? from : nh; k < nh; k++) {
+        const int32_t t = hist[k];
+        if (t < v0 || t >= v0 + nv || repeated(t, hist, from, k)) /* out of range, or seen already */
+            continue;
+        const float v = logits[t] > 0 ? logits[t] / p->repeat_penalty : logits[t] * p->repeat_penalty;
+        if (best < 0 || v > bv || (v == bv && t < best)) {
+            best = t;
+            bv = v;
+        }
+    }
+    *logit = bv;
+    return best;
+}
+
 int32_t inf_sample(inf_sampler_t *s, const float *logits, const int32_t *hist, int nh)
 {
     const inf_sampler_params_t *p = &s->p;
     int n = s->n_vocab;
+    if (p->temp <= 0) {
+        float v;
+        return inf_sample_greedy_range(s, logits, 0, n, hist, nh, &v);
+    }
     cand_t *c = s->c;
     for (int i = 0; i < n; i++)
         c[i] = (cand_t){i, logits[i], 0};
@@ -93,13 +142,6 @@ int32_t inf_sample(inf_sampler_t *s, const float *logits, const int32_t *hist, i
                 continue;
             c[t].logit = c[t].logit > 0 ? c[t].logit / p->repeat_penalty : c[t].logit * p->repeat_penalty;
         }
-    }
-    if (p->temp <= 0) {
-        int best = 0;
-        for (int i = 1; i < n; i++)
-            if (c[i].logit > c[best].logit)
-                best = i;
-        return c[best].id;
     }
     qsort(c, (size_t)n, sizeof *c, by_logit);
     if (p->top_k > 0 && p->top_k < n)

@@ -24,5 +24,12 @@ inf_sampler_t *inf_sampler_new(const inf_sampler_params_t *p, int n_vocab);
 void inf_sampler_free(inf_sampler_t *s);
 /* The next token; history: the tokens so far (prompt and generated). */
 int32_t inf_sample(inf_sampler_t *s, const float *logits, const int32_t *history, int n_history);
+/* Whether s takes the most likely token (temperature 0 or less). */
+int inf_sampler_greedy(const inf_sampler_t *s);
+/* Greedy over tokens [v0, v0 + nv) only (a rank's slice of the vocabulary):
+ * the most likely after the repetition penalty, the lower on a tie, and its
+ * logit; what inf_sample gives when the range is the whole vocabulary. */
+int32_t inf_sample_greedy_range(const inf_sampler_t *s, const float *logits, int v0, int nv, const int32_t *history,
+                                int n_history, float *logit);
 
 #endif

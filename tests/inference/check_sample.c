@@ -1,0 +1,103 @@
+/*
+ * check_sample.c — greedy sampling, whole and by slices of the vocabulary
+ * (as the ranks of tensor parallel take it): the most likely token after the
+ * repetition penalty (once per token in the last repeat_last_n, dividing a
+ * positive logit and multiplying a negative one), the lower token on a tie;
+ * the best of the slices' bests (the lower token on a tie, as MAXLOC) is the
+ * whole vocabulary's.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "inference/sample.h"
+#include "tests/check_run.h"
+
+enum { V = 5000, H = 80 };
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static unsigned rnd(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)(rng >> 33);
+}
+
+/* The plain way: penalise a copy, then the first largest. */
+static int32_t reference(const float *logits, const int32_t *hist, int nh, float penalty, int last_n)
+{
+    static float c[V];
+    for (int i = 0; i < V; i++)
+        c[i] = logits[i];
+    const int from = last_n < 0 || nh < last_n ? 0 : nh - last_n;
+    for (int i = from; i < nh && penalty != 1.0f && last_n != 0; i++) {
+        int again = 0;
+        for (int k = from; k < i; k++)
+            again |= hist[k] == hist[i];
+        if (!again && hist[i] >= 0 && hist[i] < V)
+            c[hist[i]] = c[hist[i]] > 0 ? c[hist[i]] / penalty : c[hist[i]] * penalty;
+    }
+    int best = 0;
+    for (int i = 1; i < V; i++)
+        if (c[i] > c[best])
+            best = i;
+    return best;
+}
+
+START_TEST(greedy_whole_and_by_slices_equals_the_plain_way)
+{
+    static float logits[V];
+    int32_t hist[H];
+    const float penalties[] = {1.0f, 1.3f, 0.7f};
+    const int lasts[] = {64, -1, 0, 5};
+    for (int trial = 0; trial < 200; trial++) {
+        /* few distinct values: ties everywhere; the history favours the top tokens */
+        for (int i = 0; i < V; i++)
+            logits[i] = (float)((int)(rnd() % 41) - 20) / 4.0f;
+        for (int i = 0; i < H; i++) {
+            int32_t t = (int32_t)(rnd() % V);
+            for (int k = 0; k < V && i % 3 == 0; k++) /* a token with the largest logit */
+                if (logits[(t + k) % V] == 5.0f) {
+                    t = (t + k) % V;
+                    break;
+                }
+            hist[i] = i % 17 == 0 ? -1 : t; /* and tokens out of the vocabulary, ignored */
+        }
+        const int nh = (int)(rnd() % (H + 1));
+        for (size_t p = 0; p < sizeof penalties / sizeof *penalties; p++)
+            for (size_t l = 0; l < sizeof lasts / sizeof *lasts; l++) {
+                inf_sampler_params_t sp = {.temp = 0, .repeat_penalty = penalties[p], .repeat_last_n = lasts[l]};
+                inf_sampler_t *s = inf_sampler_new(&sp, V);
+                ck_assert(inf_sampler_greedy(s));
+                const int32_t want = reference(logits, hist, nh, penalties[p], lasts[l]);
+                ck_assert_int_eq(inf_sample(s, logits, hist, nh), want);
+                for (int parts = 1; parts <= 5; parts++) {
+                    int32_t best = -1;
+                    float bv = 0;
+                    for (int r = 0; r < parts; r++) {
+                        const int v0 = V * r / parts, nv = V * (r + 1) / parts - v0;
+                        float v;
+                        const int32_t t = inf_sample_greedy_range(s, logits, v0, nv, hist, nh, &v);
+                        ck_assert(t >= v0 && t < v0 + nv);
+                        if (best < 0 || v > bv || (v == bv && t < best)) {
+                            best = t;
+                            bv = v;
+                        }
+                    }
+                    ck_assert_msg(best == want, "trial %d, penalty %g, last %d, %d slices: %d, the plain way %d",
+                                  trial, (double)penalties[p], lasts[l], parts, best, want);
+                }
+                inf_sampler_free(s);
+            }
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("inference sampling");
+    TCase *tc = tcase_create("greedy");
+    tcase_add_test(tc, greedy_whole_and_by_slices_equals_the_plain_way);
+    suite_add_tcase(s, tc);
+    return bolt_check_run(s);
+}

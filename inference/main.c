@@ -376,7 +376,7 @@ int main(int argc, char **argv)
     }
     double t0 = now();
     if (inf_decode(c, toks, n, err, sizeof err)) {
-        fprintf(stderr, "bolt-llm: %s\n", err);
+        fprintf(stderr, "bolt-llm: %s%s%s\n", err, size > 1 ? ": " : "", size > 1 ? bolt_error_message() : "");
         goto out;
     }
     double t_prompt = now() - t0;
@@ -419,7 +419,7 @@ int main(int argc, char **argv)
             pend += (size_t)k;
         pend = flush_utf8(out, pend, 0);
         if ((o.n_predict < 0 || gen < o.n_predict) && inf_decode(c, &t, 1, err, sizeof err)) {
-            fprintf(stderr, "\nbolt-llm: %s\n", err);
+            fprintf(stderr, "\nbolt-llm: %s%s%s\n", err, size > 1 ? ": " : "", size > 1 ? bolt_error_message() : "");
             goto out;
         }
     }

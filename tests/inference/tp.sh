@@ -54,6 +54,21 @@ cp "$T/out" "$T/one"
     fail "sampling on 2 ranks: exit $?"
 cmp -s "$T/out" "$T/one" || fail "sampling on 2 ranks: not the text of one rank with the same seed"
 
+# a rank that fails (its model is missing) ends the job with both ranks'
+# messages, not a hang
+cat >"$T/onefail.sh" <<EOS
+#!/bin/sh
+if [ "\${BOLT_RANK:-0}" = 1 ]; then exec "$LLM" -m "$T/missing.gguf" -p "$P" -n 8; fi
+exec "$LLM" -m "$T/s15-F32.gguf" -p "$P" -n 64 --temp 0 -t 1
+EOS
+chmod +x "$T/onefail.sh"
+timeout 120 "$RUN" -np 2 "$T/onefail.sh" >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a failed rank: exit $rc (124: a hang)"
+grep -q "missing.gguf: cannot open" "$T/err" || fail "a failed rank: no message of its own"
+grep -q "tensor parallel, rank 0 of 2: a collective between the ranks failed: .*rank 1" "$T/err" ||
+    fail "a failed rank: rank 0 does not say which rank it lost"
+
 # a mixture of experts is refused with a clear error, not run wrong
 mk moe qwen2 qwen3moe-small Q8_0 || finish
 "$RUN" -np 2 "$LLM" -m "$T/moe.gguf" -p "$P" -n 4 --temp 0 >"$T/out" 2>"$T/err" </dev/null && fail "a mixture of experts on 2 ranks ran"

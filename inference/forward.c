@@ -36,6 +36,7 @@ struct inf_ctx {
      * [layer][2], their rows packed (in place, each rank's rows were
      * strided runs: Qwen3-0.6B Q4_K_M two ranks 95 -> 142 tokens/s) */
     inf_w_t *cols;
+    size_t *vcounts, *vdispls; /* tp, logits gathered: every rank's vocabulary rows */
     int pos; /* positions in the cache */
     /* the KV cache: [layer][this rank's n_head_kv][position][head_dim], so
      * that a head's rows follow one another (attn.h reads them in order) */
@@ -76,6 +77,8 @@ void inf_ctx_free(inf_ctx_t *c)
     for (int i = 0; c->cols && i < 2 * c->m->hp.n_layer; i++)
         free((void *)c->cols[i].data);
     free(c->cols);
+    free(c->vcounts);
+    free(c->vdispls);
     void *bufs[] = {c->x, c->x2, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
                     c->logits, c->scores, c->cosv, c->sinv, c->tpos, c->router, c->selw, c->ex, c->ea,
                     c->eb, c->eo, c->sel, c->etok};
@@ -194,9 +197,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     /* One mapping for both caches, touched now as llama.cpp clears its own:
      * a token's first write to a row then takes no page fault, and the
      * memory is taken before any work. */
-    if (kvb == 0) /* a rank with no heads */
-        c->kc = c->vc = (uint8_t *)c;
-    else if (kvb <= SIZE_MAX / 2 && inf_region_alloc(&c->kv, 2 * kvb) == 0) {
+    if (kvb > 0 && kvb <= SIZE_MAX / 2 && inf_region_alloc(&c->kv, 2 * kvb) == 0) {
         c->kc = c->kv.p;
         c->vc = c->kc + kvb;
         memset(c->kc, 0, 2 * kvb);
@@ -217,7 +218,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     c->cosv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->sinv = malloc((size_t)B * (hp->n_rot / 2 + 1) * sizeof(float));
     c->tpos = malloc((size_t)B * sizeof(int));
-    int ok = c->kc && c->vc && c->x && c->x2 && c->xn && c->q && c->k && c->v && c->att && c->tmp && c->fa && c->fb &&
+    int ok = (kvb == 0 || (c->kc && c->vc)) /* a rank with no heads has no cache */ && c->x && c->x2 && c->xn && c->q && c->k && c->v && c->att && c->tmp && c->fa && c->fb &&
              c->logits && c->mmq && c->scores && c->cosv && c->sinv && c->tpos;
     if (ok && (m->arch->flags & INF_ARCH_MOE)) {
         const int X = hp->n_expert, K = hp->n_expert_used;
@@ -239,6 +240,19 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     if (c->tp && cols_pack(c) != 0) {
         inf_ctx_free(c);
         return fail(err, errlen, "out of memory for this rank's columns of the output and down weights");
+    }
+    if (c->tp && !c->p.local_logits) {
+        c->vcounts = malloc((size_t)c->tp->size * sizeof *c->vcounts);
+        c->vdispls = malloc((size_t)c->tp->size * sizeof *c->vdispls);
+        if (!c->vcounts || !c->vdispls) {
+            inf_ctx_free(c);
+            return fail(err, errlen, "out of memory");
+        }
+        for (int r = 0; r < c->tp->size; r++) {
+            const inf_shard_t s = shard_of(m, r, c->tp->size);
+            c->vcounts[r] = (size_t)s.nv;
+            c->vdispls[r] = (size_t)s.v0;
+        }
     }
     if (inf_pool_create(c->p.n_threads, &c->pool)) {
         inf_ctx_free(c);
@@ -396,14 +410,31 @@ static void att_run(void *arg, int ith, int nth)
 
 /* ---- the MLP and the experts ---- */
 
-/* Rows [r0, r0 + rows) of a weight, from column c0 on (a whole block):
- * this rank's slice of a product. */
-static inf_mm_t mm_slice(const inf_w_t *w, int r0, int rows, int c0, float *y, int ldy, const float *bias)
+/* Rows [r0, r0 + rows) of a weight: this rank's slice of a product. */
+static inf_mm_t mm_slice(const inf_w_t *w, int r0, int rows, float *y, int ldy, const float *bias)
 {
     inf_mm_t m = inf_mm_of(w, 0, y, ldy, bias ? bias + r0 : NULL);
-    m.w = (const uint8_t *)m.w + (size_t)r0 * w->row_bytes + inf_row_bytes(w->type, c0);
+    m.w = (const uint8_t *)m.w + (size_t)r0 * w->row_bytes;
     m.rows = rows;
     return m;
+}
+
+/* Layer l's output (k 0) or down (k 1) weight as this rank takes it: its
+ * columns (c->cols), or the whole weight without tensor parallel. */
+static const inf_w_t *cols_of(const inf_ctx_t *c, int l, int k)
+{
+    if (c->cols)
+        return &c->cols[2 * l + k];
+    return k ? &c->m->layers[l].w_down : &c->m->layers[l].wo;
+}
+
+/* x2 = x + add: the residual stream moves on where this rank has no heads
+ * (or no hidden units) to make the next product's input, which stores it. */
+static void stream_add(inf_ctx_t *c, int n, const float *add)
+{
+    const size_t all = (size_t)n * (size_t)c->m->hp.n_embd;
+    for (size_t i = 0; i < all; i++)
+        c->x2[i] = c->x[i] + add[i];
 }
 
 /* y of m (all of its rows, n tokens) from `cols` of this rank's columns of
@@ -441,17 +472,15 @@ static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *ad
 {
     const inf_hparams_t *hp = &c->m->hp;
     const int E = hp->n_embd, F = c->sh.nf, f0 = c->sh.f0;
-    inf_mm_t gu[2] = {mm_slice(&L->w_gate, f0, F, 0, c->fa, F, NULL), mm_slice(&L->w_up, f0, F, 0, c->fb, F, NULL)};
+    inf_mm_t gu[2] = {mm_slice(&L->w_gate, f0, F, c->fa, F, NULL), mm_slice(&L->w_up, f0, F, c->fb, F, NULL)};
     const inf_mm_in_t norm = norm_in(c, L->ffn_norm, add);
     if (F)
         inf_matmul(c->pool, c->x, E, n, E, &norm, gu, 2, c->mmq);
-    else if (add) /* no hidden units here: the stream still moves on */
-        for (size_t i = 0; i < (size_t)n * E; i++)
-            c->x2[i] = c->x[i] + add[i];
+    else if (add)
+        stream_add(c, n, add);
     if (add)
         stream_swap(c);
-    inf_mm_t d = c->cols ? mm_slice(&c->cols[2 * (L - c->m->layers) + 1], 0, E, 0, c->tmp, E, NULL)
-                         : mm_slice(&L->w_down, 0, E, f0, c->tmp, E, NULL);
+    inf_mm_t d = inf_mm_of(cols_of(c, (int)(L - c->m->layers), 1), 0, c->tmp, E, NULL);
     const inf_mm_in_t swiglu = {.kind = INF_MM_IN_SWIGLU, .up = c->fb};
     partial_product(c, c->fa, F, n, &swiglu, &d);
 }
@@ -539,21 +568,18 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     const float *pending = NULL;
     for (int l = 0; l < hp->n_layer; l++) {
         const inf_layer_t *L = &m->layers[l];
-        inf_mm_t qkv[3] = {mm_slice(&L->wq, hk0 * G * D, HD, 0, c->q, HD, L->bq),
-                           mm_slice(&L->wk, hk0 * D, KV, 0, c->k, KV, L->bk),
-                           mm_slice(&L->wv, hk0 * D, KV, 0, c->v, KV, L->bv)};
+        inf_mm_t qkv[3] = {mm_slice(&L->wq, hk0 * G * D, HD, c->q, HD, L->bq),
+                           mm_slice(&L->wk, hk0 * D, KV, c->k, KV, L->bk), mm_slice(&L->wv, hk0 * D, KV, c->v, KV, L->bv)};
         const inf_mm_in_t norm = norm_in(c, L->attn_norm, pending);
         if (HD)
             inf_matmul(c->pool, c->x, E, n, E, &norm, qkv, 3, c->mmq);
-        else if (pending) /* no heads here: the stream still moves on */
-            for (size_t i = 0; i < (size_t)n * E; i++)
-                c->x2[i] = c->x[i] + pending[i];
+        else if (pending)
+            stream_add(c, n, pending);
         if (pending)
             stream_swap(c);
         att_job_t aj = {c, l, n};
         inf_pool_run(c->pool, att_run, &aj);
-        inf_mm_t o = c->cols ? mm_slice(&c->cols[2 * l], 0, E, 0, c->tmp, E, NULL)
-                             : mm_slice(&L->wo, 0, E, hk0 * G * D, c->tmp, E, NULL);
+        inf_mm_t o = inf_mm_of(cols_of(c, l, 0), 0, c->tmp, E, NULL);
         partial_product(c, c->att, HD, n, NULL, &o);
         if (m->arch->flags & INF_ARCH_MOE) {
             /* the experts add to x themselves */
@@ -571,23 +597,15 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     /* the logits: the last token's, or every token's */
     const int first = want_all ? 0 : n - 1, rows = n - first;
     const int V = hp->n_vocab;
-    inf_mm_t out = mm_slice(&m->output, c->sh.v0, c->sh.nv, 0, c->logits + c->sh.v0, V, NULL);
+    inf_mm_t out = mm_slice(&m->output, c->sh.v0, c->sh.nv, c->logits + c->sh.v0, V, NULL);
     inf_mm_in_t norm = norm_in(c, m->output_norm, pending ? pending + (size_t)first * E : NULL);
     norm.sum = NULL; /* the stream ends here */
     if (c->sh.nv)
         inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
-    if (c->tp && !c->p.local_logits) {
-        /* every rank the whole logits, to sample the same token */
-        size_t counts[c->tp->size], displs[c->tp->size];
-        for (int r = 0; r < c->tp->size; r++) {
-            const inf_shard_t s = shard_of(m, r, c->tp->size);
-            counts[r] = (size_t)s.nv;
-            displs[r] = (size_t)s.v0;
-        }
-        for (int t = 0; t < rows && !c->tp_failed; t++)
-            if (c->tp->allgatherv(c->tp->self, c->logits + (size_t)t * V, counts, displs))
-                c->tp_failed = 1;
-    }
+    /* every rank the whole logits, to sample the same token */
+    for (int t = 0; c->vcounts && t < rows && !c->tp_failed; t++)
+        if (c->tp->allgatherv(c->tp->self, c->logits + (size_t)t * V, c->vcounts, c->vdispls))
+            c->tp_failed = 1;
     c->n_logits = rows;
     c->pos += n;
 }

@@ -331,18 +331,20 @@ int main(int argc, char **argv)
         const int here = size > 1 ? ranks_here(world) : 1;
         o.threads = cpus > here ? (int)(cpus / here) : 1;
     }
+    if (!(smp = inf_sampler_new(&o.s, m->hp.n_vocab))) {
+        fprintf(stderr, "bolt-llm: out of memory\n");
+        goto out;
+    }
     /* greedy across ranks: each rank its slice's best token, then the best
      * of those (MAXLOC), not every logit to every rank */
     inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type,
-                           .tp = size > 1 ? &tp : NULL, .local_logits = size > 1 && o.s.temp <= 0};
+                           .tp = size > 1 ? &tp : NULL, .local_logits = size > 1 && inf_sampler_greedy(smp)};
     if (inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
     }
     const int n_ctx = inf_ctx_size(c);
-    toks = malloc((size_t)n_ctx * sizeof *toks);
-    smp = inf_sampler_new(&o.s, m->hp.n_vocab);
-    if (!toks || !smp) {
+    if (!(toks = malloc((size_t)n_ctx * sizeof *toks))) {
         fprintf(stderr, "bolt-llm: out of memory\n");
         goto out;
     }

@@ -81,6 +81,12 @@ static int repeated(int32_t t, const int32_t *hist, int from, int nh)
     return 0;
 }
 
+/* A logit under the repetition penalty: a positive one divided, a negative one multiplied. */
+static float penalise(const inf_sampler_params_t *p, float v)
+{
+    return v > 0 ? v / p->repeat_penalty : v * p->repeat_penalty;
+}
+
 int inf_sampler_greedy(const inf_sampler_t *s)
 {
     return s->p.temp <= 0;
@@ -107,7 +113,7 @@ int32_t inf_sample_greedy_range(const inf_sampler_t *s, const float *logits, int
         const int32_t t = hist[k];
         if (t < v0 || t >= v0 + nv || repeated(t, hist, from, k)) /* out of range, or seen already */
             continue;
-        const float v = logits[t] > 0 ? logits[t] / p->repeat_penalty : logits[t] * p->repeat_penalty;
+        const float v = penalise(p, logits[t]);
         if (best < 0 || v > bv || (v == bv && t < best)) {
             best = t;
             bv = v;
@@ -135,12 +141,8 @@ int32_t inf_sample(inf_sampler_t *s, const float *logits, const int32_t *hist, i
             if (t < 0 || t >= n)
                 continue;
             /* once per token, however often it came */
-            int again = 0;
-            for (int k = from; k < i && !again; k++)
-                again = hist[k] == t;
-            if (again)
-                continue;
-            c[t].logit = c[t].logit > 0 ? c[t].logit / p->repeat_penalty : c[t].logit * p->repeat_penalty;
+            if (!repeated(t, hist, from, i))
+                c[t].logit = penalise(p, c[t].logit);
         }
     }
     qsort(c, (size_t)n, sizeof *c, by_logit);

@@ -32,7 +32,15 @@ typedef struct inf_ctx_params {
     const inf_tp_t *tp; /* NULL: the whole model here */
     int local_logits;   /* under tp: leave each rank only its slice of the logits, in place
                            (the caller reduces what it needs, a greedy token by MAXLOC) */
+    int moe_split;      /* under tp, a mixture of experts: INF_MOE_SLICE or INF_MOE_EXPERT (0: the default) */
 } inf_ctx_params_t;
+
+/* How tensor parallel shares a mixture of experts: every rank a slice of
+ * every expert's hidden units (as the dense MLP), or whole experts a rank
+ * (expert parallel: each evaluates only the experts it holds of those the
+ * router chose). Either way one all-reduce a block. */
+enum { INF_MOE_SLICE = 1, INF_MOE_EXPERT = 2 };
+#define INF_MOE_DEFAULT INF_MOE_EXPERT
 
 typedef struct inf_ctx inf_ctx_t;
 
@@ -52,9 +60,12 @@ int inf_ctx_size(const inf_ctx_t *c);
 void inf_ctx_truncate(inf_ctx_t *c, int pos);
 const inf_model_t *inf_ctx_model(const inf_ctx_t *c);
 /* This rank's slice under tensor parallel: key/value heads [hk0, hk0 + nhk),
- * hidden units [f0, f0 + nf), vocabulary rows [v0, v0 + nv). */
+ * hidden units [f0, f0 + nf), vocabulary rows [v0, v0 + nv); of a mixture
+ * of experts, experts [x0, x0 + nx) and of each their hidden units
+ * [fe0, fe0 + nfe). */
 typedef struct inf_shard {
     int hk0, nhk, f0, nf, v0, nv;
+    int x0, nx, fe0, nfe;
 } inf_shard_t;
 inf_shard_t inf_ctx_shard(const inf_ctx_t *c);
 

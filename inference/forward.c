@@ -32,6 +32,7 @@ struct inf_ctx {
     const inf_tp_t *tp;
     inf_shard_t sh;
     int tp_failed; /* a collective failed in this pass */
+    int moe_split; /* tp, a mixture of experts: INF_MOE_SLICE or INF_MOE_EXPERT */
     /* tp: each layer's output and down weights cut to this rank's columns,
      * [layer][2], their rows packed (in place, each rank's rows were
      * strided runs: Qwen3-0.6B Q4_K_M two ranks 95 -> 142 tokens/s) */
@@ -52,8 +53,8 @@ struct inf_ctx {
     float *scores; /* [threads][inf_attn_scratch()] */
     float *cosv, *sinv; /* [n_batch][n_rot / 2] */
     int *tpos;
-    /* experts */
-    float *router, *selw, *ex, *ea, *eb, *eo;
+    /* experts; macc: their weighted sum, this rank's share before the all-reduce */
+    float *router, *selw, *ex, *ea, *eb, *eo, *macc;
     int *sel, *etok;
 };
 
@@ -81,10 +82,19 @@ void inf_ctx_free(inf_ctx_t *c)
     free(c->vdispls);
     void *bufs[] = {c->x, c->x2, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
                     c->logits, c->scores, c->cosv, c->sinv, c->tpos, c->router, c->selw, c->ex, c->ea,
-                    c->eb, c->eo, c->sel, c->etok};
+                    c->eb, c->eo, c->macc, c->sel, c->etok};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         free(bufs[i]);
     free(c);
+}
+
+/* [*a, *a + *na): share r of n of `units` units of `per` items each,
+ * shared out as evenly as they come, clipped to `all` items. */
+static void share_of(int units, int per, int all, int r, int n, int *a, int *na)
+{
+    const int lo = units * r / n * per, hi = units * (r + 1) / n * per;
+    *a = lo < all ? lo : all;
+    *na = (hi < all ? hi : all) - *a;
 }
 
 /* The slices of rank r of n. A slice of the attention's output product
@@ -92,16 +102,19 @@ void inf_ctx_free(inf_ctx_t *c)
  * on the weight type's blocks: key/value heads go in units of the fewest
  * whose query columns fill whole blocks of every layer's output weights,
  * hidden units in whole blocks of every down weight, each shared out as
- * evenly as they come (a rank may get none). */
-static inf_shard_t shard_of(const inf_model_t *m, int r, int n)
+ * evenly as they come (a rank may get none). Experts: all of them, a slice
+ * of each (split INF_MOE_SLICE, as the dense MLP), or a share of them whole. */
+static inf_shard_t shard_of(const inf_model_t *m, int r, int n, int split)
 {
     const inf_hparams_t *hp = &m->hp;
     const int Hk = hp->n_head_kv, G = hp->n_head / Hk, D = hp->head_dim, F = hp->n_ff, V = hp->n_vocab;
-    int bo = 1, bd = 1;
+    int bo = 1, bd = 1, be = 1;
     for (int l = 0; l < hp->n_layer; l++) {
         bo = m->layers[l].wo.type->block > bo ? m->layers[l].wo.type->block : bo;
         if (m->layers[l].w_down.type)
             bd = m->layers[l].w_down.type->block > bd ? m->layers[l].w_down.type->block : bd;
+        if (m->layers[l].down_exps.type)
+            be = m->layers[l].down_exps.type->block > be ? m->layers[l].down_exps.type->block : be;
     }
     int u = 1;
     while (u < Hk && (u * G * D) % bo)
@@ -115,11 +128,20 @@ static inf_shard_t shard_of(const inf_model_t *m, int r, int n)
     s.nf = (r == n - 1 ? F : fb * (r + 1) / n * bd) - s.f0;
     s.v0 = (int)((int64_t)V * r / n);
     s.nv = (int)((int64_t)V * (r + 1) / n) - s.v0;
+    s.x0 = 0;
+    s.nx = hp->n_expert;
+    s.fe0 = 0;
+    s.nfe = hp->n_ff_exp;
+    if (hp->n_expert && split == INF_MOE_EXPERT)
+        share_of(hp->n_expert, 1, hp->n_expert, r, n, &s.x0, &s.nx);
+    else if (hp->n_expert)
+        share_of((hp->n_ff_exp + be - 1) / be, be, hp->n_ff_exp, r, n, &s.fe0, &s.nfe);
     return s;
 }
 
-/* c->cols: this rank's columns of every layer's output and down weights,
- * copied row after row. Returns 0 or -1 (out of memory). */
+/* c->cols: this rank's columns of every layer's output and down weights
+ * (of every expert's, split by slices), copied row after row. Returns 0 or
+ * -1 (out of memory). */
 static int cols_pack(inf_ctx_t *c)
 {
     const inf_hparams_t *hp = &c->m->hp;
@@ -129,8 +151,14 @@ static int cols_pack(inf_ctx_t *c)
         return -1;
     for (int l = 0; l < hp->n_layer; l++)
         for (int k = 0; k < 2; k++) {
-            const inf_w_t *w = k ? &c->m->layers[l].w_down : &c->m->layers[l].wo;
-            const int c0 = k ? c->sh.f0 : c->sh.hk0 * G * D, nc = k ? c->sh.nf : c->sh.nhk * G * D;
+            const inf_layer_t *L = &c->m->layers[l];
+            const int moe = k && c->moe_split;
+            if (moe && c->moe_split == INF_MOE_EXPERT)
+                continue; /* whole experts: cols_of takes them from the model */
+            const inf_w_t *w = k ? (moe ? &L->down_exps : &L->w_down) : &L->wo;
+            const int c0 = k ? (moe ? c->sh.fe0 : c->sh.f0) : c->sh.hk0 * G * D,
+                      nc = k ? (moe ? c->sh.nfe : c->sh.nf) : c->sh.nhk * G * D;
+            const int64_t rows = w->ne[1] * (moe ? w->ne[2] : 1);
             inf_w_t *o = &c->cols[2 * l + k];
             *o = *w;
             o->ne[0] = nc;
@@ -138,10 +166,10 @@ static int cols_pack(inf_ctx_t *c)
             o->data = NULL;
             if (!nc)
                 continue;
-            uint8_t *d = malloc(o->row_bytes * (size_t)w->ne[1]);
+            uint8_t *d = malloc(o->row_bytes * (size_t)rows);
             if (!d)
                 return -1;
-            for (int64_t r = 0; r < w->ne[1]; r++)
+            for (int64_t r = 0; r < rows; r++)
                 memcpy(d + (size_t)r * o->row_bytes,
                        (const uint8_t *)w->data + (size_t)r * w->row_bytes + inf_row_bytes(w->type, c0), o->row_bytes);
             o->data = d;
@@ -176,12 +204,14 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     c->kvt = inf_type(c->p.kv_type);
     c->tp = p->tp && p->tp->size > 1 ? p->tp : NULL;
     if (c->tp && (m->arch->flags & INF_ARCH_MOE)) {
-        inf_ctx_free(c);
-        return fail(err, errlen, "%s: tensor parallel of a mixture of experts (%s) is not built yet: run it on one rank",
-                    m->path, m->arch->name);
+        c->moe_split = p->moe_split ? p->moe_split : INF_MOE_DEFAULT;
+        if (c->moe_split != INF_MOE_SLICE && c->moe_split != INF_MOE_EXPERT) {
+            inf_ctx_free(c);
+            return fail(err, errlen, "the experts' split must be INF_MOE_SLICE or INF_MOE_EXPERT, not %d", p->moe_split);
+        }
     }
-    c->sh = c->tp ? shard_of(m, c->tp->rank, c->tp->size)
-                  : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab};
+    c->sh = c->tp ? shard_of(m, c->tp->rank, c->tp->size, c->moe_split)
+                  : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab, 0, hp->n_expert, 0, hp->n_ff_exp};
     const int B = c->p.n_batch, E = hp->n_embd, HD = hp->n_head * hp->head_dim, KV = hp->n_head_kv * hp->head_dim,
               F = hp->n_ff, N = c->p.n_ctx;
     if (!c->kvt || (c->p.kv_type != GGML_F16 && c->p.kv_type != GGML_F32 && c->p.kv_type != GGML_Q8_0) ||
@@ -230,7 +260,8 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         c->ea = malloc((size_t)B * hp->n_ff_exp * sizeof(float));
         c->eb = malloc((size_t)B * hp->n_ff_exp * sizeof(float));
         c->eo = malloc((size_t)B * E * sizeof(float));
-        ok = c->router && c->selw && c->sel && c->etok && c->ex && c->ea && c->eb && c->eo;
+        c->macc = malloc((size_t)B * E * sizeof(float));
+        ok = c->router && c->selw && c->sel && c->etok && c->ex && c->ea && c->eb && c->eo && c->macc;
     }
     if (!ok) {
         inf_ctx_free(c);
@@ -249,7 +280,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
             return fail(err, errlen, "out of memory");
         }
         for (int r = 0; r < c->tp->size; r++) {
-            const inf_shard_t s = shard_of(m, r, c->tp->size);
+            const inf_shard_t s = shard_of(m, r, c->tp->size, c->moe_split);
             c->vcounts[r] = (size_t)s.nv;
             c->vdispls[r] = (size_t)s.v0;
         }
@@ -423,9 +454,11 @@ static inf_mm_t mm_slice(const inf_w_t *w, int r0, int rows, float *y, int ldy, 
  * columns (c->cols), or the whole weight without tensor parallel. */
 static const inf_w_t *cols_of(const inf_ctx_t *c, int l, int k)
 {
-    if (c->cols)
+    const inf_layer_t *L = &c->m->layers[l];
+    const int moe = c->m->arch->flags & INF_ARCH_MOE;
+    if (c->cols && !(k && c->moe_split == INF_MOE_EXPERT))
         return &c->cols[2 * l + k];
-    return k ? &c->m->layers[l].w_down : &c->m->layers[l].wo;
+    return k ? (moe ? &L->down_exps : &L->w_down) : &L->wo;
 }
 
 /* x2 = x + add: the residual stream moves on where this rank has no heads
@@ -486,12 +519,14 @@ static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *ad
 }
 
 /* Softmax over the experts, the top k (ties to the lower index), their
- * weights renormalised when the model says; then each expert once, over the
- * tokens routed to it. */
+ * weights renormalised when the model says; then each expert this rank
+ * holds (its slice of each) once, over the tokens routed to it, their
+ * weighted sum into macc, summed over the ranks. Every rank routes alike:
+ * the stream they route is the same on all. */
 static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
 {
     const inf_hparams_t *hp = &c->m->hp;
-    const int E = hp->n_embd, X = hp->n_expert, K = hp->n_expert_used, F = hp->n_ff_exp;
+    const int E = hp->n_embd, X = hp->n_expert, K = hp->n_expert_used;
     inf_mm_t r = inf_mm_of(&L->router, 0, c->router, X, NULL);
     inf_matmul(c->pool, c->xn, E, n, E, NULL, &r, 1, c->mmq);
     for (int t = 0; t < n; t++) {
@@ -523,7 +558,10 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
         for (int k = 0; k < K; k++)
             w[k] = (hp->moe_norm ? w[k] / wsum : w[k]) * hp->moe_scale;
     }
-    for (int e = 0; e < X; e++) {
+    const int Fs = c->sh.nfe, fe0 = c->sh.fe0;
+    const inf_w_t *down = cols_of(c, (int)(L - c->m->layers), 1);
+    memset(c->macc, 0, (size_t)n * (size_t)E * sizeof(float));
+    for (int e = c->sh.x0; Fs && e < c->sh.x0 + c->sh.nx; e++) {
         int m = 0;
         for (int t = 0; t < n; t++)
             for (int k = 0; k < K; k++)
@@ -534,18 +572,24 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
                 }
         if (!m)
             continue;
-        inf_mm_t gu[2] = {inf_mm_of(&L->gate_exps, e, c->ea, F, NULL), inf_mm_of(&L->up_exps, e, c->eb, F, NULL)};
+        inf_mm_t gu[2] = {inf_mm_of(&L->gate_exps, e, c->ea, Fs, NULL), inf_mm_of(&L->up_exps, e, c->eb, Fs, NULL)};
+        for (int i = 0; i < 2; i++) {
+            gu[i].w = (const uint8_t *)gu[i].w + (size_t)fe0 * gu[i].row_bytes;
+            gu[i].rows = Fs;
+        }
         inf_matmul(c->pool, c->ex, E, m, E, NULL, gu, 2, c->mmq);
-        inf_swiglu.run(c->ea, c->ea, c->eb, m * F);
-        inf_mm_t d = inf_mm_of(&L->down_exps, e, c->eo, E, NULL);
-        inf_matmul(c->pool, c->ea, F, m, F, NULL, &d, 1, c->mmq);
+        inf_swiglu.run(c->ea, c->ea, c->eb, m * Fs);
+        inf_mm_t d = inf_mm_of(down, e, c->eo, E, NULL);
+        inf_matmul(c->pool, c->ea, Fs, m, Fs, NULL, &d, 1, c->mmq);
         for (int i = 0; i < m; i++) {
             const int t = c->etok[i] / K;
             const float w = c->selw[c->etok[i]];
             for (int d2 = 0; d2 < E; d2++)
-                c->x[(size_t)t * E + d2] += w * c->eo[(size_t)i * E + d2];
+                c->macc[(size_t)t * E + d2] += w * c->eo[(size_t)i * E + d2];
         }
     }
+    if (c->tp && c->tp->allreduce_sum(c->tp->self, c->macc, (size_t)n * (size_t)E))
+        c->tp_failed = 1;
 }
 
 /* ---- one batch ---- */
@@ -582,13 +626,12 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
         inf_mm_t o = inf_mm_of(cols_of(c, l, 0), 0, c->tmp, E, NULL);
         partial_product(c, c->att, HD, n, NULL, &o);
         if (m->arch->flags & INF_ARCH_MOE) {
-            /* the experts add to x themselves */
             for (size_t i = 0; i < (size_t)n * E; i++)
                 c->x[i] += c->tmp[i];
             for (int t = 0; t < n; t++)
                 rmsnorm(c->xn + (size_t)t * E, c->x + (size_t)t * E, L->ffn_norm, E, hp->norm_eps);
             moe_ffn(c, L, n);
-            pending = NULL;
+            pending = c->macc;
         } else {
             dense_ffn(c, L, n, c->tmp);
             pending = c->tmp;

@@ -22,7 +22,7 @@
 
 typedef struct opts {
     const char *model, *prompt, *file;
-    int n_predict, threads, ctx, batch, display_prompt, ignore_eos, no_mmap;
+    int n_predict, threads, ctx, batch, display_prompt, ignore_eos, no_mmap, moe_split;
     uint32_t kv_type;
     inf_sampler_params_t s;
     int seed_given;
@@ -49,6 +49,8 @@ static void usage(FILE *f)
           "  --no-display-prompt     print only the generated text\n"
           "  --ignore-eos            do not stop at the end-of-text token\n"
           "  --no-mmap               read the model into memory instead of mapping its file\n"
+          "  --moe-split S           across ranks, a mixture of experts: expert (default; whole\n"
+          "                          experts a rank) or slice (a slice of every expert a rank)\n"
           "  -h, --help\n",
           f);
 }
@@ -152,6 +154,15 @@ static int parse(int argc, char **argv, opts_t *o)
                 o->kv_type = GGML_Q8_0;
             else {
                 fprintf(stderr, "bolt-llm: %s expects f16, f32 or q8_0, got '%s'\n", a, v);
+                rc = -1;
+            }
+        } else if (!strcmp(a, "--moe-split")) {
+            if (!strcmp(v, "expert"))
+                o->moe_split = INF_MOE_EXPERT;
+            else if (!strcmp(v, "slice"))
+                o->moe_split = INF_MOE_SLICE;
+            else {
+                fprintf(stderr, "bolt-llm: %s expects expert or slice, got '%s'\n", a, v);
                 rc = -1;
             }
         } else {
@@ -338,7 +349,8 @@ int main(int argc, char **argv)
     /* greedy across ranks: each rank its slice's best token, then the best
      * of those (MAXLOC), not every logit to every rank */
     inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type,
-                           .tp = size > 1 ? &tp : NULL, .local_logits = size > 1 && inf_sampler_greedy(smp)};
+                           .tp = size > 1 ? &tp : NULL, .local_logits = size > 1 && inf_sampler_greedy(smp),
+                           .moe_split = o.moe_split};
     if (inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
@@ -364,7 +376,12 @@ int main(int argc, char **argv)
         /* the layout, each rank its line, in rank order */
         const inf_shard_t sh = inf_ctx_shard(c);
         for (int r = 0; r < size; r++) {
-            if (r == rank)
+            if (r == rank && m->hp.n_expert)
+                fprintf(stderr, "bolt-llm: tensor parallel, rank %d of %d on %s: key/value heads %d-%d of %d, experts "
+                        "%d-%d of %d, their hidden units %d-%d of %d, vocabulary %d-%d of %d\n", rank, size, bolt_hostname(),
+                        sh.hk0, sh.hk0 + sh.nhk - 1, m->hp.n_head_kv, sh.x0, sh.x0 + sh.nx - 1, m->hp.n_expert, sh.fe0,
+                        sh.fe0 + sh.nfe - 1, m->hp.n_ff_exp, sh.v0, sh.v0 + sh.nv - 1, m->hp.n_vocab);
+            else if (r == rank)
                 fprintf(stderr, "bolt-llm: tensor parallel, rank %d of %d on %s: key/value heads %d-%d of %d, hidden units "
                         "%d-%d of %d, vocabulary %d-%d of %d\n", rank, size, bolt_hostname(), sh.hk0, sh.hk0 + sh.nhk - 1,
                         m->hp.n_head_kv, sh.f0, sh.f0 + sh.nf - 1, m->hp.n_ff, sh.v0, sh.v0 + sh.nv - 1, m->hp.n_vocab);

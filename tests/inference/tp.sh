@@ -8,7 +8,8 @@
 # greedy tokens within a stated tolerance of one rank's, every rank holding
 # rank 0's logits, the same greedy tokens (but ties within rounding); then
 # bolt-llm as a user runs it: the same text as one rank, the layout
-# reported, a clear error for what is not built.
+# reported; a mixture of experts split both ways (whole experts a rank, a
+# slice of every expert a rank) held to one rank the same way.
 . "$(dirname "$0")/lib.sh"
 RUN="$TOP_BUILDDIR/boltrun"
 CHECK="$TOP_BUILDDIR/tests/inference/tp_check"
@@ -69,8 +70,27 @@ grep -q "missing.gguf: cannot open" "$T/err" || fail "a failed rank: no message 
 grep -q "tensor parallel, rank 0 of 2: a collective between the ranks failed: .*rank 1" "$T/err" ||
     fail "a failed rank: rank 0 does not say which rank it lost"
 
-# a mixture of experts is refused with a clear error, not run wrong
+# a mixture of experts: whole experts a rank (the default) and a slice of
+# every expert a rank, on 2 and 3 ranks (16 experts, 4 of them a token: 3
+# ranks hold 5, 5 and 6; slices of 256 hidden units in blocks of 32)
 mk moe qwen2 qwen3moe-small Q8_0 || finish
-"$RUN" -np 2 "$LLM" -m "$T/moe.gguf" -p "$P" -n 4 --temp 0 >"$T/out" 2>"$T/err" </dev/null && fail "a mixture of experts on 2 ranks ran"
-grep -q "tensor parallel of a mixture of experts (qwen3moe) is not built yet" "$T/err" || fail "no clear error for a mixture of experts"
+for split in expert slice; do
+    for np in 2 3; do
+        "$RUN" -np $np "$CHECK" "$T/moe.gguf" 0.03 24 $split >"$T/out" 2>"$T/err" ||
+            fail "tp_check qwen3moe-small Q8_0 on $np ranks, experts split by $split"
+        cat "$T/out"
+    done
+done
+llm -m "$T/moe.gguf" -p "$P" -n 16 --temp 0 -t 1 --ignore-eos
+cp "$T/out" "$T/one"
+for split in expert slice; do
+    "$RUN" -np 2 "$LLM" -m "$T/moe.gguf" -p "$P" -n 16 --temp 0 -t 1 --ignore-eos --moe-split $split >"$T/out" 2>"$T/err" \
+        </dev/null || fail "bolt-llm, a mixture of experts on 2 ranks by $split: exit $?"
+    cmp -s "$T/out" "$T/one" || fail "bolt-llm, a mixture of experts on 2 ranks by $split: not the text of one rank"
+done
+grep -q "rank 1 of 2 on .*: key/value heads 2-3 of 4, experts 0-15 of 16, their hidden units 128-255 of 256" "$T/err" ||
+    fail "bolt-llm, experts by slice: no layout of rank 1's slice"
+"$RUN" -np 2 "$LLM" -m "$T/moe.gguf" -p "$P" --moe-split halves >"$T/out" 2>"$T/err" </dev/null &&
+    fail "bolt-llm --moe-split halves ran"
+grep -q "moe-split expects expert or slice, got 'halves'" "$T/err" || fail "no clear error for --moe-split halves"
 finish

@@ -50,7 +50,7 @@ static int argmax(const float *x, int n, float *second)
 int main(int argc, char **argv)
 {
     if (bolt_init(&argc, &argv) != BOLT_OK || argc < 3) {
-        fprintf(stderr, "usage: boltrun -np N tp_check MODEL.gguf TOL [TOKENS]\n");
+        fprintf(stderr, "usage: boltrun -np N tp_check MODEL.gguf TOL [TOKENS [expert|slice]]\n");
         return 2;
     }
     const double tol = atof(argv[2]);
@@ -64,7 +64,9 @@ int main(int argc, char **argv)
     char err[512];
     inf_model_t *m;
     inf_ctx_t *c, *whole = NULL;
-    inf_ctx_params_t cp = {.n_ctx = 128, .n_batch = 16, .n_threads = 1, .tp = &tp};
+    /* a mixture of experts: whole experts a rank, or a slice of each */
+    const int split = argc > 4 && !strcmp(argv[4], "slice") ? INF_MOE_SLICE : INF_MOE_EXPERT;
+    inf_ctx_params_t cp = {.n_ctx = 128, .n_batch = 16, .n_threads = 1, .tp = &tp, .moe_split = split};
     if (inf_model_load(argv[1], &m, err, sizeof err) || inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "tp_check, rank %d: %s\n", rank, err);
         bolt_abort(1, err);

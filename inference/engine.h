@@ -23,6 +23,21 @@ typedef struct inf_tp {
     int (*allgatherv)(void *self, float *x, const size_t *counts, const size_t *displs);
 } inf_tp_t;
 
+/* Pipeline parallel: this process is stage `stage` of `stages`, holding
+ * the layers [l0, l0 + nl) of inf_ctx_shard (split by their bytes, the
+ * output weights counted with the last stage); the residual stream goes
+ * from stage to stage, the last one makes the logits (the others have none).
+ * With tensor parallel too, each stage is a group of ranks and a rank sends
+ * to the rank of the same place in the next group. Every stage decodes the
+ * same token counts (the tokens matter only to the first). */
+typedef struct inf_pp {
+    int stage, stages;
+    void *self;
+    /* n floats of the stream to the next stage, from the previous one */
+    int (*send)(void *self, const float *x, size_t n);
+    int (*recv)(void *self, float *x, size_t n);
+} inf_pp_t;
+
 typedef struct inf_ctx_params {
     int n_ctx;         /* positions the cache holds (0: the model's training context, at most 4096) */
     int n_batch;       /* tokens a forward pass takes at most */
@@ -33,6 +48,9 @@ typedef struct inf_ctx_params {
     int local_logits;   /* under tp: leave each rank only its slice of the logits, in place
                            (the caller reduces what it needs, a greedy token by MAXLOC) */
     int moe_split;      /* under tp, a mixture of experts: INF_MOE_SLICE or INF_MOE_EXPERT (0: the default) */
+    const inf_pp_t *pp; /* NULL: every layer here */
+    int n_ubatch;       /* under pp, tokens a stage passes on at once (0: a prompt in about
+                           2 x stages pieces, so that the stages overlap) */
 } inf_ctx_params_t;
 
 /* How tensor parallel shares a mixture of experts: every rank a slice of
@@ -59,13 +77,14 @@ int inf_ctx_size(const inf_ctx_t *c);
 /* Forgets the cache from position pos on (0: all). */
 void inf_ctx_truncate(inf_ctx_t *c, int pos);
 const inf_model_t *inf_ctx_model(const inf_ctx_t *c);
-/* This rank's slice under tensor parallel: key/value heads [hk0, hk0 + nhk),
+/* This rank's part under tensor and pipeline parallel: key/value heads [hk0, hk0 + nhk),
  * hidden units [f0, f0 + nf), vocabulary rows [v0, v0 + nv); of a mixture
  * of experts, experts [x0, x0 + nx) and of each their hidden units
  * [fe0, fe0 + nfe). */
 typedef struct inf_shard {
     int hk0, nhk, f0, nf, v0, nv;
     int x0, nx, fe0, nfe;
+    int l0, nl; /* layers (pipeline parallel) */
 } inf_shard_t;
 inf_shard_t inf_ctx_shard(const inf_ctx_t *c);
 

@@ -31,7 +31,8 @@ struct inf_ctx {
     /* tensor parallel: this rank's slice (the whole model without tp) */
     const inf_tp_t *tp;
     inf_shard_t sh;
-    int tp_failed; /* a collective failed in this pass */
+    const inf_pp_t *pp; /* pipeline parallel: this stage's layers sh.l0 .. */
+    int tp_failed; /* a collective failed in this pass (2: passing the stream between stages) */
     int moe_split; /* tp, a mixture of experts: INF_MOE_SLICE or INF_MOE_EXPERT */
     /* tp: each layer's output and down weights cut to this rank's columns,
      * [layer][2], their rows packed (in place, each rank's rows were
@@ -149,7 +150,7 @@ static int cols_pack(inf_ctx_t *c)
     c->cols = calloc(2 * (size_t)hp->n_layer, sizeof *c->cols);
     if (!c->cols)
         return -1;
-    for (int l = 0; l < hp->n_layer; l++)
+    for (int l = c->sh.l0; l < c->sh.l0 + c->sh.nl; l++)
         for (int k = 0; k < 2; k++) {
             const inf_layer_t *L = &c->m->layers[l];
             const int moe = k && c->moe_split;
@@ -175,6 +176,54 @@ static int cols_pack(inf_ctx_t *c)
             o->data = d;
         }
     return 0;
+}
+
+/* Bytes of a weight (every expert of one). */
+static uint64_t w_bytes(const inf_w_t *w)
+{
+    if (!w->type)
+        return 0;
+    return (uint64_t)w->row_bytes * (uint64_t)w->ne[1] * (uint64_t)(w->ne[2] > 1 ? w->ne[2] : 1);
+}
+
+/* The layers of stage s of n: cut where the bytes so far come nearest to
+ * s / n of all (the output weights counted after the last layer), every
+ * stage at least one layer. */
+static void stage_layers(const inf_model_t *m, int s, int n, int *l0, int *nl)
+{
+    const int L = m->hp.n_layer;
+    uint64_t *cum = calloc((size_t)L + 1, sizeof *cum);
+    int *cut = calloc((size_t)n + 1, sizeof *cut);
+    if (!cum || !cut) { /* by count */
+        *l0 = L * s / n;
+        *nl = L * (s + 1) / n - *l0;
+        free(cum);
+        free(cut);
+        return;
+    }
+    for (int l = 0; l < L; l++) {
+        const inf_layer_t *y = &m->layers[l];
+        const inf_w_t *ws[] = {&y->wq, &y->wk, &y->wv, &y->wo, &y->w_gate, &y->w_up, &y->w_down,
+                               &y->router, &y->gate_exps, &y->up_exps, &y->down_exps};
+        uint64_t b = 0;
+        for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+            b += w_bytes(ws[i]);
+        cum[l + 1] = cum[l] + b;
+    }
+    const double all = (double)(cum[L] + w_bytes(&m->output));
+    cut[n] = L;
+    for (int k = 1; k < n; k++) {
+        const double want = all * k / n;
+        int best = cut[k - 1] + 1;
+        for (int l = best; l <= L - (n - k); l++)
+            if (fabs((double)cum[l] - want) < fabs((double)cum[best] - want))
+                best = l;
+        cut[k] = best;
+    }
+    *l0 = cut[s];
+    *nl = cut[s + 1] - cut[s];
+    free(cum);
+    free(cut);
 }
 
 inf_shard_t inf_ctx_shard(const inf_ctx_t *c)
@@ -211,7 +260,16 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         }
     }
     c->sh = c->tp ? shard_of(m, c->tp->rank, c->tp->size, c->moe_split)
-                  : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab, 0, hp->n_expert, 0, hp->n_ff_exp};
+                  : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab, 0, hp->n_expert, 0, hp->n_ff_exp, 0, 0};
+    c->sh.nl = hp->n_layer;
+    c->pp = p->pp && p->pp->stages > 1 ? p->pp : NULL;
+    if (c->pp && (p->pp->stage < 0 || p->pp->stage >= p->pp->stages || p->pp->stages > hp->n_layer)) {
+        inf_ctx_free(c);
+        return fail(err, errlen, "%s: %d pipeline stages for a model of %d layers: at most one stage a layer", m->path,
+                    p->pp->stages, hp->n_layer);
+    }
+    if (c->pp)
+        stage_layers(m, c->pp->stage, c->pp->stages, &c->sh.l0, &c->sh.nl);
     const int B = c->p.n_batch, E = hp->n_embd, HD = hp->n_head * hp->head_dim, KV = hp->n_head_kv * hp->head_dim,
               F = hp->n_ff, N = c->p.n_ctx;
     if (!c->kvt || (c->p.kv_type != GGML_F16 && c->p.kv_type != GGML_F32 && c->p.kv_type != GGML_Q8_0) ||
@@ -220,7 +278,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         return fail(err, errlen, "the KV cache type must be F16, F32 or Q8_0 (Q8_0 needs heads of a multiple of 32)");
     }
     c->kv_row = inf_row_bytes(c->kvt, hp->head_dim);
-    size_t kvb = (size_t)hp->n_layer * (size_t)c->sh.nhk * (size_t)N * c->kv_row;
+    size_t kvb = (size_t)c->sh.nl * (size_t)c->sh.nhk * (size_t)N * c->kv_row;
     int nl = c->p.all_logits ? B : 1;
     int cols = E > HD ? E : HD;
     cols = cols > F ? cols : F;
@@ -386,7 +444,7 @@ typedef struct att_job {
 /* Head hk of layer l's cache (keys or values) at position 0. */
 static uint8_t *kv_head(const inf_ctx_t *c, uint8_t *cache, int l, int hk)
 {
-    return cache + ((size_t)l * (size_t)c->sh.nhk + (size_t)hk) * (size_t)c->p.n_ctx * c->kv_row;
+    return cache + ((size_t)(l - c->sh.l0) * (size_t)c->sh.nhk + (size_t)hk) * (size_t)c->p.n_ctx * c->kv_row;
 }
 
 /* Items: a key/value head with some of the query heads sharing it (all of
@@ -601,16 +659,25 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     /* this rank's heads */
     const int E = hp->n_embd, D = hp->head_dim, G = hp->n_head / hp->n_head_kv, hk0 = c->sh.hk0, KV = c->sh.nhk * D,
               HD = KV * G;
-    for (int t = 0; t < n; t++) {
+    for (int t = 0; t < n; t++)
         c->tpos[t] = c->pos + t;
-        m->tok_embd.type->to_float((const uint8_t *)m->tok_embd.data + (size_t)tok[t] * m->tok_embd.row_bytes,
-                                   c->x + (size_t)t * E, E);
-    }
+    c->n_logits = 0;
+    c->pos += n;
+    if (c->pp && c->pp->stage > 0) {
+        /* the stream from the stage before */
+        if (c->pp->recv(c->pp->self, c->x, (size_t)n * E)) {
+            c->tp_failed = 2;
+            return;
+        }
+    } else
+        for (int t = 0; t < n; t++)
+            m->tok_embd.type->to_float((const uint8_t *)m->tok_embd.data + (size_t)tok[t] * m->tok_embd.row_bytes,
+                                       c->x + (size_t)t * E, E);
     rope_tables(c, n);
     /* the output of the last product, not yet added to the stream x: the
      * next product's input adds it as it normalises */
     const float *pending = NULL;
-    for (int l = 0; l < hp->n_layer; l++) {
+    for (int l = c->sh.l0; l < c->sh.l0 + c->sh.nl; l++) {
         const inf_layer_t *L = &m->layers[l];
         inf_mm_t qkv[3] = {mm_slice(&L->wq, hk0 * G * D, HD, c->q, HD, L->bq),
                            mm_slice(&L->wk, hk0 * D, KV, c->k, KV, L->bk), mm_slice(&L->wv, hk0 * D, KV, c->v, KV, L->bv)};
@@ -637,6 +704,14 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
             pending = c->tmp;
         }
     }
+    if (c->pp && c->pp->stage < c->pp->stages - 1) {
+        /* the stream to the next stage */
+        for (size_t i = 0; pending && i < (size_t)n * E; i++)
+            c->x[i] += pending[i];
+        if (!c->tp_failed && c->pp->send(c->pp->self, c->x, (size_t)n * E))
+            c->tp_failed = 2;
+        return;
+    }
     /* the logits: the last token's, or every token's */
     const int first = want_all ? 0 : n - 1, rows = n - first;
     const int V = hp->n_vocab;
@@ -650,7 +725,6 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
         if (c->tp->allgatherv(c->tp->self, c->logits + (size_t)t * V, c->vcounts, c->vdispls))
             c->tp_failed = 1;
     c->n_logits = rows;
-    c->pos += n;
 }
 
 int inf_decode(inf_ctx_t *c, const int32_t *tokens, int n, char *err, size_t errlen)
@@ -663,11 +737,24 @@ int inf_decode(inf_ctx_t *c, const int32_t *tokens, int n, char *err, size_t err
     for (int i = 0; i < n; i++)
         if (tokens[i] < 0 || tokens[i] >= c->m->hp.n_vocab)
             return fail(err, errlen, "token %d is outside the vocabulary of %d", tokens[i], c->m->hp.n_vocab);
-    for (int at = 0; at < n; at += c->p.n_batch) {
-        int k = n - at < c->p.n_batch ? n - at : c->p.n_batch;
+    /* a pipeline's stages overlap when the prompt goes in pieces: each stage
+     * starts on a piece as the one before passes it on (every stage cuts
+     * alike: the counts alone decide) */
+    int step = c->p.n_batch;
+    if (c->pp && !c->p.all_logits) {
+        const int u = c->p.n_ubatch > 0 ? c->p.n_ubatch : (n + 2 * c->pp->stages - 1) / (2 * c->pp->stages);
+        step = u < step ? u : step;
+    }
+    for (int at = 0; at < n; at += step) {
+        int k = n - at < step ? n - at : step;
         /* with all_logits, the logits of every batch would overwrite each other:
          * only the last batch's rows remain */
         batch(c, tokens + at, k, c->p.all_logits);
+        if (c->tp_failed == 2) {
+            c->tp_failed = 0;
+            return fail(err, errlen, "pipeline parallel, stage %d of %d: passing the stream between the stages failed",
+                        c->pp->stage, c->pp->stages);
+        }
         if (c->tp_failed) {
             c->tp_failed = 0;
             return fail(err, errlen, "tensor parallel, rank %d of %d: a collective between the ranks failed", c->tp->rank,

@@ -22,7 +22,7 @@
 
 typedef struct opts {
     const char *model, *prompt, *file;
-    int n_predict, threads, ctx, batch, display_prompt, ignore_eos, no_mmap, moe_split;
+    int n_predict, threads, ctx, batch, display_prompt, ignore_eos, no_mmap, moe_split, pp;
     uint32_t kv_type;
     inf_sampler_params_t s;
     int seed_given;
@@ -51,6 +51,9 @@ static void usage(FILE *f)
           "  --no-mmap               read the model into memory instead of mapping its file\n"
           "  --moe-split S           across ranks, a mixture of experts: expert (default; whole\n"
           "                          experts a rank) or slice (a slice of every expert a rank)\n"
+          "  --pp K                  across ranks (boltrun -np N): K pipeline stages, the layers\n"
+          "                          split between them, each stage N / K ranks in tensor parallel\n"
+          "                          (default 1: every rank all layers, a slice of each)\n"
           "  -h, --help\n",
           f);
 }
@@ -82,7 +85,7 @@ static int fnum(const char *opt, const char *v, float lo, float hi, float *out)
 
 static int parse(int argc, char **argv, opts_t *o)
 {
-    *o = (opts_t){.n_predict = 128, .batch = 512, .display_prompt = 1, .kv_type = GGML_F16,
+    *o = (opts_t){.n_predict = 128, .batch = 512, .pp = 1, .display_prompt = 1, .kv_type = GGML_F16,
                   .s = {.temp = 0.8f, .top_k = 40, .top_p = 0.95f, .min_p = 0.05f, .repeat_penalty = 1.0f, .repeat_last_n = 64}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -119,6 +122,8 @@ static int parse(int argc, char **argv, opts_t *o)
             rc = num(a, v, -1, INT_MAX, &l), o->n_predict = (int)l;
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads"))
             rc = num(a, v, 1, 1024, &l), o->threads = (int)l;
+        else if (!strcmp(a, "--pp"))
+            rc = num(a, v, 1, 4096, &l), o->pp = (int)l;
         else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size"))
             rc = num(a, v, 0, 1 << 24, &l), o->ctx = (int)l;
         else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size"))
@@ -239,14 +244,38 @@ static char *read_file(const char *path)
     return b;
 }
 
-/* Tensor parallel over the job's ranks (boltrun -np N): the engine's
- * collectives on Bolt's, timed for the report. */
+/* Tensor and pipeline parallel over the job's ranks (boltrun -np N, --pp
+ * K): the engine's collectives on Bolt's within a stage's group of ranks,
+ * the stream from stage to stage by Bolt's messages, timed for the report. */
 typedef struct tp_comm {
-    bolt_comm_t comm;
-    int rank, size;
-    double secs;    /* inside the collectives */
-    uint64_t bytes; /* this rank's part of what they carried: its share of each sum, its logits */
+    bolt_comm_t comm; /* this stage's ranks */
+    int rank, size;   /* in comm */
+    bolt_comm_t world;
+    int wrank, group; /* in world; the ranks of a stage */
+    double secs;    /* inside the collectives and the stream's messages */
+    uint64_t bytes; /* this rank's part of what they carried: its share of each sum, its logits, the stream it sent */
 } tp_comm_t;
+
+#define PP_TAG 0x11f /* the stream between stages */
+
+static int pp_send(void *self, const float *x, size_t n)
+{
+    tp_comm_t *t = self;
+    const double t0 = bolt_wtime();
+    const int rc = bolt_send(x, n * sizeof *x, t->wrank + t->group, PP_TAG, t->world) != BOLT_OK;
+    t->secs += bolt_wtime() - t0;
+    t->bytes += n * sizeof *x;
+    return rc;
+}
+
+static int pp_recv(void *self, float *x, size_t n)
+{
+    tp_comm_t *t = self;
+    const double t0 = bolt_wtime();
+    const int rc = bolt_recv(x, n * sizeof *x, t->wrank - t->group, PP_TAG, t->world, NULL) != BOLT_OK;
+    t->secs += bolt_wtime() - t0;
+    return rc;
+}
 
 static int tp_allreduce(void *self, float *x, size_t n)
 {
@@ -302,9 +331,25 @@ int main(int argc, char **argv)
     int rank = 0, size = 1;
     bolt_comm_rank(world, &rank);
     bolt_comm_size(world, &size);
-    tp_comm_t tpc = {.comm = world, .rank = rank, .size = size};
-    inf_tp_t tp = {.rank = rank, .size = size, .self = &tpc, .allreduce_sum = tp_allreduce,
+    /* K stages of T ranks: world ranks [s T, (s + 1) T) are stage s */
+    const int K = o.pp, T = size / o.pp, stage = rank / (T ? T : 1), last = stage == K - 1;
+    if (size % K) {
+        if (rank == 0)
+            fprintf(stderr, "bolt-llm: --pp %d does not divide the job's %d ranks: each pipeline stage is np / pp ranks "
+                    "(boltrun -np %d --pp %d, say)\n", K, size, K * (size / K + 1), K);
+        bolt_finalize();
+        return 2;
+    }
+    bolt_comm_t group = world;
+    if (K > 1 && T > 1 && bolt_comm_split(world, stage, rank, &group) != BOLT_OK) {
+        fprintf(stderr, "bolt-llm: rank %d: %s\n", rank, bolt_error_message());
+        bolt_finalize();
+        return 1;
+    }
+    tp_comm_t tpc = {.comm = group, .rank = rank % T, .size = T, .world = world, .wrank = rank, .group = T};
+    inf_tp_t tp = {.rank = rank % T, .size = T, .self = &tpc, .allreduce_sum = tp_allreduce,
                    .allgatherv = tp_allgatherv};
+    inf_pp_t pp = {.stage = stage, .stages = K, .self = &tpc, .send = pp_send, .recv = pp_recv};
     if (!o.seed_given)
         o.s.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20);
     /* every rank samples the same token from the same logits: one seed */
@@ -349,8 +394,8 @@ int main(int argc, char **argv)
     /* greedy across ranks: each rank its slice's best token, then the best
      * of those (MAXLOC), not every logit to every rank */
     inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type,
-                           .tp = size > 1 ? &tp : NULL, .local_logits = size > 1 && inf_sampler_greedy(smp),
-                           .moe_split = o.moe_split};
+                           .tp = T > 1 ? &tp : NULL, .local_logits = T > 1 && inf_sampler_greedy(smp),
+                           .moe_split = o.moe_split, .pp = K > 1 ? &pp : NULL};
     if (inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
@@ -376,14 +421,19 @@ int main(int argc, char **argv)
         /* the layout, each rank its line, in rank order */
         const inf_shard_t sh = inf_ctx_shard(c);
         for (int r = 0; r < size; r++) {
-            if (r == rank && m->hp.n_expert)
+            if (r == rank && K > 1)
+                fprintf(stderr, "bolt-llm: pipeline stage %d of %d, rank %d on %s: layers %d-%d of %d%s\n", stage, K, rank,
+                        bolt_hostname(), sh.l0, sh.l0 + sh.nl - 1, m->hp.n_layer, last ? " and the output" : "");
+            if (r == rank && T == 1)
+                ;
+            else if (r == rank && m->hp.n_expert)
                 fprintf(stderr, "bolt-llm: tensor parallel, rank %d of %d on %s: key/value heads %d-%d of %d, experts "
-                        "%d-%d of %d, their hidden units %d-%d of %d, vocabulary %d-%d of %d\n", rank, size, bolt_hostname(),
+                        "%d-%d of %d, their hidden units %d-%d of %d, vocabulary %d-%d of %d\n", rank % T, T, bolt_hostname(),
                         sh.hk0, sh.hk0 + sh.nhk - 1, m->hp.n_head_kv, sh.x0, sh.x0 + sh.nx - 1, m->hp.n_expert, sh.fe0,
                         sh.fe0 + sh.nfe - 1, m->hp.n_ff_exp, sh.v0, sh.v0 + sh.nv - 1, m->hp.n_vocab);
             else if (r == rank)
                 fprintf(stderr, "bolt-llm: tensor parallel, rank %d of %d on %s: key/value heads %d-%d of %d, hidden units "
-                        "%d-%d of %d, vocabulary %d-%d of %d\n", rank, size, bolt_hostname(), sh.hk0, sh.hk0 + sh.nhk - 1,
+                        "%d-%d of %d, vocabulary %d-%d of %d\n", rank % T, T, bolt_hostname(), sh.hk0, sh.hk0 + sh.nhk - 1,
                         m->hp.n_head_kv, sh.f0, sh.f0 + sh.nf - 1, m->hp.n_ff, sh.v0, sh.v0 + sh.nv - 1, m->hp.n_vocab);
             bolt_barrier(world);
         }
@@ -398,6 +448,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bolt-llm: %s%s%s\n", err, size > 1 ? ": " : "", size > 1 ? bolt_error_message() : "");
         goto out;
     }
+    /* the prompt is done when the last stage is */
+    if (K > 1 && bolt_barrier(world) != BOLT_OK) {
+        fprintf(stderr, "bolt-llm: rank %d: %s\n", rank, bolt_error_message());
+        goto out;
+    }
     double t_prompt = now() - t0;
     char out[4096];
     size_t pend = 0;
@@ -410,8 +465,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "\nbolt-llm: the context of %d tokens is full (-c)\n", n_ctx);
             break;
         }
-        int32_t t;
-        if (cp.local_logits) {
+        int32_t t = 0;
+        if (!last)
+            ; /* the last stage's token, below */
+        else if (cp.local_logits) {
             const inf_shard_t sh = inf_ctx_shard(c);
             struct {
                 float v;
@@ -420,7 +477,7 @@ int main(int argc, char **argv)
             if (sh.nv > 0)
                 mine.i = inf_sample_greedy_range(smp, inf_logits(c, -1), sh.v0, sh.nv, toks, n, &mine.v);
             const double ts = bolt_wtime();
-            if (bolt_allreduce(&mine, &best, 1, BOLT_FLOAT_INT, BOLT_MAXLOC, world) != BOLT_OK) {
+            if (bolt_allreduce(&mine, &best, 1, BOLT_FLOAT_INT, BOLT_MAXLOC, group) != BOLT_OK) {
                 fprintf(stderr, "\nbolt-llm: rank %d: %s\n", rank, bolt_error_message());
                 goto out;
             }
@@ -429,6 +486,14 @@ int main(int argc, char **argv)
             t = best.i;
         } else
             t = inf_sample(smp, inf_logits(c, -1), toks, n);
+        if (K > 1) {
+            const double ts = bolt_wtime();
+            if (bolt_bcast(&t, 1, BOLT_INT32, (K - 1) * T, world) != BOLT_OK) {
+                fprintf(stderr, "\nbolt-llm: rank %d: %s\n", rank, bolt_error_message());
+                goto out;
+            }
+            tpc.secs += bolt_wtime() - ts;
+        }
         toks[n++] = t;
         gen++;
         if (!o.ignore_eos && inf_token_is_eog(v, t))
@@ -462,7 +527,13 @@ int main(int argc, char **argv)
     if (decoded > 0)
         fprintf(stderr, "bolt-llm:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n",
                 t_gen * 1e3, decoded, t_gen * 1e3 / decoded, decoded / t_gen);
-    if (decoded > 0 && size > 1)
+    if (decoded > 0 && K > 1)
+        fprintf(stderr, "bolt-llm: pipeline parallel, %d stages of %d rank%s: the stream and collectives %.3f ms per token "
+                "(%.1f%% of it, waits for the stage before included) on rank 0, %.3f ms (%.1f%%) on rank %d, the most; "
+                "%.1f KB a token rank 0's part of them\n", K, T, T > 1 ? "s" : "", tpc.secs * 1e3 / decoded,
+                100.0 * tpc.secs / t_gen, most.v * 1e3 / decoded, 100.0 * most.v / t_gen, most.i,
+                (double)tpc.bytes / 1024.0 / decoded);
+    else if (decoded > 0 && size > 1)
         fprintf(stderr, "bolt-llm: tensor parallel over %d ranks: collectives %.3f ms per token (%.1f%% of it) on rank 0, "
                 "%.3f ms (%.1f%%) on rank %d, the most; %.1f KB a token rank 0's part of them\n", size,
                 tpc.secs * 1e3 / decoded, 100.0 * tpc.secs / t_gen, most.v * 1e3 / decoded, 100.0 * most.v / t_gen, most.i,
@@ -476,6 +547,8 @@ out:
     inf_vocab_free(v);
     inf_model_free(m);
     free(text);
+    if (group != world)
+        bolt_comm_free(&group);
     bolt_finalize();
     return rc;
 }

@@ -9,7 +9,8 @@
 # rank 0's logits, the same greedy tokens (but ties within rounding); then
 # bolt-llm as a user runs it: the same text as one rank, the layout
 # reported; a mixture of experts split both ways (whole experts a rank, a
-# slice of every expert a rank) held to one rank the same way.
+# slice of every expert a rank) held to one rank the same way; pipeline
+# parallel (--pp) and both together (2 x 2) the same way.
 . "$(dirname "$0")/lib.sh"
 RUN="$TOP_BUILDDIR/boltrun"
 CHECK="$TOP_BUILDDIR/tests/inference/tp_check"
@@ -70,6 +71,41 @@ grep -q "missing.gguf: cannot open" "$T/err" || fail "a failed rank: no message 
 grep -q "tensor parallel, rank 0 of 2: a collective between the ranks failed: .*rank 1" "$T/err" ||
     fail "a failed rank: rank 0 does not say which rank it lost"
 
+# pipeline parallel (--pp K): the layers split between K stages, each of
+# np / K ranks in tensor parallel; the same logits and greedy tokens as one
+# rank (the prompt goes through the stages in pieces)
+for spec in "s15-F32 0.001" "s15-Q4_K_M 0.03"; do
+    set -- $spec
+    for a in "2 2" "3 3" "4 2"; do
+        set -- $1 $2 $a
+        "$RUN" -np $3 "$CHECK" "$T/$1.gguf" $2 24 expert $4 >"$T/out" 2>"$T/err" ||
+            fail "tp_check $1 on $3 ranks in $4 stages"
+        cat "$T/out"
+    done
+done
+llm -m "$T/s15-F32.gguf" -p "$P" -n 24 --temp 0 -t 1 --ignore-eos
+cp "$T/out" "$T/one"
+for a in "2 2" "4 2"; do
+    set -- $a
+    "$RUN" -np $1 "$LLM" -m "$T/s15-F32.gguf" -p "$P" -n 24 --temp 0 -t 1 --ignore-eos --pp $2 >"$T/out" 2>"$T/err" </dev/null ||
+        fail "bolt-llm on $1 ranks in $2 stages: exit $?"
+    cmp -s "$T/out" "$T/one" || fail "bolt-llm on $1 ranks in $2 stages: not the text of one rank"
+    grep -q "pipeline stage 1 of 2, rank $(($1 - 1)) on .*: layers [0-9]-5 of 6 and the output" "$T/err" ||
+        fail "bolt-llm on $1 ranks in $2 stages: no layout of the last stage"
+    grep -q "pipeline parallel, 2 stages of $(($1 / 2)) ranks*: the stream and collectives .* ms per token" "$T/err" ||
+        fail "bolt-llm on $1 ranks in $2 stages: no time passing the stream reported"
+done
+"$RUN" -np 2 "$LLM" -m "$T/s15-F32.gguf" -p "$P" -n 4 --pp 3 >"$T/out" 2>"$T/err" </dev/null && fail "--pp 3 on 2 ranks ran"
+grep -q "pp 3 does not divide the job's 2 ranks" "$T/err" || fail "no clear error for --pp 3 on 2 ranks"
+# a stage that fails ends the job with a message naming the pipeline, not a hang
+sed 's/-n 64 --temp 0 -t 1/-n 64 --temp 0 -t 1 --pp 2/; s/-n 8$/-n 8 --pp 2/' "$T/onefail.sh" >"$T/ppfail.sh"
+chmod +x "$T/ppfail.sh"
+timeout 120 "$RUN" -np 2 "$T/ppfail.sh" >"$T/out" 2>"$T/err" </dev/null
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a failed stage: exit $rc (124: a hang)"
+grep -q "pipeline parallel, stage 0 of 2: passing the stream between the stages failed" "$T/err" ||
+    fail "a failed stage: rank 0 does not say the pipeline broke"
+
 # a mixture of experts: whole experts a rank (the default) and a slice of
 # every expert a rank, on 2 and 3 ranks (16 experts, 4 of them a token: 3
 # ranks hold 5, 5 and 6; slices of 256 hidden units in blocks of 32)
@@ -81,6 +117,9 @@ for split in expert slice; do
         cat "$T/out"
     done
 done
+"$RUN" -np 4 "$CHECK" "$T/moe.gguf" 0.03 24 expert 2 >"$T/out" 2>"$T/err" ||
+    fail "tp_check qwen3moe-small Q8_0 on 4 ranks in 2 stages"
+cat "$T/out"
 llm -m "$T/moe.gguf" -p "$P" -n 16 --temp 0 -t 1 --ignore-eos
 cp "$T/out" "$T/one"
 for split in expert slice; do

@@ -1,9 +1,11 @@
 /*
- * tp_check.c — tensor parallel against one rank, run under boltrun:
- *   boltrun -np N tp_check MODEL.gguf TOL [TOKENS]
+ * tp_check.c — tensor and pipeline parallel against one rank, run under boltrun:
+ *   boltrun -np N tp_check MODEL.gguf TOL [TOKENS [expert|slice [K]]]
  * Every rank decodes a prompt (a batch) and then TOKENS tokens one at a
  * time with its slice of the model (inf_ctx_params_t.tp over Bolt's
- * collectives); rank 0 also runs the whole model alone in the same process,
+ * collectives; a mixture of experts split as the fourth argument says; with
+ * K, in K pipeline stages of N / K ranks, the stream passed between them by
+ * Bolt's messages); rank 0 also runs the whole model alone in the same process,
  * fed the same tokens. After the prompt and after each token, rank 0
  * compares the logits: their relative RMS difference must stay within TOL
  * (the products' partial sums are added in another order, nothing else; in
@@ -12,7 +14,8 @@
  * reference.sh), and the greedy token must be the same unless the whole
  * model's best two logits are closer than twice the largest difference (a
  * tie within rounding).
- * Every rank must hold the same logits as rank 0 (each samples for itself).
+ * Every rank of the last stage must hold the same logits (each samples for
+ * itself); rank 0 compares the first of them.
  * Prints the worst relative error, the tokens compared and the ties; exits 1
  * on a failure.
  */
@@ -32,6 +35,23 @@ static int tp_allreduce(void *self, float *x, size_t n)
 static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_t *displs)
 {
     return bolt_allgatherv(BOLT_IN_PLACE, 0, x, counts, displs, BOLT_FLOAT32, *(bolt_comm_t *)self) != BOLT_OK;
+}
+
+typedef struct link {
+    bolt_comm_t world;
+    int rank, group;
+} link_t;
+
+static int pp_send(void *self, const float *x, size_t n)
+{
+    link_t *l = self;
+    return bolt_send(x, n * sizeof *x, l->rank + l->group, 7, l->world) != BOLT_OK;
+}
+
+static int pp_recv(void *self, float *x, size_t n)
+{
+    link_t *l = self;
+    return bolt_recv(x, n * sizeof *x, l->rank - l->group, 7, l->world, NULL) != BOLT_OK;
 }
 
 static int argmax(const float *x, int n, float *second)
@@ -59,20 +79,33 @@ int main(int argc, char **argv)
     int rank, size;
     bolt_comm_rank(world, &rank);
     bolt_comm_size(world, &size);
-    inf_tp_t tp = {.rank = rank, .size = size, .self = &world, .allreduce_sum = tp_allreduce,
+    const int K = argc > 5 ? atoi(argv[5]) : 1, T = K > 0 && size % K == 0 ? size / K : 0;
+    if (!T) {
+        fprintf(stderr, "tp_check: %d stages do not divide %d ranks\n", K, size);
+        return 2;
+    }
+    const int stage = rank / T, holder = (K - 1) * T; /* the last stage's first rank */
+    bolt_comm_t group = world;
+    if (K > 1 && T > 1 && bolt_comm_split(world, stage, rank, &group) != BOLT_OK)
+        bolt_abort(1, "tp_check: the stages' communicators");
+    inf_tp_t tp = {.rank = rank % T, .size = T, .self = &group, .allreduce_sum = tp_allreduce,
                    .allgatherv = tp_allgatherv};
+    link_t ln = {world, rank, T};
+    inf_pp_t pp = {.stage = stage, .stages = K, .self = &ln, .send = pp_send, .recv = pp_recv};
     char err[512];
     inf_model_t *m;
     inf_ctx_t *c, *whole = NULL;
     /* a mixture of experts: whole experts a rank, or a slice of each */
     const int split = argc > 4 && !strcmp(argv[4], "slice") ? INF_MOE_SLICE : INF_MOE_EXPERT;
-    inf_ctx_params_t cp = {.n_ctx = 128, .n_batch = 16, .n_threads = 1, .tp = &tp, .moe_split = split};
+    inf_ctx_params_t cp = {.n_ctx = 128, .n_batch = 16, .n_threads = 1, .tp = T > 1 ? &tp : NULL, .moe_split = split,
+                           .pp = K > 1 ? &pp : NULL};
     if (inf_model_load(argv[1], &m, err, sizeof err) || inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "tp_check, rank %d: %s\n", rank, err);
         bolt_abort(1, err);
     }
     inf_ctx_params_t one = cp;
     one.tp = NULL;
+    one.pp = NULL;
     if (rank == 0 && inf_ctx_new(m, &one, &whole, err, sizeof err)) {
         fprintf(stderr, "tp_check: %s\n", err);
         bolt_abort(1, err);
@@ -91,18 +124,25 @@ int main(int argc, char **argv)
             fprintf(stderr, "tp_check, rank %d: %s\n", rank, err);
             bolt_abort(1, err);
         }
-        /* every rank the same logits as rank 0 */
-        memcpy(mine, inf_logits(c, -1), (size_t)V * sizeof *mine);
-        int same = 1;
-        float *r0 = malloc((size_t)V * sizeof *r0);
-        memcpy(r0, mine, (size_t)V * sizeof *r0);
-        bolt_bcast(r0, (size_t)V, BOLT_FLOAT32, 0, world);
-        same = memcmp(r0, mine, (size_t)V * sizeof *r0) == 0;
-        free(r0);
-        if (!same) {
-            fprintf(stderr, "FAIL: rank %d's logits after step %d differ from rank 0's\n", rank, step);
+        /* every rank of the last stage the same logits; rank 0 the first's */
+        const float *lg = inf_logits(c, -1);
+        if ((stage == K - 1) != (lg != NULL)) {
+            fprintf(stderr, "FAIL: rank %d (stage %d of %d) %s logits after step %d\n", rank, stage, K,
+                    lg ? "has" : "has no", step);
+            bolt_abort(1, "tp_check: logits where none belong");
+        }
+        float *got = malloc((size_t)V * sizeof *got);
+        if (lg) {
+            memcpy(mine, lg, (size_t)V * sizeof *mine);
+            memcpy(got, lg, (size_t)V * sizeof *got);
+        }
+        bolt_bcast(got, (size_t)V, BOLT_FLOAT32, holder, world);
+        if (lg && memcmp(got, mine, (size_t)V * sizeof *got)) {
+            fprintf(stderr, "FAIL: rank %d's logits after step %d differ from rank %d's\n", rank, step, holder);
             fails++;
         }
+        memcpy(mine, got, (size_t)V * sizeof *mine);
+        free(got);
         int32_t next = 0;
         if (rank == 0) {
             if (inf_decode(whole, in, n, err, sizeof err)) {
@@ -143,13 +183,15 @@ int main(int argc, char **argv)
     int all = 0;
     bolt_allreduce(&fails, &all, 1, BOLT_INT32, BOLT_SUM, world);
     if (rank == 0)
-        printf("tp_check %s on %d ranks: worst logits difference %.3g (relative RMS), %d greedy tokens compared, "
+        printf("tp_check %s on %d ranks (%d stage%s): worst logits difference %.3g (relative RMS), %d greedy tokens compared, "
                "%d ties within rounding, %d failures\n",
-               argv[1], size, worst, compared, ties, all);
+               argv[1], size, K, K > 1 ? "s" : "", worst, compared, ties, all);
     free(mine);
     inf_ctx_free(whole);
     inf_ctx_free(c);
     inf_model_free(m);
+    if (group != world)
+        bolt_comm_free(&group);
     bolt_finalize();
     return all ? 1 : 0;
 }

@@ -87,5 +87,9 @@ typedef struct inf_shard {
     int l0, nl; /* layers (pipeline parallel) */
 } inf_shard_t;
 inf_shard_t inf_ctx_shard(const inf_ctx_t *c);
+/* Bytes of the weights this context multiplies by (under tensor or pipeline
+ * parallel its own copy of its shard; else the model's, *own 0) and of its
+ * KV cache. */
+void inf_ctx_memory(const inf_ctx_t *c, size_t *weights, int *own, size_t *kv);
 
 #endif

@@ -34,10 +34,12 @@ struct inf_ctx {
     const inf_pp_t *pp; /* pipeline parallel: this stage's layers sh.l0 .. */
     int tp_failed; /* a collective failed in this pass (2: passing the stream between stages) */
     int moe_split; /* tp, a mixture of experts: INF_MOE_SLICE or INF_MOE_EXPERT */
-    /* tp: each layer's output and down weights cut to this rank's columns,
-     * [layer][2], their rows packed (in place, each rank's rows were
-     * strided runs: Qwen3-0.6B Q4_K_M two ranks 95 -> 142 tokens/s) */
-    inf_w_t *cols;
+    /* the weights as this rank multiplies by them: each layer's (of this
+     * stage's) and the output; its own copies of its parts under tensor or
+     * pipeline parallel (in wmem, own_weights), else the model's */
+    inf_layer_t *lw;
+    inf_w_t out;
+    inf_region_t wmem;
     size_t *vcounts, *vdispls; /* tp, logits gathered: every rank's vocabulary rows */
     int pos; /* positions in the cache */
     /* the KV cache: [layer][this rank's n_head_kv][position][head_dim], so
@@ -76,9 +78,8 @@ void inf_ctx_free(inf_ctx_t *c)
     inf_pool_destroy(c->pool);
     inf_region_free(&c->kv);
     inf_mm_scratch_free(c->mmq);
-    for (int i = 0; c->cols && i < 2 * c->m->hp.n_layer; i++)
-        free((void *)c->cols[i].data);
-    free(c->cols);
+    free(c->lw);
+    inf_region_free(&c->wmem);
     free(c->vcounts);
     free(c->vdispls);
     void *bufs[] = {c->x, c->x2, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
@@ -140,50 +141,99 @@ static inf_shard_t shard_of(const inf_model_t *m, int r, int n, int split)
     return s;
 }
 
-/* c->cols: this rank's columns of every layer's output and down weights
- * (of every expert's, split by slices), copied row after row. Returns 0 or
- * -1 (out of memory). */
-static int cols_pack(inf_ctx_t *c)
-{
-    const inf_hparams_t *hp = &c->m->hp;
-    const int G = hp->n_head / hp->n_head_kv, D = hp->head_dim;
-    c->cols = calloc(2 * (size_t)hp->n_layer, sizeof *c->cols);
-    if (!c->cols)
-        return -1;
-    for (int l = c->sh.l0; l < c->sh.l0 + c->sh.nl; l++)
-        for (int k = 0; k < 2; k++) {
-            const inf_layer_t *L = &c->m->layers[l];
-            const int moe = k && c->moe_split;
-            if (moe && c->moe_split == INF_MOE_EXPERT)
-                continue; /* whole experts: cols_of takes them from the model */
-            const inf_w_t *w = k ? (moe ? &L->down_exps : &L->w_down) : &L->wo;
-            const int c0 = k ? (moe ? c->sh.fe0 : c->sh.f0) : c->sh.hk0 * G * D,
-                      nc = k ? (moe ? c->sh.nfe : c->sh.nf) : c->sh.nhk * G * D;
-            const int64_t rows = w->ne[1] * (moe ? w->ne[2] : 1);
-            inf_w_t *o = &c->cols[2 * l + k];
-            *o = *w;
-            o->ne[0] = nc;
-            o->row_bytes = inf_row_bytes(w->type, nc);
-            o->data = NULL;
-            if (!nc)
-                continue;
-            uint8_t *d = malloc(o->row_bytes * (size_t)rows);
-            if (!d)
-                return -1;
-            for (int64_t r = 0; r < rows; r++)
-                memcpy(d + (size_t)r * o->row_bytes,
-                       (const uint8_t *)w->data + (size_t)r * w->row_bytes + inf_row_bytes(w->type, c0), o->row_bytes);
-            o->data = d;
-        }
-    return 0;
-}
-
 /* Bytes of a weight (every expert of one). */
 static uint64_t w_bytes(const inf_w_t *w)
 {
     if (!w->type)
         return 0;
     return (uint64_t)w->row_bytes * (uint64_t)w->ne[1] * (uint64_t)(w->ne[2] > 1 ? w->ne[2] : 1);
+}
+
+/* ---- this rank's weights (tensor and pipeline parallel) ----
+ * Each rank copies the parts of the weights it multiplies by into memory of
+ * its own (one region, huge pages advised: anonymous memory streams faster
+ * than a file's pages here) and lets the file's pages go as it copies
+ * (gguf_release), so that it holds its shard, not the model: of its layers,
+ * the rows of Q, K, V, gate and up and the columns of the attention's output
+ * and of down that it takes, its experts (or their slices), its rows of the
+ * output. The columns are packed row after row: sliced in place, a rank
+ * streamed strided runs of every row (Qwen3-0.6B Q4_K_M on two ranks 95 ->
+ * 142 tokens/s). The embedding table stays mapped (a token reads a row). */
+
+typedef struct own {
+    inf_ctx_t *c;
+    uint8_t *mem; /* NULL: counting */
+    size_t used;
+} own_t;
+
+/* dst: experts [e0, e0 + ne) of src (ne 1 for a matrix), rows [r0, r0 +
+ * rows) of each and columns [c0, c0 + nc), dense; only counted when
+ * o->mem is NULL. */
+static void own_part(own_t *o, inf_w_t *dst, const inf_w_t *src, int64_t e0, int64_t ne, int64_t r0, int64_t rows,
+                     int64_t c0, int64_t nc)
+{
+    *dst = *src;
+    if (!src->type)
+        return; /* a tensor this architecture lacks */
+    dst->ne[0] = nc;
+    dst->ne[1] = rows;
+    dst->ne[2] = src->ne[2] > 1 ? ne : 1;
+    dst->row_bytes = inf_row_bytes(src->type, nc);
+    dst->data = NULL;
+    const size_t bytes = dst->row_bytes * (size_t)rows * (size_t)ne, at = o->used;
+    if (!bytes)
+        return;
+    o->used += (bytes + 4095) & ~(size_t)4095;
+    if (!o->mem)
+        return;
+    uint8_t *d = o->mem + at;
+    const size_t skip = inf_row_bytes(src->type, c0);
+    for (int64_t e = 0; e < ne; e++)
+        for (int64_t r = 0; r < rows; r++)
+            memcpy(d + (size_t)(e * rows + r) * dst->row_bytes,
+                   (const uint8_t *)src->data + (size_t)((e0 + e) * src->ne[1] + r0 + r) * src->row_bytes + skip,
+                   dst->row_bytes);
+    dst->data = d;
+    gguf_release(o->c->m->gguf, src->data, w_bytes(src));
+}
+
+/* The views c->lw and c->out: the model's own weights, or (o not NULL)
+ * this rank's copies of its parts of them. The router too: every rank
+ * routes alike only if each computes the same scores, and an F32 product's
+ * sums can depend on its rows' alignment (the BLAS's), which is the same in
+ * every rank's copy. */
+static void own_weights(inf_ctx_t *c, own_t *o)
+{
+    const inf_model_t *m = c->m;
+    const inf_hparams_t *hp = &m->hp;
+    const inf_shard_t *s = &c->sh;
+    const int E = hp->n_embd, G = hp->n_head / hp->n_head_kv, D = hp->head_dim, q0 = s->hk0 * G * D,
+              HD = s->nhk * G * D, k0 = s->hk0 * D, KV = s->nhk * D;
+    const int last = !c->pp || c->pp->stage == c->pp->stages - 1;
+    for (int l = s->l0; l < s->l0 + s->nl; l++) {
+        const inf_layer_t *L = &m->layers[l];
+        inf_layer_t *W = &c->lw[l];
+        *W = *L; /* the norms and biases: the model's */
+        if (!o)
+            continue;
+        own_part(o, &W->wq, &L->wq, 0, 1, q0, HD, 0, E);
+        own_part(o, &W->wk, &L->wk, 0, 1, k0, KV, 0, E);
+        own_part(o, &W->wv, &L->wv, 0, 1, k0, KV, 0, E);
+        own_part(o, &W->wo, &L->wo, 0, 1, 0, E, q0, HD);
+        W->bq = L->bq ? L->bq + q0 : NULL;
+        W->bk = L->bk ? L->bk + k0 : NULL;
+        W->bv = L->bv ? L->bv + k0 : NULL;
+        own_part(o, &W->w_gate, &L->w_gate, 0, 1, s->f0, s->nf, 0, E);
+        own_part(o, &W->w_up, &L->w_up, 0, 1, s->f0, s->nf, 0, E);
+        own_part(o, &W->w_down, &L->w_down, 0, 1, 0, E, s->f0, s->nf);
+        own_part(o, &W->router, &L->router, 0, 1, 0, hp->n_expert, 0, E);
+        own_part(o, &W->gate_exps, &L->gate_exps, s->x0, s->nx, s->fe0, s->nfe, 0, E);
+        own_part(o, &W->up_exps, &L->up_exps, s->x0, s->nx, s->fe0, s->nfe, 0, E);
+        own_part(o, &W->down_exps, &L->down_exps, s->x0, s->nx, 0, E, s->fe0, s->nfe);
+    }
+    c->out = m->output;
+    if (o && last)
+        own_part(o, &c->out, &m->output, 0, 1, s->v0, s->nv, 0, E);
 }
 
 /* The layers of stage s of n: cut where the bytes so far come nearest to
@@ -224,6 +274,13 @@ static void stage_layers(const inf_model_t *m, int s, int n, int *l0, int *nl)
     *nl = cut[s + 1] - cut[s];
     free(cum);
     free(cut);
+}
+
+void inf_ctx_memory(const inf_ctx_t *c, size_t *weights, int *own, size_t *kv)
+{
+    *own = c->wmem.base != NULL;
+    *weights = *own ? c->wmem.size : (size_t)c->m->weight_bytes;
+    *kv = c->kv.size;
 }
 
 inf_shard_t inf_ctx_shard(const inf_ctx_t *c)
@@ -326,10 +383,21 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         return fail(err, errlen, "out of memory for a context of %d positions (%.1f MiB of KV cache) and batches of %d", N,
                     2.0 * (double)kvb / 1048576.0, B);
     }
-    if (c->tp && cols_pack(c) != 0) {
+    if (!(c->lw = calloc((size_t)hp->n_layer, sizeof *c->lw))) {
         inf_ctx_free(c);
-        return fail(err, errlen, "out of memory for this rank's columns of the output and down weights");
+        return fail(err, errlen, "out of memory");
     }
+    if (c->tp || c->pp) {
+        own_t o = {.c = c};
+        own_weights(c, &o);
+        if (inf_region_alloc(&c->wmem, o.used ? o.used : 1)) {
+            inf_ctx_free(c);
+            return fail(err, errlen, "out of memory for this rank's %.1f MiB of the weights", (double)o.used / 1048576.0);
+        }
+        o = (own_t){.c = c, .mem = c->wmem.p};
+        own_weights(c, &o);
+    } else
+        own_weights(c, NULL);
     if (c->tp && !c->p.local_logits) {
         c->vcounts = malloc((size_t)c->tp->size * sizeof *c->vcounts);
         c->vdispls = malloc((size_t)c->tp->size * sizeof *c->vdispls);
@@ -460,7 +528,7 @@ static void att_run(void *arg, int ith, int nth)
         return;
     /* first the batch's heads, each token's Q and K heads shared out: QK
      * norm, RoPE, and the K and V heads into the cache */
-    const inf_layer_t *L = &c->m->layers[j->layer];
+    const inf_layer_t *L = &c->lw[j->layer];
     for (int it = ith; it < j->n * (H + Hk); it += nth) {
         const int t = it / (H + Hk), h = it % (H + Hk);
         if (h < H) {
@@ -498,26 +566,6 @@ static void att_run(void *arg, int ith, int nth)
 }
 
 /* ---- the MLP and the experts ---- */
-
-/* Rows [r0, r0 + rows) of a weight: this rank's slice of a product. */
-static inf_mm_t mm_slice(const inf_w_t *w, int r0, int rows, float *y, int ldy, const float *bias)
-{
-    inf_mm_t m = inf_mm_of(w, 0, y, ldy, bias ? bias + r0 : NULL);
-    m.w = (const uint8_t *)m.w + (size_t)r0 * w->row_bytes;
-    m.rows = rows;
-    return m;
-}
-
-/* Layer l's output (k 0) or down (k 1) weight as this rank takes it: its
- * columns (c->cols), or the whole weight without tensor parallel. */
-static const inf_w_t *cols_of(const inf_ctx_t *c, int l, int k)
-{
-    const inf_layer_t *L = &c->m->layers[l];
-    const int moe = c->m->arch->flags & INF_ARCH_MOE;
-    if (c->cols && !(k && c->moe_split == INF_MOE_EXPERT))
-        return &c->cols[2 * l + k];
-    return k ? (moe ? &L->down_exps : &L->w_down) : &L->wo;
-}
 
 /* x2 = x + add: the residual stream moves on where this rank has no heads
  * (or no hidden units) to make the next product's input, which stores it. */
@@ -562,8 +610,8 @@ static void stream_swap(inf_ctx_t *c)
 static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *add)
 {
     const inf_hparams_t *hp = &c->m->hp;
-    const int E = hp->n_embd, F = c->sh.nf, f0 = c->sh.f0;
-    inf_mm_t gu[2] = {mm_slice(&L->w_gate, f0, F, c->fa, F, NULL), mm_slice(&L->w_up, f0, F, c->fb, F, NULL)};
+    const int E = hp->n_embd, F = c->sh.nf;
+    inf_mm_t gu[2] = {inf_mm_of(&L->w_gate, 0, c->fa, F, NULL), inf_mm_of(&L->w_up, 0, c->fb, F, NULL)};
     const inf_mm_in_t norm = norm_in(c, L->ffn_norm, add);
     if (F)
         inf_matmul(c->pool, c->x, E, n, E, &norm, gu, 2, c->mmq);
@@ -571,7 +619,7 @@ static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *ad
         stream_add(c, n, add);
     if (add)
         stream_swap(c);
-    inf_mm_t d = inf_mm_of(cols_of(c, (int)(L - c->m->layers), 1), 0, c->tmp, E, NULL);
+    inf_mm_t d = inf_mm_of(&L->w_down, 0, c->tmp, E, NULL);
     const inf_mm_in_t swiglu = {.kind = INF_MM_IN_SWIGLU, .up = c->fb};
     partial_product(c, c->fa, F, n, &swiglu, &d);
 }
@@ -616,10 +664,9 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
         for (int k = 0; k < K; k++)
             w[k] = (hp->moe_norm ? w[k] / wsum : w[k]) * hp->moe_scale;
     }
-    const int Fs = c->sh.nfe, fe0 = c->sh.fe0;
-    const inf_w_t *down = cols_of(c, (int)(L - c->m->layers), 1);
+    const int Fs = c->sh.nfe, x0 = c->sh.x0;
     memset(c->macc, 0, (size_t)n * (size_t)E * sizeof(float));
-    for (int e = c->sh.x0; Fs && e < c->sh.x0 + c->sh.nx; e++) {
+    for (int e = x0; Fs && e < x0 + c->sh.nx; e++) {
         int m = 0;
         for (int t = 0; t < n; t++)
             for (int k = 0; k < K; k++)
@@ -630,14 +677,12 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
                 }
         if (!m)
             continue;
-        inf_mm_t gu[2] = {inf_mm_of(&L->gate_exps, e, c->ea, Fs, NULL), inf_mm_of(&L->up_exps, e, c->eb, Fs, NULL)};
-        for (int i = 0; i < 2; i++) {
-            gu[i].w = (const uint8_t *)gu[i].w + (size_t)fe0 * gu[i].row_bytes;
-            gu[i].rows = Fs;
-        }
+        /* this rank's experts from x0, or its slice of each */
+        inf_mm_t gu[2] = {inf_mm_of(&L->gate_exps, e - x0, c->ea, Fs, NULL),
+                          inf_mm_of(&L->up_exps, e - x0, c->eb, Fs, NULL)};
         inf_matmul(c->pool, c->ex, E, m, E, NULL, gu, 2, c->mmq);
         inf_swiglu.run(c->ea, c->ea, c->eb, m * Fs);
-        inf_mm_t d = inf_mm_of(down, e, c->eo, E, NULL);
+        inf_mm_t d = inf_mm_of(&L->down_exps, e - x0, c->eo, E, NULL);
         inf_matmul(c->pool, c->ea, Fs, m, Fs, NULL, &d, 1, c->mmq);
         for (int i = 0; i < m; i++) {
             const int t = c->etok[i] / K;
@@ -657,7 +702,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     inf_model_t *m = c->m;
     const inf_hparams_t *hp = &m->hp;
     /* this rank's heads */
-    const int E = hp->n_embd, D = hp->head_dim, G = hp->n_head / hp->n_head_kv, hk0 = c->sh.hk0, KV = c->sh.nhk * D,
+    const int E = hp->n_embd, D = hp->head_dim, G = hp->n_head / hp->n_head_kv, KV = c->sh.nhk * D,
               HD = KV * G;
     for (int t = 0; t < n; t++)
         c->tpos[t] = c->pos + t;
@@ -678,9 +723,9 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
      * next product's input adds it as it normalises */
     const float *pending = NULL;
     for (int l = c->sh.l0; l < c->sh.l0 + c->sh.nl; l++) {
-        const inf_layer_t *L = &m->layers[l];
-        inf_mm_t qkv[3] = {mm_slice(&L->wq, hk0 * G * D, HD, c->q, HD, L->bq),
-                           mm_slice(&L->wk, hk0 * D, KV, c->k, KV, L->bk), mm_slice(&L->wv, hk0 * D, KV, c->v, KV, L->bv)};
+        const inf_layer_t *L = &c->lw[l]; /* this rank's heads' rows, its columns */
+        inf_mm_t qkv[3] = {inf_mm_of(&L->wq, 0, c->q, HD, L->bq), inf_mm_of(&L->wk, 0, c->k, KV, L->bk),
+                           inf_mm_of(&L->wv, 0, c->v, KV, L->bv)};
         const inf_mm_in_t norm = norm_in(c, L->attn_norm, pending);
         if (HD)
             inf_matmul(c->pool, c->x, E, n, E, &norm, qkv, 3, c->mmq);
@@ -690,7 +735,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
             stream_swap(c);
         att_job_t aj = {c, l, n};
         inf_pool_run(c->pool, att_run, &aj);
-        inf_mm_t o = inf_mm_of(cols_of(c, l, 0), 0, c->tmp, E, NULL);
+        inf_mm_t o = inf_mm_of(&L->wo, 0, c->tmp, E, NULL);
         partial_product(c, c->att, HD, n, NULL, &o);
         if (m->arch->flags & INF_ARCH_MOE) {
             for (size_t i = 0; i < (size_t)n * E; i++)
@@ -715,7 +760,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     /* the logits: the last token's, or every token's */
     const int first = want_all ? 0 : n - 1, rows = n - first;
     const int V = hp->n_vocab;
-    inf_mm_t out = mm_slice(&m->output, c->sh.v0, c->sh.nv, c->logits + c->sh.v0, V, NULL);
+    inf_mm_t out = inf_mm_of(&c->out, 0, c->logits + c->sh.v0, V, NULL);
     inf_mm_in_t norm = norm_in(c, m->output_norm, pending ? pending + (size_t)first * E : NULL);
     norm.sum = NULL; /* the stream ends here */
     if (c->sh.nv)

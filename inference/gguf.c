@@ -473,6 +473,17 @@ void gguf_close(gguf_t *g)
     free(g);
 }
 
+void gguf_release(const gguf_t *g, const void *p, size_t len)
+{
+    for (int i = 0; g && i < g->n_parts; i++) {
+        const gguf_part_t *pt = &g->parts[i];
+        if (pt->region.base || !pt->mapped || (const uint8_t *)p < pt->map || (const uint8_t *)p >= pt->map + pt->size)
+            continue;
+        const size_t off = (size_t)((const uint8_t *)p - pt->map);
+        inf_mem_release(p, len < pt->size - off ? len : pt->size - off);
+    }
+}
+
 /* A file read into memory is placed so that its tensor data starts on a
  * page: rows of F32 weights then start on cache lines, as AVX-512 loads
  * want (a GGUF's data section is aligned to 32 bytes only; at 32 past a

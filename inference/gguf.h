@@ -130,6 +130,10 @@ int gguf_open_with(const char *path, unsigned flags, gguf_t **out, char *err, si
  * what the fuzz target drives. name is for messages. */
 int gguf_parse_mem(const void *buf, size_t len, const char *name, gguf_t **out, char *err, size_t errlen);
 void gguf_close(gguf_t *g);
+/* Lets the pages of [p, p + len) (tensor data) go from this process when
+ * its part is mapped: they are the file's, read again from it if touched.
+ * Memory a part was read into is kept (it has no other copy). */
+void gguf_release(const gguf_t *g, const void *p, size_t len);
 
 const gguf_kv_t *gguf_find(const gguf_t *g, const char *key);
 const gguf_tensor_t *gguf_tensor(const gguf_t *g, const char *name);

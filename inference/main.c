@@ -48,7 +48,8 @@ static void usage(FILE *f)
           "  -ctk, --cache-type-k T  KV cache type: f16 (default), f32, q8_0\n"
           "  --no-display-prompt     print only the generated text\n"
           "  --ignore-eos            do not stop at the end-of-text token\n"
-          "  --no-mmap               read the model into memory instead of mapping its file\n"
+          "  --no-mmap               read the model into memory instead of mapping its file (across\n"
+          "                          ranks each rank reads its own shard into memory, whatever this says)\n"
           "  --moe-split S           across ranks, a mixture of experts: expert (default; whole\n"
           "                          experts a rank) or slice (a slice of every expert a rank)\n"
           "  --pp K                  across ranks (boltrun -np N): K pipeline stages, the layers\n"
@@ -377,7 +378,9 @@ int main(int argc, char **argv)
     int32_t *toks = NULL;
     int rc = 1;
     double t_load = now();
-    if (inf_model_load_with(o.model, &(inf_load_params_t){.no_mmap = o.no_mmap}, &m, err, sizeof err) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
+    /* across ranks, each copies its shard out of the file's mapping (and lets
+     * the rest go): --no-mmap would read every byte into every rank */
+    if (inf_model_load_with(o.model, &(inf_load_params_t){.no_mmap = o.no_mmap && size == 1}, &m, err, sizeof err) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
     }
@@ -512,6 +515,27 @@ int main(int argc, char **argv)
     /* the last token was sampled, not decoded: speed over the decodes made */
     int decoded = gen > 0 ? gen - 1 : 0;
     printf("\n");
+    /* each rank's memory, to rank 0 */
+    typedef struct {
+        double resident, weights, kv;
+        int peak, own;
+        char host[64];
+    } mem_t;
+    mem_t me = {0}, *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    {
+        size_t w, kv;
+        me.resident = (double)inf_mem_resident(&me.peak);
+        inf_ctx_memory(c, &w, &me.own, &kv);
+        me.weights = (double)w;
+        me.kv = (double)kv;
+        snprintf(me.host, sizeof me.host, "%s", bolt_hostname());
+    }
+    if (size > 1 && bolt_gather(&me, all, sizeof me, BOLT_BYTE, 0, world) != BOLT_OK) {
+        free(all);
+        all = NULL;
+    }
+    if (size == 1 && all)
+        all[0] = me;
     /* each rank's time in the collectives: the one that waited most */
     struct {
         double v;
@@ -522,6 +546,13 @@ int main(int argc, char **argv)
     if (rank != 0)
         goto done;
     fprintf(stderr, "bolt-llm: load time = %10.2f ms\n", t_load * 1e3);
+    for (int r = 0; all && r < size; r++)
+        fprintf(stderr, "bolt-llm: memory, rank %d on %s: %.1f MiB resident%s, weights %.1f MiB (%s), KV cache %.1f MiB\n", r,
+                all[r].host, all[r].resident / 1048576.0, all[r].peak ? " at the peak" : "", all[r].weights / 1048576.0,
+                all[r].own ? "its own shard" : o.no_mmap ? "the model's, read in" : "the model's, mapped",
+                all[r].kv / 1048576.0);
+    free(all);
+    all = NULL;
     fprintf(stderr, "bolt-llm: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n",
             t_prompt * 1e3, n - gen, t_prompt * 1e3 / (n - gen), (n - gen) / t_prompt);
     if (decoded > 0)
@@ -539,6 +570,7 @@ int main(int argc, char **argv)
                 tpc.secs * 1e3 / decoded, 100.0 * tpc.secs / t_gen, most.v * 1e3 / decoded, 100.0 * most.v / t_gen, most.i,
                 (double)tpc.bytes / 1024.0 / decoded);
 done:
+    free(all);
     rc = 0;
 out:
     inf_sampler_free(smp);

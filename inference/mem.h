@@ -20,4 +20,13 @@ typedef struct inf_region {
 int inf_region_alloc(inf_region_t *r, size_t size);
 void inf_region_free(inf_region_t *r);
 
+/* Drops the pages wholly inside [p, p + len) of a private read-only file
+ * mapping from this process's memory: read again, they come back from the
+ * file (a rank copies its shard of a mapped model, then lets the rest go).
+ * Advice only where the platform does not drop them (POSIX fallback). */
+void inf_mem_release(const void *p, size_t len);
+/* This process's resident memory in bytes; where the platform tells only
+ * its peak (POSIX fallback: getrusage), that. *peak says which. */
+size_t inf_mem_resident(int *peak);
+
 #endif

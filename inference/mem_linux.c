@@ -9,7 +9,9 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 enum { HUGE_PAGE = 2u << 20 };
 
@@ -41,4 +43,25 @@ void inf_region_free(inf_region_t *r)
     if (r->base)
         munmap(r->base, r->len);
     *r = (inf_region_t){0};
+}
+
+void inf_mem_release(const void *p, size_t len)
+{
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = ((uintptr_t)p + page - 1) & ~(page - 1),
+                    b = ((uintptr_t)p + len) & ~(page - 1);
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_DONTNEED); /* a file's private pages: read back from the file */
+}
+
+size_t inf_mem_resident(int *peak)
+{
+    *peak = 0;
+    unsigned long size = 0, res = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0;
+    if (fscanf(f, "%lu %lu", &size, &res) != 2)
+        res = 0;
+    fclose(f);
+    return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
 }

@@ -10,7 +10,8 @@
 # bolt-llm as a user runs it: the same text as one rank, the layout
 # reported; a mixture of experts split both ways (whole experts a rank, a
 # slice of every expert a rank) held to one rank the same way; pipeline
-# parallel (--pp) and both together (2 x 2) the same way.
+# parallel (--pp) and both together (2 x 2) the same way; each rank's
+# memory about 1 / N of the model's.
 . "$(dirname "$0")/lib.sh"
 RUN="$TOP_BUILDDIR/boltrun"
 CHECK="$TOP_BUILDDIR/tests/inference/tp_check"
@@ -105,6 +106,34 @@ rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a failed stage: exit $rc (124: a hang)"
 grep -q "pipeline parallel, stage 0 of 2: passing the stream between the stages failed" "$T/err" ||
     fail "a failed stage: rank 0 does not say the pipeline broke"
+
+# memory: a rank holds its shard (its own copy of its parts, the file's
+# pages let go as it copies), not the model. On N ranks (tensor, pipeline or
+# both) each rank's weights are at most 1.1 / N of the model's, and its
+# resident memory at most 1 / N of one rank's that reads the whole model in,
+# plus 32 MiB (the runtime, the libraries, the scratch: about 20 here)
+mk s110 llama-spm stories110M Q8_0 || finish
+llm -m "$T/s110.gguf" -p "$P" -n 8 --temp 0 -t 1 --ignore-eos --no-mmap
+[ "$rc" -eq 0 ] || fail "stories110M on one rank: exit $rc"
+one=$(sed -n 's/.*memory, rank 0 on .*: \([0-9.]*\) MiB resident, weights \([0-9.]*\) MiB (the model.s, read in).*/\1 \2/p' "$T/err")
+[ -n "$one" ] || fail "one rank: no memory reported"
+echo "one rank: $one MiB resident and weights"
+for a in "2 1" "4 1" "2 2" "4 2"; do
+    set -- $a
+    "$RUN" -np $1 "$LLM" -m "$T/s110.gguf" -p "$P" -n 8 --temp 0 -t 1 --ignore-eos --pp $2 >"$T/out" 2>"$T/err" </dev/null ||
+        fail "stories110M on $1 ranks in $2 stages: exit $?"
+    [ "$(grep -c "memory, rank [0-9] on .*MiB resident, weights .* MiB (its own shard), KV cache" "$T/err")" -eq $1 ] ||
+        fail "stories110M on $1 ranks in $2 stages: no memory of each rank reported"
+    case "${BOLT_TEST_CFLAGS:-}" in *-fsanitize=*) san=1 ;; *) san=0 ;; esac
+    sed -n 's/.*memory, rank \([0-9]\) on .*: \([0-9.]*\) MiB resident, weights \([0-9.]*\) MiB.*/\1 \2 \3/p' "$T/err" |
+        awk -v n=$1 -v one="$one" -v san=$san '
+            BEGIN { split(one, o, " ") }
+            { print "  rank " $1 ": " $2 " MiB resident, weights " $3 " MiB"
+              if ($3 > 1.1 * o[2] / n) { print "FAIL: rank " $1 "'"'"'s weights " $3 " MiB, more than 1.1 / " n " of " o[2]; bad = 1 }
+              if (!san && $2 > o[1] / n + 32) { print "FAIL: rank " $1 " resident " $2 " MiB, more than " o[1] " / " n " + 32"; bad = 1 } }
+            END { exit bad }' || fail "stories110M on $1 ranks in $2 stages: a rank holds more than its shard"
+done
+rm -f "$T/s110.gguf"
 
 # a mixture of experts: whole experts a rank (the default) and a slice of
 # every expert a rank, on 2 and 3 ranks (16 experts, 4 of them a token: 3

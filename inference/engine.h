@@ -91,5 +91,12 @@ inf_shard_t inf_ctx_shard(const inf_ctx_t *c);
  * parallel its own copy of its shard; else the model's, *own 0) and of its
  * KV cache. */
 void inf_ctx_memory(const inf_ctx_t *c, size_t *weights, int *own, size_t *kv);
+/* Every run of the model's bytes a context made with p would read, told to
+ * need (in the order of the weights, the embeddings last): what a rank
+ * without the file must be sent (bolt-llm --share-model). The model's
+ * vectors (norms, biases), read when it loads, are not told. Returns 0 or
+ * -1 with a message. */
+int inf_ctx_plan(inf_model_t *m, const inf_ctx_params_t *p, void (*need)(void *arg, const void *at, size_t len),
+                 void *arg, char *err, size_t errlen);
 
 #endif

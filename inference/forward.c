@@ -162,8 +162,10 @@ static uint64_t w_bytes(const inf_w_t *w)
 
 typedef struct own {
     inf_ctx_t *c;
-    uint8_t *mem; /* NULL: counting */
+    uint8_t *mem; /* NULL: counting (and telling need what would be read) */
     size_t used;
+    void (*need)(void *arg, const void *at, size_t len);
+    void *arg;
 } own_t;
 
 /* dst: experts [e0, e0 + ne) of src (ne 1 for a matrix), rows [r0, r0 +
@@ -184,10 +186,14 @@ static void own_part(own_t *o, inf_w_t *dst, const inf_w_t *src, int64_t e0, int
     if (!bytes)
         return;
     o->used += (bytes + 4095) & ~(size_t)4095;
+    const size_t skip = inf_row_bytes(src->type, c0);
+    for (int64_t e = 0; !o->mem && o->need && e < ne; e++)
+        for (int64_t r = 0; r < rows; r++)
+            o->need(o->arg, (const uint8_t *)src->data + (size_t)((e0 + e) * src->ne[1] + r0 + r) * src->row_bytes + skip,
+                    dst->row_bytes);
     if (!o->mem)
         return;
     uint8_t *d = o->mem + at;
-    const size_t skip = inf_row_bytes(src->type, c0);
     for (int64_t e = 0; e < ne; e++)
         for (int64_t r = 0; r < rows; r++)
             memcpy(d + (size_t)(e * rows + r) * dst->row_bytes,
@@ -288,6 +294,58 @@ inf_shard_t inf_ctx_shard(const inf_ctx_t *c)
     return c->sh;
 }
 
+/* c->tp, c->pp, c->moe_split and c->sh from p (c->m set). */
+static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t errlen)
+{
+    const inf_model_t *m = c->m;
+    const inf_hparams_t *hp = &m->hp;
+    c->tp = p->tp && p->tp->size > 1 ? p->tp : NULL;
+    if (c->tp && (m->arch->flags & INF_ARCH_MOE)) {
+        c->moe_split = p->moe_split ? p->moe_split : INF_MOE_DEFAULT;
+        if (c->moe_split != INF_MOE_SLICE && c->moe_split != INF_MOE_EXPERT)
+            return fail(err, errlen, "the experts' split must be INF_MOE_SLICE or INF_MOE_EXPERT, not %d", p->moe_split);
+    }
+    c->sh = c->tp ? shard_of(m, c->tp->rank, c->tp->size, c->moe_split)
+                  : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab, 0, hp->n_expert, 0, hp->n_ff_exp, 0, 0};
+    c->sh.nl = hp->n_layer;
+    c->pp = p->pp && p->pp->stages > 1 ? p->pp : NULL;
+    if (c->pp && (p->pp->stage < 0 || p->pp->stage >= p->pp->stages || p->pp->stages > hp->n_layer))
+        return fail(err, errlen, "%s: %d pipeline stages for a model of %d layers: at most one stage a layer", m->path,
+                    p->pp->stages, hp->n_layer);
+    if (c->pp)
+        stage_layers(m, c->pp->stage, c->pp->stages, &c->sh.l0, &c->sh.nl);
+    return 0;
+}
+
+int inf_ctx_plan(inf_model_t *m, const inf_ctx_params_t *p, void (*need)(void *arg, const void *at, size_t len),
+                 void *arg, char *err, size_t errlen)
+{
+    inf_ctx_t c = {.m = m};
+    if (ctx_layout(&c, p, err, errlen))
+        return -1;
+    if (!(c.lw = calloc((size_t)m->hp.n_layer, sizeof *c.lw)))
+        return fail(err, errlen, "out of memory");
+    own_t o = {.c = &c, .need = need, .arg = arg};
+    if (c.tp || c.pp)
+        own_weights(&c, &o);
+    else {
+        const inf_w_t *w[] = {&m->output};
+        need(arg, w[0]->data, w_bytes(w[0]));
+        for (int l = 0; l < m->hp.n_layer; l++) {
+            const inf_layer_t *L = &m->layers[l];
+            const inf_w_t *ws[] = {&L->wq, &L->wk, &L->wv, &L->wo, &L->w_gate, &L->w_up, &L->w_down,
+                                   &L->router, &L->gate_exps, &L->up_exps, &L->down_exps};
+            for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+                if (ws[i]->type)
+                    need(arg, ws[i]->data, w_bytes(ws[i]));
+        }
+    }
+    if (!c.pp || c.pp->stage == 0) /* the embeddings: a row a token, any row */
+        need(arg, m->tok_embd.data, w_bytes(&m->tok_embd));
+    free(c.lw);
+    return 0;
+}
+
 int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -308,25 +366,10 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     if (!c->p.kv_type)
         c->p.kv_type = GGML_F16;
     c->kvt = inf_type(c->p.kv_type);
-    c->tp = p->tp && p->tp->size > 1 ? p->tp : NULL;
-    if (c->tp && (m->arch->flags & INF_ARCH_MOE)) {
-        c->moe_split = p->moe_split ? p->moe_split : INF_MOE_DEFAULT;
-        if (c->moe_split != INF_MOE_SLICE && c->moe_split != INF_MOE_EXPERT) {
-            inf_ctx_free(c);
-            return fail(err, errlen, "the experts' split must be INF_MOE_SLICE or INF_MOE_EXPERT, not %d", p->moe_split);
-        }
-    }
-    c->sh = c->tp ? shard_of(m, c->tp->rank, c->tp->size, c->moe_split)
-                  : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab, 0, hp->n_expert, 0, hp->n_ff_exp, 0, 0};
-    c->sh.nl = hp->n_layer;
-    c->pp = p->pp && p->pp->stages > 1 ? p->pp : NULL;
-    if (c->pp && (p->pp->stage < 0 || p->pp->stage >= p->pp->stages || p->pp->stages > hp->n_layer)) {
+    if (ctx_layout(c, p, err, errlen)) {
         inf_ctx_free(c);
-        return fail(err, errlen, "%s: %d pipeline stages for a model of %d layers: at most one stage a layer", m->path,
-                    p->pp->stages, hp->n_layer);
+        return -1;
     }
-    if (c->pp)
-        stage_layers(m, c->pp->stage, c->pp->stages, &c->sh.l0, &c->sh.nl);
     const int B = c->p.n_batch, E = hp->n_embd, HD = hp->n_head * hp->head_dim, KV = hp->n_head_kv * hp->head_dim,
               F = hp->n_ff, N = c->p.n_ctx;
     if (!c->kvt || (c->p.kv_type != GGML_F16 && c->p.kv_type != GGML_F32 && c->p.kv_type != GGML_Q8_0) ||

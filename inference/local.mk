@@ -27,14 +27,15 @@ libinference_la_SOURCES += inference/types/f32_sgemm.c
 libinference_la_CFLAGS += $(BLAS_CFLAGS) -DINF_HAVE_BLAS
 libinference_la_LIBADD += $(BLAS_LIBS)
 endif
-EXTRA_DIST += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
+EXTRA_DIST += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c inference/main.c inference/share_model.h inference/share_model.c
 if HAVE_PCRE2
 libinference_la_SOURCES += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
 libinference_la_CFLAGS += $(PCRE2_CFLAGS)
 libinference_la_LIBADD += $(PCRE2_LIBS)
 bin_PROGRAMS += bolt-llm
-bolt_llm_SOURCES = inference/main.c
-bolt_llm_LDADD = libinference.la libblaskernels.la libbolt.la -lm
+bolt_llm_SOURCES = inference/main.c inference/share_model.h inference/share_model.c
+bolt_llm_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+bolt_llm_LDADD = libinference.la libblaskernels.la libbolt.la $(ZLIB_LIBS) -lm
 endif
 # the model maker: random weights on a real tokenizer, quantized here
 noinst_PROGRAMS += bolt-llm-mkmodel

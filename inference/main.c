@@ -17,12 +17,13 @@
 #include "blas/kernels.h"
 #include "bolt.h"
 #include "inference/engine.h"
+#include "inference/share_model.h"
 #include "inference/sample.h"
 #include "inference/vocab.h"
 
 typedef struct opts {
     const char *model, *prompt, *file;
-    int n_predict, threads, ctx, batch, display_prompt, ignore_eos, no_mmap, moe_split, pp;
+    int n_predict, threads, ctx, batch, display_prompt, ignore_eos, no_mmap, moe_split, pp, share_model;
     uint32_t kv_type;
     inf_sampler_params_t s;
     int seed_given;
@@ -52,6 +53,8 @@ static void usage(FILE *f)
           "                          ranks each rank reads its own shard into memory, whatever this says)\n"
           "  --moe-split S           across ranks, a mixture of experts: expert (default; whole\n"
           "                          experts a rank) or slice (a slice of every expert a rank)\n"
+          "  --share-model           across ranks, a host without the model file (at the same path)\n"
+          "                          is sent by rank 0 the part its ranks need, each chunk checked\n"
           "  --pp K                  across ranks (boltrun -np N): K pipeline stages, the layers\n"
           "                          split between them, each stage N / K ranks in tensor parallel\n"
           "                          (default 1: every rank all layers, a slice of each)\n"
@@ -105,6 +108,10 @@ static int parse(int argc, char **argv, opts_t *o)
         }
         if (!strcmp(a, "--no-mmap")) {
             o->no_mmap = 1;
+            continue;
+        }
+        if (!strcmp(a, "--share-model")) {
+            o->share_model = 1;
             continue;
         }
         if (i + 1 >= argc) {
@@ -378,16 +385,27 @@ int main(int argc, char **argv)
     int32_t *toks = NULL;
     int rc = 1;
     double t_load = now();
-    /* across ranks, each copies its shard out of the file's mapping (and lets
-     * the rest go): --no-mmap would read every byte into every rank */
-    if (inf_model_load_with(o.model, &(inf_load_params_t){.no_mmap = o.no_mmap && size == 1}, &m, err, sizeof err) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
+    /* across ranks: every rank the model rank 0 has, or (--share-model) a
+     * copy of the part it needs */
+    share_t shm = {0};
+    if (size > 1 && share_check(o.model, o.share_model, world, &shm, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
     }
+    /* across ranks, each copies its shard out of the file's mapping (and lets
+     * the rest go): --no-mmap would read every byte into every rank */
+    if (inf_model_load_with(size > 1 ? shm.path : o.model, &(inf_load_params_t){.no_mmap = o.no_mmap && size == 1}, &m,
+                            err, sizeof err) ||
+        (shm.any && share_fetch(&shm, &m, &(inf_ctx_params_t){.tp = T > 1 ? &tp : NULL, .pp = K > 1 ? &pp : NULL,
+                                                               .moe_split = o.moe_split}, world, err, sizeof err)) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
+        fprintf(stderr, "bolt-llm: %s\n", err);
+        goto out;
+    }
+    /* the CPUs, shared between the ranks on this host (asked on every rank,
+     * whatever its -t: a collective) */
+    const int here = size > 1 ? ranks_here(world) : 1;
     if (o.threads <= 0) {
-        /* the CPUs, shared between the ranks on this host */
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        const int here = size > 1 ? ranks_here(world) : 1;
         o.threads = cpus > here ? (int)(cpus / here) : 1;
     }
     if (!(smp = inf_sampler_new(&o.s, m->hp.n_vocab))) {
@@ -573,6 +591,8 @@ done:
     free(all);
     rc = 0;
 out:
+    if (shm.fetch)
+        unlink(shm.path); /* a copy not loaded (share_fetch unlinks it once it is) */
     inf_sampler_free(smp);
     free(toks);
     inf_ctx_free(c);

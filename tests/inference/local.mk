@@ -33,6 +33,8 @@ tests_inference_check_gguf_LDADD = libinference.la $(CHECK_LIBS) -lm
 endif
 if HAVE_PCRE2
 INF_SCRIPT_TESTS = tests/inference/tokenizers.sh tests/inference/reference.sh tests/inference/cli.sh tests/inference/tp.sh
+# tensor parallel over TCP alone (BOLT_TRANSPORTS=tcp) on one host
+INF_SCRIPT_TESTS += tests/inference/tp_tcp.sh
 TESTS += $(INF_SCRIPT_TESTS)
 dist_check_SCRIPTS += $(INF_SCRIPT_TESTS)
 check_PROGRAMS += tests/inference/tokvec tests/inference/bolt_dump tests/inference/logits_cmp

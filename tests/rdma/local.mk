@@ -13,6 +13,10 @@
 # not stop it), after `all` (not beside it: with -j, all's sub-make and this
 # one would build the same objects at once).
 CHECK_RDMA_PROGS = $(INTEGRATION_PROGS) tests/collectives/coll_check$(EXEEXT) $(MPI_TEST_PROGS)
+if HAVE_PCRE2
+# tensor parallel inference over rdma (bolt-llm itself is in `all`)
+CHECK_RDMA_PROGS += tests/inference/tp_check$(EXEEXT)
+endif
 check-rdma: all
 	$(MAKE) $(AM_MAKEFLAGS) $(CHECK_RDMA_PROGS)
 	$(SHELL) $(srcdir)/tests/rdma/check $(abs_top_builddir) $(abs_top_srcdir)

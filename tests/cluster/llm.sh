@@ -47,7 +47,7 @@ tp_check() {
     for i in 1 2 3 4; do eval "s$i=\$(sent $i)"; done
     run --host "$2" -np "$1" $TCP "$CHECK" "$T/$3.gguf" "$4" 16
     expect_rc 0 "tp_check $3, $5"
-    grep -q "on $1 ranks: .* 17 greedy tokens compared, .* 0 failures$" "$T/out" || fail "tp_check $3, $5: no result line"
+    grep -q "on $1 ranks (1 stage): .* 17 greedy tokens compared, .* 0 failures$" "$T/out" || fail "tp_check $3, $5: no result line"
     for i in 1 2 3 4; do
         d=$(( $(sent $i) - $(eval "echo \$s$i") ))
         # each host's ranks send their part of every all-reduce and all-gather
@@ -83,3 +83,17 @@ llm 4 "$CL_HOSTS" "a rank a host" --temp 0
 llm 8 "$HOSTS2" "two ranks a host" --temp 0
 one --seed 5 --temp 0.9
 llm 4 "$CL_HOSTS" "a rank a host, sampling" --seed 5 --temp 0.9
+
+# pipeline parallel with tensor parallel across the hosts: 2 stages of 2
+# ranks, a rank a host (the stream from h1 and h2 to h3 and h4 over cables)
+run --host "$CL_HOSTS" -np 4 $TCP "$CHECK" "$M" 0.03 16 expert 2
+expect_rc 0 "tp_check, 2 stages of 2 ranks"
+grep -q "on 4 ranks (2 stages): .* 17 greedy tokens compared, .* 0 failures$" "$T/out" ||
+    fail "tp_check, 2 stages of 2 ranks: no result line"
+echo "llm: $(cat "$T/out") (2 stages of 2 ranks, a rank a host)"
+one --temp 0
+run --host "$CL_HOSTS" -np 4 $TCP "$LLM" -m "$M" -p "$P" -n 16 -t 1 --ignore-eos --temp 0 --pp 2
+expect_rc 0 "bolt-llm in 2 stages of 2 ranks"
+cmp -s "$T/out" "$T/one" || fail "bolt-llm in 2 stages of 2 ranks: not the text of one rank"
+grep -q "pipeline stage 1 of 2, rank 3 on h4: layers" "$T/err" || fail "bolt-llm in 2 stages of 2 ranks: no layout of rank 3 on h4"
+echo "llm: bolt-llm in 2 stages of 2 ranks, a rank a host: the text of one rank"

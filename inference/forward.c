@@ -122,7 +122,7 @@ static inf_shard_t shard_of(const inf_model_t *m, int r, int n, int split)
     while (u < Hk && (u * G * D) % bo)
         u++;
     const int units = (Hk + u - 1) / u, fb = F / bd;
-    inf_shard_t s;
+    inf_shard_t s = {0};
     const int a = units * r / n * u, b = units * (r + 1) / n * u;
     s.hk0 = a < Hk ? a : Hk;
     s.nhk = (b < Hk ? b : Hk) - s.hk0;
@@ -307,6 +307,7 @@ static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t
     }
     c->sh = c->tp ? shard_of(m, c->tp->rank, c->tp->size, c->moe_split)
                   : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab, 0, hp->n_expert, 0, hp->n_ff_exp, 0, 0};
+    c->sh.l0 = 0; /* every layer, unless pipeline stages split them */
     c->sh.nl = hp->n_layer;
     c->pp = p->pp && p->pp->stages > 1 ? p->pp : NULL;
     if (c->pp && (p->pp->stage < 0 || p->pp->stage >= p->pp->stages || p->pp->stages > hp->n_layer))

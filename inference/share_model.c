@@ -52,24 +52,13 @@ static uint32_t crc_of(const void *p, size_t n)
     return (uint32_t)c;
 }
 
-/* n bytes at off of fd into buf; 0 or an errno (EIO for a short file). */
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
+/* n bytes at off of fd into buf (or from it, `out`); 0 or an errno (EIO
+ * for a short file). */
+static int io_at(int fd, void *buf, size_t n, uint64_t off, int out)
 {
     for (size_t done = 0; done < n;) {
-        const ssize_t k = pread(fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return k < 0 ? errno : EIO;
-        done += (size_t)k;
-    }
-    return 0;
-}
-
-static int write_at(int fd, const void *buf, size_t n, uint64_t off)
-{
-    for (size_t done = 0; done < n;) {
-        const ssize_t k = pwrite(fd, (const uint8_t *)buf + done, n - done, (off_t)(off + done));
+        const ssize_t k = out ? pwrite(fd, (const uint8_t *)buf + done, n - done, (off_t)(off + done))
+                              : pread(fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -104,7 +93,7 @@ static int serve(const char *path, uint64_t size, int to, bolt_comm_t world, cha
             h.status = ERANGE;
         } else {
             const size_t k = (size_t)(r[i].len - at < CHUNK - h.len ? r[i].len - at : CHUNK - h.len);
-            h.status = read_at(fd, buf + sizeof h + h.len, k, r[i].off + at);
+            h.status = io_at(fd, buf + sizeof h + h.len, k, r[i].off + at, 0);
             h.len += k;
             at += k;
             if (at == r[i].len) {
@@ -184,7 +173,7 @@ static int fetch(share_t *s, const char *model, const range_t *r, uint64_t n, co
         /* its bytes into the ranges they belong to */
         for (uint64_t used = 0; used < h.len;) {
             const uint64_t k = r[i].len - at < h.len - used ? r[i].len - at : h.len - used;
-            const int e = write_at(fd, buf + sizeof h + used, (size_t)k, r[i].off + at);
+            const int e = io_at(fd, buf + sizeof h + used, (size_t)k, r[i].off + at, 1);
             if (e) {
                 fail(err, errlen, "%s (the copy of %s): %s", s->path, model, strerror(e));
                 goto out;
@@ -267,7 +256,7 @@ int share_check(const char *path, int share, bolt_comm_t world, share_t *s, char
             snprintf(why, sizeof why, "%s: %llu bytes, where rank 0's is %llu", path, (unsigned long long)st.st_size,
                      (unsigned long long)ref.size);
             code = 2;
-        } else if (!(meta = malloc(ref.meta ? (size_t)ref.meta : 1)) || read_at(fd, meta, (size_t)ref.meta, 0) ||
+        } else if (!(meta = malloc(ref.meta ? (size_t)ref.meta : 1)) || io_at(fd, meta, (size_t)ref.meta, 0, 0) ||
                    crc_of(meta, (size_t)ref.meta) != ref.crc) {
             snprintf(why, sizeof why, "%s: its first %llu bytes (the metadata) are not rank 0's", path,
                      (unsigned long long)ref.meta);

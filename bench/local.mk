@@ -23,11 +23,12 @@ bench_mpi_window_SOURCES = bench/mpi_window.c bench/bench_stats.h
 bench_mpi_window_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 bench_mpi_window_LDADD = libmpi.la libbolt.la
 # bench/llm-compare: bolt-llm's engine against llama.cpp (llm_bench_ref is
-# built by the script against the test data), and the memory bandwidth.
+# built by the script against the test data), and the memory bandwidth;
+# bench/llm-parallel: bolt-llm across ranks against llama.cpp's RPC backend.
 noinst_PROGRAMS += bench/stream_triad
 bench_stream_triad_SOURCES = bench/stream_triad.c
 bench_stream_triad_LDADD = -lpthread
-EXTRA_DIST += bench/llm-compare bench/llm_bench_ref.c
+EXTRA_DIST += bench/llm-compare bench/llm_bench_ref.c bench/llm-parallel
 if HAVE_PCRE2
 noinst_PROGRAMS += bench/llm_bench_bolt
 bench_llm_bench_bolt_SOURCES = bench/llm_bench_bolt.c bench/bench_stats.h

@@ -49,8 +49,8 @@ typedef struct inf_ctx_params {
                            (the caller reduces what it needs, a greedy token by MAXLOC) */
     int moe_split;      /* under tp, a mixture of experts: INF_MOE_SLICE or INF_MOE_EXPERT (0: the default) */
     const inf_pp_t *pp; /* NULL: every layer here */
-    int n_ubatch;       /* under pp, tokens a stage passes on at once (0: a prompt in about
-                           2 x stages pieces, so that the stages overlap) */
+    int n_ubatch;       /* under pp, tokens a stage passes on at once (0: a prompt in up to
+                           2 x stages pieces of 64 tokens at least, so that the stages overlap) */
 } inf_ctx_params_t;
 
 /* How tensor parallel shares a mixture of experts: every rank a slice of

@@ -23,7 +23,7 @@
 
 typedef struct opts {
     const char *model, *prompt, *file;
-    int n_predict, threads, ctx, batch, display_prompt, ignore_eos, no_mmap, moe_split, pp, share_model;
+    int n_predict, threads, ctx, batch, ubatch, display_prompt, ignore_eos, no_mmap, moe_split, pp, share_model;
     uint32_t kv_type;
     inf_sampler_params_t s;
     int seed_given;
@@ -39,6 +39,8 @@ static void usage(FILE *f)
           "  -t, --threads N         threads (default: the CPUs this process may use)\n"
           "  -c, --ctx-size N        context length (default: the model's, at most 4096)\n"
           "  -b, --batch-size N      prompt tokens a forward pass takes (default 512)\n"
+          "  -ub, --ubatch-size N    across pipeline stages, prompt tokens a stage passes on at once\n"
+          "                          (default: up to 2 x stages pieces of 64 tokens at least)\n"
           "  --temp T                temperature (default 0.8; 0: greedy)\n"
           "  --top-k K               (default 40; 0: off)\n"
           "  --top-p P               (default 0.95; 1: off)\n"
@@ -134,6 +136,8 @@ static int parse(int argc, char **argv, opts_t *o)
             rc = num(a, v, 1, 4096, &l), o->pp = (int)l;
         else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size"))
             rc = num(a, v, 0, 1 << 24, &l), o->ctx = (int)l;
+        else if (!strcmp(a, "-ub") || !strcmp(a, "--ubatch-size"))
+            rc = num(a, v, 1, 1 << 24, &l), o->ubatch = (int)l;
         else if (!strcmp(a, "-b") || !strcmp(a, "--batch-size"))
             rc = num(a, v, 1, 1 << 16, &l), o->batch = (int)l;
         else if (!strcmp(a, "--temp"))
@@ -262,6 +266,13 @@ typedef struct tp_comm {
     int wrank, group; /* in world; the ranks of a stage */
     double secs;    /* inside the collectives and the stream's messages */
     uint64_t bytes; /* this rank's part of what they carried: its share of each sum, its logits, the stream it sent */
+    /* the stream to the next stage leaves from one of two buffers while the
+     * stage goes on with the next piece of a prompt (a blocking send waited
+     * for the next stage to finish the piece before: no overlap) */
+    float *sbuf[2];
+    size_t scap[2];
+    bolt_request_t sreq[2];
+    int slot;
 } tp_comm_t;
 
 #define PP_TAG 0x11f /* the stream between stages */
@@ -270,9 +281,33 @@ static int pp_send(void *self, const float *x, size_t n)
 {
     tp_comm_t *t = self;
     const double t0 = bolt_wtime();
-    const int rc = bolt_send(x, n * sizeof *x, t->wrank + t->group, PP_TAG, t->world) != BOLT_OK;
+    const int k = t->slot;
+    int rc = t->sreq[k] != BOLT_REQUEST_NULL && bolt_wait(&t->sreq[k], NULL) != BOLT_OK;
+    if (!rc && t->scap[k] < n) {
+        float *b = realloc(t->sbuf[k], n * sizeof *b);
+        rc = !b;
+        if (b) {
+            t->sbuf[k] = b;
+            t->scap[k] = n;
+        }
+    }
+    if (!rc) {
+        memcpy(t->sbuf[k], x, n * sizeof *x);
+        rc = bolt_isend_overlap(t->sbuf[k], n * sizeof *x, t->wrank + t->group, PP_TAG, t->world, &t->sreq[k]) != BOLT_OK;
+    }
+    t->slot ^= 1;
     t->secs += bolt_wtime() - t0;
     t->bytes += n * sizeof *x;
+    return rc;
+}
+
+/* The stream's last sends complete (0), or not (-1). */
+static int pp_flush(tp_comm_t *t)
+{
+    int rc = 0;
+    for (int k = 0; k < 2; k++)
+        if (t->sreq[k] != BOLT_REQUEST_NULL && bolt_wait(&t->sreq[k], NULL) != BOLT_OK)
+            rc = -1;
     return rc;
 }
 
@@ -416,7 +451,7 @@ int main(int argc, char **argv)
      * of those (MAXLOC), not every logit to every rank */
     inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type,
                            .tp = T > 1 ? &tp : NULL, .local_logits = T > 1 && inf_sampler_greedy(smp),
-                           .moe_split = o.moe_split, .pp = K > 1 ? &pp : NULL};
+                           .moe_split = o.moe_split, .pp = K > 1 ? &pp : NULL, .n_ubatch = o.ubatch};
     if (inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
@@ -470,6 +505,11 @@ int main(int argc, char **argv)
         goto out;
     }
     /* the prompt is done when the last stage is */
+    if (K > 1 && pp_flush(&tpc)) {
+        fprintf(stderr, "bolt-llm: pipeline parallel, stage %d of %d: passing the stream between the stages failed: %s\n",
+                stage, K, bolt_error_message());
+        goto out;
+    }
     if (K > 1 && bolt_barrier(world) != BOLT_OK) {
         fprintf(stderr, "bolt-llm: rank %d: %s\n", rank, bolt_error_message());
         goto out;
@@ -601,6 +641,9 @@ out:
     free(text);
     if (group != world)
         bolt_comm_free(&group);
+    (void)pp_flush(&tpc); /* nothing left in flight from the buffers freed here */
+    free(tpc.sbuf[0]);
+    free(tpc.sbuf[1]);
     bolt_finalize();
     return rc;
 }

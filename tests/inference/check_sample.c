@@ -4,7 +4,10 @@
  * repetition penalty (once per token in the last repeat_last_n, dividing a
  * positive logit and multiplying a negative one), the lower token on a tie;
  * the best of the slices' bests (the lower token on a tie, as MAXLOC) is the
- * whole vocabulary's.
+ * whole vocabulary's. Sampling with top-k takes the k tokens a sort of the
+ * whole vocabulary puts first (the lower token first on a tie): the same
+ * token, seed for seed, as sampling without top-k from logits where every
+ * other token is impossible.
  */
 #include <check.h>
 #include <math.h>
@@ -93,11 +96,61 @@ START_TEST(greedy_whole_and_by_slices_equals_the_plain_way)
 }
 END_TEST
 
+typedef struct {
+    float v;
+    int id;
+} ranked_t;
+
+static int by_rank(const void *a, const void *b)
+{
+    const ranked_t *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v > y->v ? -1 : 1;
+    return x->id - y->id;
+}
+
+START_TEST(top_k_samples_what_a_whole_sort_keeps)
+{
+    static float logits[V], masked[V];
+    static ranked_t r[V];
+    const int ks[] = {1, 2, 7, 40, 333, V - 1};
+    for (int trial = 0; trial < 30; trial++) {
+        /* few distinct values: the k-th best ties with many others */
+        for (int i = 0; i < V; i++) {
+            logits[i] = (float)((int)(rnd() % 61) - 30) / 8.0f;
+            r[i] = (ranked_t){logits[i], i};
+        }
+        qsort(r, V, sizeof *r, by_rank);
+        for (size_t q = 0; q < sizeof ks / sizeof *ks; q++) {
+            const int k = ks[q];
+            for (int i = 0; i < V; i++)
+                masked[i] = -INFINITY;
+            for (int i = 0; i < k; i++)
+                masked[r[i].id] = logits[r[i].id];
+            const uint64_t seed = 1000u * (unsigned)trial + q;
+            inf_sampler_params_t a = {.temp = 1.5f, .top_k = k, .top_p = 0.9f, .min_p = 0.01f, .repeat_penalty = 1.0f,
+                                      .seed = seed};
+            inf_sampler_params_t b = a;
+            b.top_k = 0;
+            inf_sampler_t *sa = inf_sampler_new(&a, V), *sb = inf_sampler_new(&b, V);
+            for (int draw = 0; draw < 20; draw++) {
+                const int32_t ta = inf_sample(sa, logits, NULL, 0), tb = inf_sample(sb, masked, NULL, 0);
+                ck_assert_msg(ta == tb, "trial %d, top-k %d, draw %d: %d, the whole sort %d", trial, k, draw, ta, tb);
+                ck_assert(masked[ta] > -INFINITY);
+            }
+            inf_sampler_free(sa);
+            inf_sampler_free(sb);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("inference sampling");
     TCase *tc = tcase_create("greedy");
     tcase_add_test(tc, greedy_whole_and_by_slices_equals_the_plain_way);
+    tcase_add_test(tc, top_k_samples_what_a_whole_sort_keeps);
     suite_add_tcase(s, tc);
     return bolt_check_run(s);
 }

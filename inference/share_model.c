@@ -75,8 +75,12 @@ static int serve(const char *path, uint64_t size, int to, bolt_comm_t world, cha
     range_t *r = NULL;
     uint8_t *buf = NULL;
     int fd = -1, rc = -1;
-    if (bolt_recv(&n, sizeof n, to, TAG_LIST, world, NULL) != BOLT_OK ||
-        !(r = malloc((n ? n : 1) * sizeof *r)) ||
+    if (bolt_recv(&n, sizeof n, to, TAG_LIST, world, NULL) != BOLT_OK)
+        return fail(err, errlen, "sending rank %d its part of %s: %s", to, path, bolt_error_message());
+    if (n > size) /* ranges of a byte at least, apart: no more than the file's bytes */
+        return fail(err, errlen, "sending rank %d its part of %s: it asks for %llu ranges of a %llu-byte file", to, path,
+                    (unsigned long long)n, (unsigned long long)size);
+    if (!(r = malloc((n ? n : 1) * sizeof *r)) ||
         bolt_recv(r, n * sizeof *r, to, TAG_LIST, world, NULL) != BOLT_OK) {
         fail(err, errlen, "sending rank %d its part of %s: %s", to, path, r ? bolt_error_message() : "out of memory");
         goto out;

@@ -15,11 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inference/err.h"
 #include "inference/attn.h"
 #include "inference/engine.h"
 #include "inference/matmul.h"
 #include "inference/mem.h"
 #include "inference/shard.h"
+
+enum { FAILED_TP = 1, FAILED_PP };
 
 /* Tokens from which a batch's attention goes by blocks (attn.h) rather
  * than one dot product a position. */
@@ -33,7 +36,7 @@ struct inf_ctx {
     const inf_tp_t *tp;
     inf_shard_t sh;
     const inf_pp_t *pp; /* pipeline parallel: this stage's layers sh.l0 .. */
-    int tp_failed; /* a collective failed in this pass (2: passing the stream between stages) */
+    int failed; /* in this pass: FAILED_TP, a collective; FAILED_PP, passing the stream between stages */
     int moe_split; /* tp, a mixture of experts: INF_MOE_SLICE or INF_MOE_EXPERT */
     /* the weights as this rank multiplies by them: each layer's (of this
      * stage's) and the output; its own copies of its parts under tensor or
@@ -62,15 +65,6 @@ struct inf_ctx {
     int *sel, *etok;
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 void inf_ctx_free(inf_ctx_t *c)
 {
@@ -112,7 +106,7 @@ static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t
     if (c->tp && (m->arch->flags & INF_ARCH_MOE)) {
         c->moe_split = p->moe_split ? p->moe_split : INF_MOE_DEFAULT;
         if (c->moe_split != INF_MOE_SLICE && c->moe_split != INF_MOE_EXPERT)
-            return fail(err, errlen, "the experts' split must be INF_MOE_SLICE or INF_MOE_EXPERT, not %d", p->moe_split);
+            return inf_fail(err, errlen, "the experts' split must be INF_MOE_SLICE or INF_MOE_EXPERT, not %d", p->moe_split);
     }
     c->sh = c->tp ? inf_shard_of(m, c->tp->rank, c->tp->size, c->moe_split)
                   : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab, 0, hp->n_expert, 0, hp->n_ff_exp, 0, 0};
@@ -120,7 +114,7 @@ static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t
     c->sh.nl = hp->n_layer;
     c->pp = p->pp && p->pp->stages > 1 ? p->pp : NULL;
     if (c->pp && (p->pp->stage < 0 || p->pp->stage >= p->pp->stages || p->pp->stages > hp->n_layer))
-        return fail(err, errlen, "%s: %d pipeline stages for a model of %d layers: at most one stage a layer", m->path,
+        return inf_fail(err, errlen, "%s: %d pipeline stages for a model of %d layers: at most one stage a layer", m->path,
                     p->pp->stages, hp->n_layer);
     if (c->pp)
         inf_shard_layers(m, c->pp->stage, c->pp->stages, &c->sh.l0, &c->sh.nl);
@@ -134,7 +128,7 @@ int inf_ctx_plan(inf_model_t *m, const inf_ctx_params_t *p, void (*need)(void *a
     if (ctx_layout(&c, p, err, errlen))
         return -1;
     if (!(c.lw = calloc((size_t)m->hp.n_layer, sizeof *c.lw)))
-        return fail(err, errlen, "out of memory");
+        return inf_fail(err, errlen, "out of memory");
     inf_own_t o = {.need = need, .arg = arg}; /* counted, not copied: what a copy would read */
     inf_shard_weights(m, &c.sh, !c.pp || c.pp->stage == c.pp->stages - 1, &o, c.lw, &c.out);
     if (!c.pp || c.pp->stage == 0) /* the embeddings: a row a token, any row */
@@ -149,7 +143,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     const inf_hparams_t *hp = &m->hp;
     inf_ctx_t *c = calloc(1, sizeof *c);
     if (!c)
-        return fail(err, errlen, "out of memory");
+        return inf_fail(err, errlen, "out of memory");
     c->m = m;
     c->p = *p;
     if (c->p.n_ctx <= 0)
@@ -172,7 +166,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     if (!c->kvt || (c->p.kv_type != GGML_F16 && c->p.kv_type != GGML_F32 && c->p.kv_type != GGML_Q8_0) ||
         hp->head_dim % c->kvt->block) {
         inf_ctx_free(c);
-        return fail(err, errlen, "the KV cache type must be F16, F32 or Q8_0 (Q8_0 needs heads of a multiple of 32)");
+        return inf_fail(err, errlen, "the KV cache type must be F16, F32 or Q8_0 (Q8_0 needs heads of a multiple of 32)");
     }
     c->kv_row = inf_row_bytes(c->kvt, hp->head_dim);
     size_t kvb = (size_t)c->sh.nl * (size_t)c->sh.nhk * (size_t)N * c->kv_row;
@@ -220,12 +214,12 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     }
     if (!ok) {
         inf_ctx_free(c);
-        return fail(err, errlen, "out of memory for a context of %d positions (%.1f MiB of KV cache) and batches of %d", N,
+        return inf_fail(err, errlen, "out of memory for a context of %d positions (%.1f MiB of KV cache) and batches of %d", N,
                     2.0 * (double)kvb / 1048576.0, B);
     }
     if (!(c->lw = calloc((size_t)hp->n_layer, sizeof *c->lw))) {
         inf_ctx_free(c);
-        return fail(err, errlen, "out of memory");
+        return inf_fail(err, errlen, "out of memory");
     }
     if (c->tp || c->pp) {
         const int last = !c->pp || c->pp->stage == c->pp->stages - 1;
@@ -233,7 +227,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         inf_shard_weights(m, &c->sh, last, &o, c->lw, &c->out);
         if (inf_region_alloc(&c->wmem, o.used ? o.used : 1)) {
             inf_ctx_free(c);
-            return fail(err, errlen, "out of memory for this rank's %.1f MiB of the weights", (double)o.used / 1048576.0);
+            return inf_fail(err, errlen, "out of memory for this rank's %.1f MiB of the weights", (double)o.used / 1048576.0);
         }
         o = (inf_own_t){.mem = c->wmem.p, .g = m->gguf};
         inf_shard_weights(m, &c->sh, last, &o, c->lw, &c->out);
@@ -247,7 +241,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         c->vdispls = malloc((size_t)c->tp->size * sizeof *c->vdispls);
         if (!c->vcounts || !c->vdispls) {
             inf_ctx_free(c);
-            return fail(err, errlen, "out of memory");
+            return inf_fail(err, errlen, "out of memory");
         }
         for (int r = 0; r < c->tp->size; r++) {
             const inf_shard_t s = inf_shard_of(m, r, c->tp->size, c->moe_split);
@@ -257,7 +251,7 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
     }
     if (inf_pool_create(c->p.n_threads, &c->pool)) {
         inf_ctx_free(c);
-        return fail(err, errlen, "cannot start %d threads", c->p.n_threads);
+        return inf_fail(err, errlen, "cannot start %d threads", c->p.n_threads);
     }
     *out = c;
     return 0;
@@ -429,7 +423,7 @@ static void partial_product(inf_ctx_t *c, const float *x, int cols, int n, const
     else
         memset(m->y, 0, (size_t)n * (size_t)m->ldy * sizeof(float));
     if (c->tp && c->tp->allreduce_sum(c->tp->self, m->y, (size_t)n * (size_t)m->ldy))
-        c->tp_failed = 1;
+        c->failed = FAILED_TP;
 }
 
 /* The input of a product that normalises the residual stream x with
@@ -536,7 +530,7 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
         }
     }
     if (c->tp && c->tp->allreduce_sum(c->tp->self, c->macc, (size_t)n * (size_t)E))
-        c->tp_failed = 1;
+        c->failed = FAILED_TP;
 }
 
 /* ---- one batch ---- */
@@ -555,7 +549,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     if (c->pp && c->pp->stage > 0) {
         /* the stream from the stage before */
         if (c->pp->recv(c->pp->self, c->x, (size_t)n * E)) {
-            c->tp_failed = 2;
+            c->failed = FAILED_PP;
             return;
         }
     } else
@@ -595,10 +589,12 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     }
     if (c->pp && c->pp->stage < c->pp->stages - 1) {
         /* the stream to the next stage */
-        for (size_t i = 0; pending && i < (size_t)n * E; i++)
-            c->x[i] += pending[i];
-        if (!c->tp_failed && c->pp->send(c->pp->self, c->x, (size_t)n * E))
-            c->tp_failed = 2;
+        if (pending) {
+            stream_add(c, n, pending);
+            stream_swap(c);
+        }
+        if (!c->failed && c->pp->send(c->pp->self, c->x, (size_t)n * E))
+            c->failed = FAILED_PP;
         return;
     }
     /* the logits: the last token's, or every token's */
@@ -610,22 +606,22 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     if (c->sh.nv)
         inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
     /* every rank the whole logits, to sample the same token */
-    for (int t = 0; c->vcounts && t < rows && !c->tp_failed; t++)
+    for (int t = 0; c->vcounts && t < rows && !c->failed; t++)
         if (c->tp->allgatherv(c->tp->self, c->logits + (size_t)t * V, c->vcounts, c->vdispls))
-            c->tp_failed = 1;
+            c->failed = FAILED_TP;
     c->n_logits = rows;
 }
 
 int inf_decode(inf_ctx_t *c, const int32_t *tokens, int n, char *err, size_t errlen)
 {
     if (n <= 0)
-        return fail(err, errlen, "nothing to decode");
+        return inf_fail(err, errlen, "nothing to decode");
     if (c->pos + n > c->p.n_ctx)
-        return fail(err, errlen, "the context is full: %d positions used, %d more asked, %d in all (-c)", c->pos, n,
+        return inf_fail(err, errlen, "the context is full: %d positions used, %d more asked, %d in all (-c)", c->pos, n,
                     c->p.n_ctx);
     for (int i = 0; i < n; i++)
         if (tokens[i] < 0 || tokens[i] >= c->m->hp.n_vocab)
-            return fail(err, errlen, "token %d is outside the vocabulary of %d", tokens[i], c->m->hp.n_vocab);
+            return inf_fail(err, errlen, "token %d is outside the vocabulary of %d", tokens[i], c->m->hp.n_vocab);
     /* a pipeline's stages overlap when the prompt goes in pieces: each stage
      * starts on a piece as the one before passes it on (every stage cuts
      * alike: the counts alone decide). Up to 2 x stages pieces, of 64 tokens
@@ -644,14 +640,14 @@ int inf_decode(inf_ctx_t *c, const int32_t *tokens, int n, char *err, size_t err
         /* with all_logits, the logits of every batch would overwrite each other:
          * only the last batch's rows remain */
         batch(c, tokens + at, k, c->p.all_logits);
-        if (c->tp_failed == 2) {
-            c->tp_failed = 0;
-            return fail(err, errlen, "pipeline parallel, stage %d of %d: passing the stream between the stages failed",
+        if (c->failed == FAILED_PP) {
+            c->failed = 0;
+            return inf_fail(err, errlen, "pipeline parallel, stage %d of %d: passing the stream between the stages failed",
                         c->pp->stage, c->pp->stages);
         }
-        if (c->tp_failed) {
-            c->tp_failed = 0;
-            return fail(err, errlen, "tensor parallel, rank %d of %d: a collective between the ranks failed", c->tp->rank,
+        if (c->failed) {
+            c->failed = 0;
+            return inf_fail(err, errlen, "tensor parallel, rank %d of %d: a collective between the ranks failed", c->tp->rank,
                         c->tp->size);
         }
     }

@@ -5,6 +5,7 @@
  * take, before anything is allocated for it).
  */
 #include "inference/gguf.h"
+#include "inference/err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,16 +30,6 @@ typedef struct rd {
     size_t errlen;
 } rd_t;
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* ---- types ---- */
 
@@ -108,7 +99,7 @@ static const char *vname(uint32_t t)
 static int need(rd_t *r, uint64_t k, const char *what)
 {
     if (k > r->n - r->off)
-        return fail(r->err, r->errlen, "%s: truncated: %s needs %" PRIu64 " bytes at offset %zu, %zu left",
+        return inf_fail(r->err, r->errlen, "%s: truncated: %s needs %" PRIu64 " bytes at offset %zu, %zu left",
                     r->name, what, k, r->off, r->n - r->off);
     return 0;
 }
@@ -173,12 +164,12 @@ static int read_array(rd_t *r, gguf_kv_t *kv, int depth, const char *key)
     if (rd_u32(r, &at, "an array's element type") || rd_u64(r, &count, "an array's length"))
         return -1;
     if (at >= GGUF_NTYPES)
-        return fail(r->err, r->errlen, "%s: key '%s': array of unknown value type %u", r->name, key, at);
+        return inf_fail(r->err, r->errlen, "%s: key '%s': array of unknown value type %u", r->name, key, at);
     size_t es = vsize(at);
     /* the fewest bytes an element can take: a string's or an array's length */
     uint64_t min = es ? es : at == GGUF_STRING ? 8 : 12;
     if (count > (r->n - r->off) / min)
-        return fail(r->err, r->errlen, "%s: key '%s': array of %" PRIu64 " %s elements, but only %zu bytes are left",
+        return inf_fail(r->err, r->errlen, "%s: key '%s': array of %" PRIu64 " %s elements, but only %zu bytes are left",
                     r->name, key, count, vname(at), r->n - r->off);
     if (kv) {
         kv->atype = at;
@@ -192,7 +183,7 @@ static int read_array(rd_t *r, gguf_kv_t *kv, int depth, const char *key)
     if (at == GGUF_STRING && kv && depth == 0) {
         kv->strs = malloc((size_t)(count ? count : 1) * sizeof *kv->strs);
         if (!kv->strs)
-            return fail(r->err, r->errlen, "%s: key '%s': out of memory for %" PRIu64 " strings", r->name, key, count);
+            return inf_fail(r->err, r->errlen, "%s: key '%s': out of memory for %" PRIu64 " strings", r->name, key, count);
     }
     for (uint64_t i = 0; i < count; i++) {
         if (at == GGUF_STRING) {
@@ -211,7 +202,7 @@ static int read_array(rd_t *r, gguf_kv_t *kv, int depth, const char *key)
 static int skip_value(rd_t *r, uint32_t type, int depth, const char *key)
 {
     if (depth > MAX_NESTING)
-        return fail(r->err, r->errlen, "%s: key '%s': arrays nested more than %d deep", r->name, key, MAX_NESTING);
+        return inf_fail(r->err, r->errlen, "%s: key '%s': arrays nested more than %d deep", r->name, key, MAX_NESTING);
     if (type == GGUF_ARRAY)
         return read_array(r, NULL, depth, key);
     if (type == GGUF_STRING) {
@@ -220,7 +211,7 @@ static int skip_value(rd_t *r, uint32_t type, int depth, const char *key)
     }
     size_t es = vsize(type);
     if (!es)
-        return fail(r->err, r->errlen, "%s: key '%s': unknown value type %u", r->name, key, type);
+        return inf_fail(r->err, r->errlen, "%s: key '%s': unknown value type %u", r->name, key, type);
     if (need(r, es, "a value"))
         return -1;
     r->off += es;
@@ -236,7 +227,7 @@ static int read_kv(rd_t *r, gguf_kv_t *kv)
     if (rd_u32(r, &kv->type, "a metadata value type"))
         return -1;
     if (kv->type >= GGUF_NTYPES)
-        return fail(r->err, r->errlen, "%s: key '%s': unknown value type %u", r->name, key, kv->type);
+        return inf_fail(r->err, r->errlen, "%s: key '%s': unknown value type %u", r->name, key, kv->type);
     if (kv->type == GGUF_ARRAY)
         return read_array(r, kv, 0, key);
     if (kv->type == GGUF_STRING)
@@ -338,24 +329,24 @@ static int parse_one(const uint8_t *p, size_t n, const char *name, int part, par
     memset(out, 0, sizeof *out);
     uint32_t magic;
     if (n < 4 || (memcpy(&magic, p, 4), magic != GGUF_MAGIC))
-        return fail(err, errlen, "%s: not a GGUF file (the first 4 bytes are not \"GGUF\")", name);
+        return inf_fail(err, errlen, "%s: not a GGUF file (the first 4 bytes are not \"GGUF\")", name);
     r.off = 4;
     if (rd_u32(&r, &out->version, "the version"))
         return -1;
     if (out->version != 2 && out->version != 3)
-        return fail(err, errlen, "%s: GGUF version %u is not supported (2 and 3 are)", name, out->version);
+        return inf_fail(err, errlen, "%s: GGUF version %u is not supported (2 and 3 are)", name, out->version);
     uint64_t nt, nk;
     if (rd_u64(&r, &nt, "the tensor count") || rd_u64(&r, &nk, "the metadata count"))
         return -1;
     /* a key takes at least 8 + 4 + 1 bytes, a tensor info 8 + 4 + 8 + 4 + 8 */
     if (nk > (n - r.off) / 13)
-        return fail(err, errlen, "%s: %" PRIu64 " metadata entries cannot fit in %zu bytes", name, nk, n);
+        return inf_fail(err, errlen, "%s: %" PRIu64 " metadata entries cannot fit in %zu bytes", name, nk, n);
     if (nt > (n - r.off) / 32)
-        return fail(err, errlen, "%s: %" PRIu64 " tensors cannot fit in %zu bytes", name, nt, n);
+        return inf_fail(err, errlen, "%s: %" PRIu64 " tensors cannot fit in %zu bytes", name, nt, n);
     out->kv = calloc((size_t)(nk ? nk : 1), sizeof *out->kv);
     out->t = calloc((size_t)(nt ? nt : 1), sizeof *out->t);
     if (!out->kv || !out->t)
-        return fail(err, errlen, "%s: out of memory for %" PRIu64 " keys and %" PRIu64 " tensors", name, nk, nt);
+        return inf_fail(err, errlen, "%s: out of memory for %" PRIu64 " keys and %" PRIu64 " tensors", name, nk, nt);
     out->alignment = GGUF_DEFAULT_ALIGNMENT;
     for (uint64_t i = 0; i < nk; i++) {
         out->n_kv = (size_t)i + 1; /* counted before: a half-read key's strings are freed too */
@@ -364,13 +355,13 @@ static int parse_one(const uint8_t *p, size_t n, const char *name, int part, par
         for (uint64_t j = 0; j < i; j++)
             if (out->kv[j].key.n == out->kv[i].key.n && !memcmp(out->kv[j].key.p, out->kv[i].key.p, out->kv[i].key.n)) {
                 char kb[96];
-                return fail(err, errlen, "%s: key '%s' appears twice", name, shown(out->kv[i].key, kb, sizeof kb));
+                return inf_fail(err, errlen, "%s: key '%s' appears twice", name, shown(out->kv[i].key, kb, sizeof kb));
             }
         if (gguf_str_eq(out->kv[i].key, "general.alignment")) {
             const gguf_kv_t *kv = &out->kv[i];
             if (!is_unsigned(kv->type) || kv->type == GGUF_BOOL || kv->v.u == 0 || kv->v.u > (1u << 30) ||
                 (kv->v.u & (kv->v.u - 1)))
-                return fail(err, errlen, "%s: key 'general.alignment' must be a power of two (an unsigned integer), got %s",
+                return inf_fail(err, errlen, "%s: key 'general.alignment' must be a power of two (an unsigned integer), got %s",
                             name, is_unsigned(kv->type) ? "another number" : vname(kv->type));
             out->alignment = (uint32_t)kv->v.u;
         }
@@ -384,7 +375,7 @@ static int parse_one(const uint8_t *p, size_t n, const char *name, int part, par
         if (rd_u32(&r, &t->n_dims, "a tensor's dimension count"))
             return -1;
         if (t->n_dims < 1 || t->n_dims > GGUF_MAX_DIMS)
-            return fail(err, errlen, "%s: tensor '%s' has %u dimensions (1 to %d allowed)", name, tn, t->n_dims,
+            return inf_fail(err, errlen, "%s: tensor '%s' has %u dimensions (1 to %d allowed)", name, tn, t->n_dims,
                         GGUF_MAX_DIMS);
         uint64_t elems = 1;
         for (int d = 0; d < GGUF_MAX_DIMS; d++) {
@@ -393,9 +384,9 @@ static int parse_one(const uint8_t *p, size_t n, const char *name, int part, par
                 if (rd_u64(&r, &t->ne[d], "a tensor dimension"))
                     return -1;
                 if (t->ne[d] == 0 || t->ne[d] > ((uint64_t)1 << 40))
-                    return fail(err, errlen, "%s: tensor '%s': dimension %d is %" PRIu64, name, tn, d, t->ne[d]);
+                    return inf_fail(err, errlen, "%s: tensor '%s': dimension %d is %" PRIu64, name, tn, d, t->ne[d]);
                 if (__builtin_mul_overflow(elems, t->ne[d], &elems) || elems > ((uint64_t)1 << 50))
-                    return fail(err, errlen, "%s: tensor '%s': its element count overflows", name, tn);
+                    return inf_fail(err, errlen, "%s: tensor '%s': its element count overflows", name, tn);
             }
         }
         uint64_t off;
@@ -404,34 +395,34 @@ static int parse_one(const uint8_t *p, size_t n, const char *name, int part, par
         size_t bb = 0;
         int blk = gguf_type_block(t->type, &bb);
         if (!blk)
-            return fail(err, errlen, "%s: tensor '%s' has unknown type %u", name, tn, t->type);
+            return inf_fail(err, errlen, "%s: tensor '%s' has unknown type %u", name, tn, t->type);
         if (t->ne[0] % (uint64_t)blk)
-            return fail(err, errlen, "%s: tensor '%s': its first dimension (%" PRIu64 ") is not a multiple of %s's block of %d",
+            return inf_fail(err, errlen, "%s: tensor '%s': its first dimension (%" PRIu64 ") is not a multiple of %s's block of %d",
                         name, tn, t->ne[0], gguf_type_name(t->type), blk);
         t->nbytes = elems / (uint64_t)blk * bb;
         t->offset = off; /* relative to the data section until it is known */
         t->part = part;
         for (uint64_t j = 0; j < i; j++)
             if (out->t[j].name.n == t->name.n && !memcmp(out->t[j].name.p, t->name.p, t->name.n))
-                return fail(err, errlen, "%s: tensor '%s' appears twice", name, tn);
+                return inf_fail(err, errlen, "%s: tensor '%s' appears twice", name, tn);
         out->n_tensors = (size_t)i + 1;
     }
     /* the data section: after the infos, aligned */
     uint64_t data = ((uint64_t)r.off + out->alignment - 1) / out->alignment * out->alignment;
     if (nt && data > n)
-        return fail(err, errlen, "%s: truncated: the tensor data would start at byte %" PRIu64 " of %zu", name, data, n);
+        return inf_fail(err, errlen, "%s: truncated: the tensor data would start at byte %" PRIu64 " of %zu", name, data, n);
     gguf_tensor_t **order = malloc((size_t)(nt ? nt : 1) * sizeof *order);
     if (!order)
-        return fail(err, errlen, "%s: out of memory", name);
+        return inf_fail(err, errlen, "%s: out of memory", name);
     int rc = 0;
     for (size_t i = 0; i < (size_t)nt && rc == 0; i++) {
         gguf_tensor_t *t = &out->t[i];
         char tb[96];
         if (t->offset % out->alignment)
-            rc = fail(err, errlen, "%s: tensor '%s': offset %" PRIu64 " is not a multiple of the alignment %u", name,
+            rc = inf_fail(err, errlen, "%s: tensor '%s': offset %" PRIu64 " is not a multiple of the alignment %u", name,
                       shown(t->name, tb, sizeof tb), t->offset, out->alignment);
         else if (t->offset > n - data || t->nbytes > n - data - t->offset)
-            rc = fail(err, errlen, "%s: tensor '%s': %" PRIu64 " bytes at offset %" PRIu64 " run past the end of the file (%zu bytes of data)",
+            rc = inf_fail(err, errlen, "%s: tensor '%s': %" PRIu64 " bytes at offset %" PRIu64 " run past the end of the file (%zu bytes of data)",
                       name, shown(t->name, tb, sizeof tb), t->nbytes, t->offset, (size_t)(n - data));
         t->offset += data;
         t->data = p + t->offset;
@@ -442,7 +433,7 @@ static int parse_one(const uint8_t *p, size_t n, const char *name, int part, par
         for (size_t i = 1; i < (size_t)nt; i++)
             if (order[i - 1]->offset + order[i - 1]->nbytes > order[i]->offset) {
                 char a[96], b[96];
-                rc = fail(err, errlen, "%s: tensors '%s' and '%s' overlap", name, shown(order[i - 1]->name, a, sizeof a),
+                rc = inf_fail(err, errlen, "%s: tensors '%s' and '%s' overlap", name, shown(order[i - 1]->name, a, sizeof a),
                           shown(order[i]->name, b, sizeof b));
                 break;
             }
@@ -494,7 +485,7 @@ enum { DATA_ALIGN = 4096 };
 static int read_file(const char *path, gguf_part_t *pt, char *err, size_t errlen)
 {
     if (inf_region_alloc(&pt->region, pt->size + DATA_ALIGN))
-        return fail(err, errlen, "%s: cannot allocate %zu bytes to read the model into (--no-mmap): %s", path,
+        return inf_fail(err, errlen, "%s: cannot allocate %zu bytes to read the model into (--no-mmap): %s", path,
                     pt->size, strerror(errno));
     uint8_t *d = pt->region.p;
     size_t done = 0;
@@ -504,9 +495,9 @@ static int read_file(const char *path, gguf_part_t *pt, char *err, size_t errlen
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return fail(err, errlen, "%s: read failed at byte %zu: %s", path, done, strerror(errno));
+            return inf_fail(err, errlen, "%s: read failed at byte %zu: %s", path, done, strerror(errno));
         if (n == 0)
-            return fail(err, errlen, "%s: the file ended at byte %zu of %zu while being read (changed under us?)", path,
+            return inf_fail(err, errlen, "%s: the file ended at byte %zu of %zu while being read (changed under us?)", path,
                         done, pt->size);
         done += (size_t)n;
     }
@@ -519,20 +510,20 @@ static int map_file(const char *path, unsigned flags, gguf_part_t *pt, char *err
 {
     pt->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (pt->fd < 0)
-        return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return inf_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(pt->fd, &st) != 0)
-        return fail(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+        return inf_fail(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
-        return fail(err, errlen, "%s: not a regular file", path);
+        return inf_fail(err, errlen, "%s: not a regular file", path);
     if (st.st_size < 24)
-        return fail(err, errlen, "%s: %lld bytes: too short for a GGUF header", path, (long long)st.st_size);
+        return inf_fail(err, errlen, "%s: %lld bytes: too short for a GGUF header", path, (long long)st.st_size);
     pt->size = (size_t)st.st_size;
     if (flags & GGUF_OPEN_NO_MMAP)
         return read_file(path, pt, err, errlen);
     void *m = mmap(NULL, pt->size, PROT_READ, MAP_PRIVATE, pt->fd, 0);
     if (m == MAP_FAILED)
-        return fail(err, errlen, "%s: cannot map %zu bytes: %s", path, pt->size, strerror(errno));
+        return inf_fail(err, errlen, "%s: cannot map %zu bytes: %s", path, pt->size, strerror(errno));
     pt->map = m;
     pt->mapped = 1;
     return 0;
@@ -564,7 +555,7 @@ static int merge(gguf_t *g, parsed_t *ps, int nparts, char *err, size_t errlen)
         total += ps[i].n_tensors;
     g->tensors = calloc(total ? total : 1, sizeof *g->tensors);
     if (!g->tensors)
-        return fail(err, errlen, "out of memory for %zu tensors", total);
+        return inf_fail(err, errlen, "out of memory for %zu tensors", total);
     for (int i = 0; i < nparts; i++) {
         for (size_t j = 0; j < ps[i].n_tensors; j++) {
             const gguf_tensor_t *t = &ps[i].t[j];
@@ -572,7 +563,7 @@ static int merge(gguf_t *g, parsed_t *ps, int nparts, char *err, size_t errlen)
                 for (size_t k = 0; k < g->n_tensors; k++)
                     if (g->tensors[k].name.n == t->name.n && !memcmp(g->tensors[k].name.p, t->name.p, t->name.n)) {
                         char tb[96];
-                        return fail(err, errlen, "%s: tensor '%s' is also in %s", g->parts[i].path,
+                        return inf_fail(err, errlen, "%s: tensor '%s' is also in %s", g->parts[i].path,
                                     shown(t->name, tb, sizeof tb), g->parts[g->tensors[k].part].path);
                     }
             }
@@ -627,12 +618,12 @@ static int check_split_keys(const gguf_t *one, const parsed_t *p, const char *pa
     if (r < 0)
         return -1;
     if (r == 1 && (int)v != count)
-        return fail(err, errlen, "%s: split.count says %u parts, the file name %d", path, v, count);
+        return inf_fail(err, errlen, "%s: split.count says %u parts, the file name %d", path, v, count);
     r = gguf_get_u32(&view, "split.no", &v, err, errlen);
     if (r < 0)
         return -1;
     if (r == 1 && (int)v != no - 1)
-        return fail(err, errlen, "%s: split.no says part %u (from 0), the file name part %d", path, v, no);
+        return inf_fail(err, errlen, "%s: split.no says part %u (from 0), the file name part %d", path, v, no);
     (void)one;
     return 0;
 }
@@ -645,7 +636,7 @@ int gguf_parse_mem(const void *buf, size_t len, const char *name, gguf_t **out, 
     if (!g || !ps || !(g->parts = calloc(1, sizeof *g->parts))) {
         free(ps);
         gguf_close(g);
-        return fail(err, errlen, "%s: out of memory", name);
+        return inf_fail(err, errlen, "%s: out of memory", name);
     }
     g->n_parts = 1;
     g->parts[0] = (gguf_part_t){.path = strdup(name ? name : "(memory)"), .fd = -1, .map = buf, .size = len};
@@ -673,18 +664,18 @@ int gguf_open_with(const char *path, unsigned flags, gguf_t **out, char *err, si
     size_t stem = 0;
     int split = split_name(path, &no, &count, &stem);
     if (split && no != 1)
-        return fail(err, errlen, "%s: is part %d of %d of a split model: open the first part (-00001-of-%05d.gguf)",
+        return inf_fail(err, errlen, "%s: is part %d of %d of a split model: open the first part (-00001-of-%05d.gguf)",
                     path, no, count, count);
     if (!split)
         count = 1;
     if (count > 9999)
-        return fail(err, errlen, "%s: %d parts", path, count);
+        return inf_fail(err, errlen, "%s: %d parts", path, count);
     gguf_t *g = calloc(1, sizeof *g);
     parsed_t *ps = calloc((size_t)count, sizeof *ps);
     if (!g || !ps || !(g->parts = calloc((size_t)count, sizeof *g->parts))) {
         free(ps);
         gguf_close(g);
-        return fail(err, errlen, "%s: out of memory", path);
+        return inf_fail(err, errlen, "%s: out of memory", path);
     }
     int rc = 0;
     for (int i = 0; i < count && rc == 0; i++) {
@@ -693,7 +684,7 @@ int gguf_open_with(const char *path, unsigned flags, gguf_t **out, char *err, si
         g->n_parts = i + 1;
         size_t len = strlen(path) + 1;
         if (!(pt->path = malloc(len))) {
-            rc = fail(err, errlen, "%s: out of memory", path);
+            rc = inf_fail(err, errlen, "%s: out of memory", path);
             break;
         }
         if (count == 1)
@@ -740,7 +731,7 @@ const gguf_tensor_t *gguf_tensor(const gguf_t *g, const char *name)
 
 static int wrong(const gguf_kv_t *kv, const char *key, const char *want, char *err, size_t errlen)
 {
-    return fail(err, errlen, "key '%s': expected %s, found %s", key, want,
+    return inf_fail(err, errlen, "key '%s': expected %s, found %s", key, want,
                 kv->type == GGUF_ARRAY ? "an array" : vname(kv->type));
 }
 
@@ -754,7 +745,7 @@ int gguf_get_u64(const gguf_t *g, const char *key, uint64_t *out, char *err, siz
     else if (is_signed(kv->type) && kv->v.i >= 0)
         *out = (uint64_t)kv->v.i;
     else
-        return is_signed(kv->type) ? fail(err, errlen, "key '%s': expected an unsigned integer, found %" PRId64, key, kv->v.i)
+        return is_signed(kv->type) ? inf_fail(err, errlen, "key '%s': expected an unsigned integer, found %" PRId64, key, kv->v.i)
                                    : wrong(kv, key, "an unsigned integer", err, errlen);
     return 1;
 }
@@ -766,7 +757,7 @@ int gguf_get_u32(const gguf_t *g, const char *key, uint32_t *out, char *err, siz
     if (r != 1)
         return r;
     if (v > UINT32_MAX)
-        return fail(err, errlen, "key '%s': %" PRIu64 " is too large", key, v);
+        return inf_fail(err, errlen, "key '%s': %" PRIu64 " is too large", key, v);
     *out = (uint32_t)v;
     return 1;
 }
@@ -820,7 +811,7 @@ int gguf_get_arr(const gguf_t *g, const char *key, uint32_t atype, const gguf_kv
              (atype == GGUF_F32 && (kv->atype == GGUF_F64 || vsize(kv->atype))) ||
              (is_signed(atype) && (is_signed(kv->atype) || is_unsigned(kv->atype)));
     if (!ok || (atype == GGUF_STRING && !kv->strs))
-        return fail(err, errlen, "key '%s': expected an array of %s, found an array of %s", key, vname(atype),
+        return inf_fail(err, errlen, "key '%s': expected an array of %s, found an array of %s", key, vname(atype),
                     vname(kv->atype));
     *out = kv;
     return 1;

@@ -4,6 +4,7 @@
  * one are written the same way.
  */
 #include "inference/gguf_write.h"
+#include "inference/err.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -288,15 +289,6 @@ int gguf_w_tensor(gguf_w_t *w, const char *name, int n_dims, const uint64_t *ne,
     return (int)w->nt++;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int wr(FILE *f, const void *p, size_t n)
 {
@@ -341,7 +333,7 @@ static int write_part(gguf_w_t *w, const char *path, const wkv_t *extra, size_t 
 {
     FILE *f = fopen(path, "wb");
     if (!f)
-        return fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        return inf_fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
     const uint32_t align = alignment_of(w);
     uint32_t magic = 0x46554747u, version = 3;
     uint64_t nt = t1 - t0, nk = (with_meta ? w->nkv : 0) + nextra;
@@ -373,7 +365,7 @@ static int write_part(gguf_w_t *w, const char *path, const wkv_t *extra, size_t 
                 t->fill(t->ctx, (int)i, buf, t->nbytes) != 0) {
                 fclose(f);
                 free(buf);
-                return fail(err, errlen, "%s: could not make the bytes of tensor '%s'", path, t->name);
+                return inf_fail(err, errlen, "%s: could not make the bytes of tensor '%s'", path, t->name);
             }
             bad = wr(f, buf, t->nbytes);
         }
@@ -384,21 +376,21 @@ static int write_part(gguf_w_t *w, const char *path, const wkv_t *extra, size_t 
     free(buf);
     if (fclose(f) != 0)
         bad = 1;
-    return bad ? fail(err, errlen, "%s: write failed: %s", path, strerror(errno)) : 0;
+    return bad ? inf_fail(err, errlen, "%s: write failed: %s", path, strerror(errno)) : 0;
 }
 
 int gguf_w_write(gguf_w_t *w, const char *path, int parts, char *err, size_t errlen)
 {
     if (w->oom)
-        return fail(err, errlen, "%s: out of memory while building the file", path);
+        return inf_fail(err, errlen, "%s: out of memory while building the file", path);
     if (parts <= 1)
         return write_part(w, path, NULL, 0, 1, 0, w->nt, err, errlen);
     size_t len = strlen(path);
     if (len < 5 || strcmp(path + len - 5, ".gguf") || (size_t)parts > w->nt || parts > 99999)
-        return fail(err, errlen, "%s: a split needs a .gguf name and at most one part a tensor", path);
+        return inf_fail(err, errlen, "%s: a split needs a .gguf name and at most one part a tensor", path);
     char *name = malloc(len + 32);
     if (!name)
-        return fail(err, errlen, "out of memory");
+        return inf_fail(err, errlen, "out of memory");
     int rc = 0;
     for (int k = 0; k < parts && rc == 0; k++) {
         size_t t0 = w->nt * (size_t)k / (size_t)parts, t1 = w->nt * (size_t)(k + 1) / (size_t)parts;

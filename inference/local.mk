@@ -2,7 +2,7 @@
 # tokenizers, sampling) and bolt-llm. libinference holds everything but
 # main, so the tests, the tools and the fuzz target link the same code.
 INF_SOURCES = \
-	inference/mem.h inference/gguf.h inference/gguf.c inference/gguf_write.h inference/gguf_write.c inference/types.h \
+	inference/err.h inference/err.c inference/mem.h inference/gguf.h inference/gguf.c inference/gguf_write.h inference/gguf_write.c inference/types.h \
 	inference/types/types.c inference/types/kquant.h inference/types/kq16.h inference/types/x86.h inference/types/arm.h inference/types/f32.c inference/types/f16.c inference/types/f16_attn.c inference/types/softmax.c inference/types/swiglu.c inference/types/vexp.h \
 	inference/types/bf16.c inference/types/q8_0.c inference/types/q8_0p.c inference/types/q4_0.c inference/types/q8_k.c inference/types/q8_kn.c \
 	inference/types/q4_k.c inference/types/q5_k.c inference/types/q6_k.c \

@@ -7,9 +7,9 @@
  * then maps as if it were the model (the bytes it never reads stay holes).
  */
 #include "inference/share_model.h"
+#include "inference/err.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +30,6 @@ typedef struct chunk_hdr {
     int32_t status; /* 0, or rank 0's errno reading its file */
 } chunk_hdr_t;
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static uint32_t crc_of(const void *p, size_t n)
 {
@@ -76,17 +67,17 @@ static int serve(const char *path, uint64_t size, int to, bolt_comm_t world, cha
     uint8_t *buf = NULL;
     int fd = -1, rc = -1;
     if (bolt_recv(&n, sizeof n, to, TAG_LIST, world, NULL) != BOLT_OK)
-        return fail(err, errlen, "sending rank %d its part of %s: %s", to, path, bolt_error_message());
+        return inf_fail(err, errlen, "sending rank %d its part of %s: %s", to, path, bolt_error_message());
     if (n > size) /* ranges of a byte at least, apart: no more than the file's bytes */
-        return fail(err, errlen, "sending rank %d its part of %s: it asks for %llu ranges of a %llu-byte file", to, path,
+        return inf_fail(err, errlen, "sending rank %d its part of %s: it asks for %llu ranges of a %llu-byte file", to, path,
                     (unsigned long long)n, (unsigned long long)size);
     if (!(r = malloc((n ? n : 1) * sizeof *r)) ||
         bolt_recv(r, n * sizeof *r, to, TAG_LIST, world, NULL) != BOLT_OK) {
-        fail(err, errlen, "sending rank %d its part of %s: %s", to, path, r ? bolt_error_message() : "out of memory");
+        inf_fail(err, errlen, "sending rank %d its part of %s: %s", to, path, r ? bolt_error_message() : "out of memory");
         goto out;
     }
     if (!(buf = malloc(sizeof(chunk_hdr_t) + CHUNK)) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        fail(err, errlen, "sending rank %d its part of %s: %s", to, path, buf ? strerror(errno) : "out of memory");
+        inf_fail(err, errlen, "sending rank %d its part of %s: %s", to, path, buf ? strerror(errno) : "out of memory");
         goto out;
     }
     chunk_hdr_t h = {0};
@@ -109,11 +100,11 @@ static int serve(const char *path, uint64_t size, int to, bolt_comm_t world, cha
             h.crc = crc_of(buf + sizeof h, (size_t)h.len);
             memcpy(buf, &h, sizeof h);
             if (bolt_send(buf, sizeof h + (size_t)h.len, to, TAG_DATA, world) != BOLT_OK) {
-                fail(err, errlen, "sending rank %d its part of %s: %s", to, path, bolt_error_message());
+                inf_fail(err, errlen, "sending rank %d its part of %s: %s", to, path, bolt_error_message());
                 goto out;
             }
             if (h.status) {
-                fail(err, errlen, "sending rank %d its part of %s: %s", to, path, strerror(h.status));
+                inf_fail(err, errlen, "sending rank %d its part of %s: %s", to, path, strerror(h.status));
                 goto out;
             }
             h = (chunk_hdr_t){0};
@@ -140,11 +131,11 @@ static int fetch(share_t *s, const char *model, const range_t *r, uint64_t n, co
     for (uint64_t i = 0; i < n; i++)
         total += r[i].len;
     if (!buf || (fd = open(s->path, O_WRONLY | O_CLOEXEC)) < 0) {
-        fail(err, errlen, "%s: %s", s->path, buf ? strerror(errno) : "out of memory");
+        inf_fail(err, errlen, "%s: %s", s->path, buf ? strerror(errno) : "out of memory");
         goto out;
     }
     if (bolt_send(&n, sizeof n, 0, TAG_LIST, world) != BOLT_OK || bolt_send(r, n * sizeof *r, 0, TAG_LIST, world) != BOLT_OK) {
-        fail(err, errlen, "asking rank 0 for %s: %s", model, bolt_error_message());
+        inf_fail(err, errlen, "asking rank 0 for %s: %s", model, bolt_error_message());
         goto out;
     }
     const double t0 = bolt_wtime();
@@ -156,21 +147,21 @@ static int fetch(share_t *s, const char *model, const range_t *r, uint64_t n, co
         bolt_status_t st;
         chunk_hdr_t h;
         if (bolt_recv(buf, sizeof h + CHUNK, 0, TAG_DATA, world, &st) != BOLT_OK) {
-            fail(err, errlen, "receiving %s from rank 0: %s", model, bolt_error_message());
+            inf_fail(err, errlen, "receiving %s from rank 0: %s", model, bolt_error_message());
             goto out;
         }
         memcpy(&h, buf, sizeof h);
         if (st.bytes < sizeof h || h.len != st.bytes - sizeof h || h.len > total - got) {
-            fail(err, errlen, "receiving %s from rank 0: a chunk of %zu bytes that says %llu", model, st.bytes,
+            inf_fail(err, errlen, "receiving %s from rank 0: a chunk of %zu bytes that says %llu", model, st.bytes,
                  (unsigned long long)h.len);
             goto out;
         }
         if (h.status) {
-            fail(err, errlen, "receiving %s: rank 0 could not read it: %s", model, strerror(h.status));
+            inf_fail(err, errlen, "receiving %s: rank 0 could not read it: %s", model, strerror(h.status));
             goto out;
         }
         if (crc_of(buf + sizeof h, (size_t)h.len) != h.crc) {
-            fail(err, errlen, "receiving %s from rank 0: the chunk at byte %llu of %llu came with another CRC-32 than "
+            inf_fail(err, errlen, "receiving %s from rank 0: the chunk at byte %llu of %llu came with another CRC-32 than "
                  "it was sent with (a corrupted transfer)", model, (unsigned long long)got, (unsigned long long)total);
             goto out;
         }
@@ -179,7 +170,7 @@ static int fetch(share_t *s, const char *model, const range_t *r, uint64_t n, co
             const uint64_t k = r[i].len - at < h.len - used ? r[i].len - at : h.len - used;
             const int e = io_at(fd, buf + sizeof h + used, (size_t)k, r[i].off + at, 1);
             if (e) {
-                fail(err, errlen, "%s (the copy of %s): %s", s->path, model, strerror(e));
+                inf_fail(err, errlen, "%s (the copy of %s): %s", s->path, model, strerror(e));
                 goto out;
             }
             used += k;
@@ -242,9 +233,9 @@ int share_check(const char *path, int share, bolt_comm_t world, share_t *s, char
         }
     }
     if (bolt_bcast(&ref, sizeof ref, BOLT_BYTE, 0, world) != BOLT_OK)
-        return fail(err, errlen, "rank %d: %s", rank, bolt_error_message());
+        return inf_fail(err, errlen, "rank %d: %s", rank, bolt_error_message());
     if (!ref.ok)
-        return rank == 0 ? fail(err, errlen, "%s", why) : fail(err, errlen, "rank 0 cannot read the model (its message says why)");
+        return rank == 0 ? inf_fail(err, errlen, "%s", why) : inf_fail(err, errlen, "rank 0 cannot read the model (its message says why)");
     s->size = ref.size;
     s->meta = ref.meta;
     /* this rank's file: 0 rank 0's, 1 none (or another) and a copy to fill, 2 none and no copy */
@@ -290,7 +281,7 @@ int share_check(const char *path, int share, bolt_comm_t world, share_t *s, char
         free(codes);
         if (s->fetch)
             unlink(s->path);
-        return fail(err, errlen, "rank %d: %s", rank, codes ? bolt_error_message() : "out of memory");
+        return inf_fail(err, errlen, "rank %d: %s", rank, codes ? bolt_error_message() : "out of memory");
     }
     int bad = -1, nbad = 0;
     for (int r = 0; r < size; r++) {
@@ -303,10 +294,10 @@ int share_check(const char *path, int share, bolt_comm_t world, share_t *s, char
         if (s->fetch)
             unlink(s->path);
         if (code == 2)
-            return fail(err, errlen, "rank %d on %s: %s: every rank reads the model at the same path: copy rank 0's "
+            return inf_fail(err, errlen, "rank %d on %s: %s: every rank reads the model at the same path: copy rank 0's "
                         "file there, or pass --share-model to have rank 0 send each rank the part it needs", rank,
                         bolt_hostname(), why);
-        return fail(err, errlen, "%d rank%s (rank %d the first) cannot read the model rank 0 has (%s message says why)",
+        return inf_fail(err, errlen, "%d rank%s (rank %d the first) cannot read the model rank 0 has (%s message says why)",
                     nbad, nbad > 1 ? "s" : "", bad, nbad > 1 ? "their" : "its");
     }
     /* the metadata, to each rank that lacks the file */
@@ -381,7 +372,7 @@ int share_fetch(share_t *s, inf_model_t **m, const inf_ctx_params_t *p, bolt_com
         int32_t *fetching = malloc((size_t)size * sizeof *fetching), f = 0;
         int rc = fetching && bolt_allgather(&f, fetching, 1, BOLT_INT32, world) == BOLT_OK ? 0 : -1;
         if (rc)
-            fail(err, errlen, "rank 0: %s", fetching ? bolt_error_message() : "out of memory");
+            inf_fail(err, errlen, "rank 0: %s", fetching ? bolt_error_message() : "out of memory");
         for (int r = 1; rc == 0 && r < size; r++)
             if (fetching[r])
                 rc = serve(s->path, s->size, r, world, err, errlen);
@@ -392,7 +383,7 @@ int share_fetch(share_t *s, inf_model_t **m, const inf_ctx_params_t *p, bolt_com
     int rc = fetching && bolt_allgather(&f, fetching, 1, BOLT_INT32, world) == BOLT_OK ? 0 : -1;
     free(fetching);
     if (rc)
-        return fail(err, errlen, "rank %d: %s", rank, bolt_error_message());
+        return inf_fail(err, errlen, "rank %d: %s", rank, bolt_error_message());
     if (!s->fetch)
         return 0;
     /* the vectors (read as the model loads) and what the context reads */
@@ -416,7 +407,7 @@ int share_fetch(share_t *s, inf_model_t **m, const inf_ctx_params_t *p, bolt_com
         pl.n = k;
         rc = fetch(s, path, pl.r, pl.n, "its part", world, err, errlen);
     } else
-        rc = pl.oom ? fail(err, errlen, "out of memory") : -1;
+        rc = pl.oom ? inf_fail(err, errlen, "out of memory") : -1;
     free(pl.r);
     /* the model again, its vectors now read */
     if (rc == 0) {

@@ -40,7 +40,8 @@ tests_fuzz_fuzz_gguf_replay_LDADD = libinference.la
 TESTS += tests/fuzz/replay_gguf.sh
 dist_check_SCRIPTS += tests/fuzz/replay_gguf.sh
 EXTRA_DIST += tests/fuzz/corpus_gguf
-fuzz-gguf: $(top_srcdir)/tests/fuzz/fuzz_gguf.c $(top_srcdir)/inference/gguf.c
+FUZZ_GGUF_SRCS = $(top_srcdir)/inference/gguf.c $(top_srcdir)/inference/err.c $(top_srcdir)/inference/mem_posix.c
+fuzz-gguf: $(top_srcdir)/tests/fuzz/fuzz_gguf.c $(FUZZ_GGUF_SRCS)
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I$(top_builddir) -include config.h -I$(top_srcdir) \
-	  -I$(top_srcdir)/include -o $@ $(top_srcdir)/tests/fuzz/fuzz_gguf.c $(top_srcdir)/inference/gguf.c
+	  -I$(top_srcdir)/include -o $@ $(top_srcdir)/tests/fuzz/fuzz_gguf.c $(FUZZ_GGUF_SRCS)
 .PHONY: fuzz-gguf

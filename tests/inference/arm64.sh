@@ -27,7 +27,7 @@ srcs=""
 for f in "$src"/inference/types/*.c; do
     case $f in */f32_sgemm.c) ;; *) srcs="$srcs $f" ;; esac
 done
-srcs="$srcs $src/inference/matmul.c $src/inference/pool.c $src/inference/gguf.c $src/inference/mem_posix.c"
+srcs="$srcs $src/inference/matmul.c $src/inference/pool.c $src/inference/gguf.c $src/inference/err.c $src/inference/mem_posix.c"
 for march in armv8-a armv8.2-a+dotprod; do
     flags="-O2 -std=gnu11 -Wall -Wextra -Werror -march=$march -I$src"
     # shellcheck disable=SC2086

@@ -49,3 +49,35 @@ finish() {
     [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
     exit 0
 }
+
+# rank1_fails MODEL WHAT RANK0_SAYS "BOLTRUN OPTIONS" "BOLT-LLM OPTIONS" —
+# two ranks, rank 1's context too short for the prompt: the job must end
+# (no hang) with rank 1's message and rank 0's matching RANK0_SAYS
+rank1_fails() {
+    cat >"$T/onefail.sh" <<EOS
+#!/bin/sh
+if [ "\${BOLT_RANK:-0}" = 1 ]; then exec "$LLM" -m "$1" -p "$P" -n 8 -c 4 $5; fi
+exec "$LLM" -m "$1" -p "$P" -n 64 --temp 0 -t 1 $5
+EOS
+    chmod +x "$T/onefail.sh"
+    # shellcheck disable=SC2086
+    timeout 120 "$RUN" -np 2 $4 "$T/onefail.sh" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "$2: exit $rc (124: a hang)"
+    grep -q "the prompt is longer than the context of 4 tokens" "$T/err" || fail "$2: no message of its own"
+    grep -q "$3" "$T/err" || fail "$2: rank 0 does not say what broke"
+}
+
+# homes MODEL — $T/home/model.gguf, a copy of MODEL, and $T/away.sh, which
+# runs its command in $T/away (no model there) on the ranks listed in $AWAY
+# and in $T/home on the others: a host without the model, by a relative path
+homes() {
+    mkdir -p "$T/home" "$T/away"
+    cp "$1" "$T/home/model.gguf"
+    cat >"$T/away.sh" <<EOS
+#!/bin/sh
+case " \$AWAY " in *" \${BOLT_RANK:-0} "*) cd "$T/away" ;; *) cd "$T/home" ;; esac
+exec "\$@"
+EOS
+    chmod +x "$T/away.sh"
+}

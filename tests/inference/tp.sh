@@ -63,31 +63,13 @@ cmp -s "$T/out" "$T/one" || fail "sampling on 2 ranks: not the text of one rank 
 
 # a rank that fails (its context is too short for the prompt) ends the job
 # with both ranks' messages, not a hang
-cat >"$T/onefail.sh" <<EOS
-#!/bin/sh
-if [ "\${BOLT_RANK:-0}" = 1 ]; then exec "$LLM" -m "$T/s15-F32.gguf" -p "$P" -n 8 -c 4; fi
-exec "$LLM" -m "$T/s15-F32.gguf" -p "$P" -n 64 --temp 0 -t 1
-EOS
-chmod +x "$T/onefail.sh"
-timeout 120 "$RUN" -np 2 "$T/onefail.sh" >"$T/out" 2>"$T/err" </dev/null
-rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a failed rank: exit $rc (124: a hang)"
-grep -q "the prompt is longer than the context of 4 tokens" "$T/err" || fail "a failed rank: no message of its own"
-grep -q "tensor parallel, rank 0 of 2: a collective between the ranks failed: .*rank 1" "$T/err" ||
-    fail "a failed rank: rank 0 does not say which rank it lost"
+rank1_fails "$T/s15-F32.gguf" "a failed rank" "tensor parallel, rank 0 of 2: a collective between the ranks failed: .*rank 1" "" ""
 
 # every rank reads the model at the same path: a rank whose host lacks it
 # (here: rank 1 in another directory, the path relative) fails the job with
 # a message naming it; with --share-model rank 0 sends it the part it needs
 # (the same text as one rank), also to a whole pipeline stage
-mkdir -p "$T/home" "$T/away"
-cp "$T/tl-F32.gguf" "$T/home/model.gguf"
-cat >"$T/away.sh" <<EOS
-#!/bin/sh
-case " \$AWAY " in *" \${BOLT_RANK:-0} "*) cd "$T/away" ;; *) cd "$T/home" ;; esac
-exec "\$@"
-EOS
-chmod +x "$T/away.sh"
+homes "$T/tl-F32.gguf"
 llm -m "$T/home/model.gguf" -p "$P" -n 16 --temp 0 -t 1 --ignore-eos
 cp "$T/out" "$T/one"
 timeout 120 "$RUN" -np 2 -x AWAY=1 "$T/away.sh" "$LLM" -m model.gguf -p "$P" -n 16 --temp 0 -t 1 --ignore-eos \
@@ -134,13 +116,8 @@ done
 "$RUN" -np 2 "$LLM" -m "$T/s15-F32.gguf" -p "$P" -n 4 --pp 3 >"$T/out" 2>"$T/err" </dev/null && fail "--pp 3 on 2 ranks ran"
 grep -q "pp 3 does not divide the job's 2 ranks" "$T/err" || fail "no clear error for --pp 3 on 2 ranks"
 # a stage that fails ends the job with a message naming the pipeline, not a hang
-sed 's/-n 64 --temp 0 -t 1/-n 64 --temp 0 -t 1 --pp 2/; s/-n 8 -c 4$/-n 8 -c 4 --pp 2/' "$T/onefail.sh" >"$T/ppfail.sh"
-chmod +x "$T/ppfail.sh"
-timeout 120 "$RUN" -np 2 "$T/ppfail.sh" >"$T/out" 2>"$T/err" </dev/null
-rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a failed stage: exit $rc (124: a hang)"
-grep -q "pipeline parallel, stage 0 of 2: passing the stream between the stages failed" "$T/err" ||
-    fail "a failed stage: rank 0 does not say the pipeline broke"
+rank1_fails "$T/s15-F32.gguf" "a failed stage" "pipeline parallel, stage 0 of 2: passing the stream between the stages failed" "" \
+    "--pp 2"
 
 # memory: a rank holds its shard (its own copy of its parts, the file's
 # pages let go as it copies), not the model. On N ranks (tensor, pipeline or

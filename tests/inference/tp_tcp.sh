@@ -67,32 +67,16 @@ echo "bolt-llm on 2 ranks over tcp, sampling: the text of one rank"
 
 # a rank that fails (its context is too short for the prompt): over TCP too
 # the job ends with both ranks' messages, not a hang
-cat >"$T/onefail.sh" <<EOS
-#!/bin/sh
-if [ "\${BOLT_RANK:-0}" = 1 ]; then exec "$LLM" -m "$M" -p "$P" -n 8 -c 4; fi
-exec "$LLM" -m "$M" -p "$P" -n 64 --temp 0 -t 1
-EOS
-chmod +x "$T/onefail.sh"
-timeout 120 "$RUN" -np 2 -x BOLT_TRANSPORTS=tcp "$T/onefail.sh" >"$T/out" 2>"$T/err" </dev/null
-rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "a failed rank over tcp: exit $rc (124: a hang)"
-grep -q "the prompt is longer than the context of 4 tokens" "$T/err" || fail "a failed rank over tcp: no message of its own"
-grep -q "tensor parallel, rank 0 of 2: a collective between the ranks failed: .*rank 1" "$T/err" ||
-    fail "a failed rank over tcp: rank 0 does not say which rank it lost"
+rank1_fails "$M" "a failed rank over tcp" "tensor parallel, rank 0 of 2: a collective between the ranks failed: .*rank 1" \
+    "-x BOLT_TRANSPORTS=tcp" ""
+
 # pipeline parallel over TCP, a rank without the model (another directory,
 # the path relative) sent its part by rank 0 (--share-model): the text of
 # one rank
-mkdir -p "$T/home" "$T/away"
-cp "$M" "$T/home/model.gguf"
-cat >"$T/away.sh" <<EOS
-#!/bin/sh
-if [ "\${BOLT_RANK:-0}" = 1 ]; then cd "$T/away"; else cd "$T/home"; fi
-exec "\$@"
-EOS
-chmod +x "$T/away.sh"
+homes "$M"
 llm -m "$M" -p "$P" -n 16 --temp 0 -t 1 --ignore-eos
 cp "$T/out" "$T/one"
-"$RUN" -np 2 $TCP "$T/away.sh" "$LLM" -m model.gguf -p "$P" -n 16 --temp 0 -t 1 --ignore-eos --pp 2 --share-model \
+"$RUN" -np 2 $TCP -x AWAY=1 "$T/away.sh" "$LLM" -m model.gguf -p "$P" -n 16 --temp 0 -t 1 --ignore-eos --pp 2 --share-model \
     >"$T/out" 2>"$T/err" </dev/null || fail "--pp 2 --share-model over tcp: exit $?"
 cmp -s "$T/out" "$T/one" || fail "--pp 2 --share-model over tcp: not the text of one rank"
 grep -q "rank 1: received .* MiB in .*, every chunk's CRC-32 checked" "$T/err" || fail "--share-model over tcp: rank 1 received nothing"

@@ -38,25 +38,35 @@ int coll_bytes(size_t count, bolt_datatype_t dt, size_t *bytes, const char *fn)
     return BOLT_OK;
 }
 
-int coll_v_bytes(const size_t *counts, const size_t *displs, int n, size_t esize, size_t **out,
+int coll_v_bytes(const size_t *counts, const size_t *displs, int n, size_t esize, struct coll_vb *v,
                  const char *fn)
 {
-    *out = NULL;
     if (!counts || !displs)
         return bolt_err_set(BOLT_ERR_ARG, "%s: the %s array is NULL", fn,
                             counts ? "displacements" : "counts");
-    size_t *b = malloc(2 * (size_t)n * sizeof *b);
-    if (!b)
-        return bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
-    for (int i = 0; i < n; i++) {
-        if (counts[i] > SIZE_MAX / esize / 2 || displs[i] > SIZE_MAX / esize / 2) {
-            free(b);
+    for (int i = 0; i < n; i++)
+        if (counts[i] > SIZE_MAX / esize / 2 || displs[i] > SIZE_MAX / esize / 2)
             return bolt_err_set(BOLT_ERR_ARG, "%s: count or displacement of rank %d is too large",
                                 fn, i);
-        }
+    if (esize == 1) {
+        v->c = counts;
+        v->d = displs;
+        return BOLT_OK;
+    }
+    size_t *b = v->inl;
+    if (n > COLL_VB_INLINE && !(b = v->heap = malloc(2 * (size_t)n * sizeof *b)))
+        return bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
+    for (int i = 0; i < n; i++) {
         b[i] = counts[i] * esize;
         b[n + i] = displs[i] * esize;
     }
-    *out = b;
+    v->c = b;
+    v->d = b + n;
     return BOLT_OK;
+}
+
+void coll_vb_free(struct coll_vb *v)
+{
+    free(v->heap);
+    v->heap = NULL;
 }

@@ -124,7 +124,9 @@ static int gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const s
                    const size_t *displs, bolt_datatype_t dt, int root, bolt_comm_t comm,
                    bolt_request_t *req, const char *fn)
 {
-    size_t bytes, *b = NULL;
+    size_t bytes;
+    struct coll_vb b;
+    coll_vb_init(&b);
     int rc = check(comm, sendcount, dt, req, &bytes, fn);
     if (rc || (rc = coll_check_root(comm, root, fn)))
         return rc;
@@ -135,20 +137,20 @@ static int gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const s
         return rc;
     const void *in = sendbuf;
     if (at_root && sendbuf == BOLT_IN_PLACE) {
-        in = (char *)recvbuf + b[n + root];
-        bytes = b[root];
+        in = (char *)recvbuf + b.d[root];
+        bytes = b.c[root];
     }
-    if (at_root && bytes != b[root])
+    if (at_root && bytes != b.c[root])
         rc = bolt_err_set(BOLT_ERR_ARG, "%s: the root sends %zu elements but expects %zu from itself",
                           fn, sendcount, recvcounts[root]);
     if (!rc && !(rc = coll_check_buf(in, bytes, fn, "sendbuf")) &&
         !(at_root && (rc = coll_check_buf(recvbuf, 1, fn, "recvbuf")))) {
         struct coll_sched *s = coll_sched_new(comm, fn, "linear", req == NULL);
         if (s)
-            coll_gatherv_linear(s, in, bytes, recvbuf, b, b ? b + n : NULL, root);
+            coll_gatherv_linear(s, in, bytes, recvbuf, b.c, b.d, root);
         rc = coll_launch(s, req, fn);
     }
-    free(b);
+    coll_vb_free(&b);
     return rc;
 }
 
@@ -208,7 +210,9 @@ static int scatterv(const void *sendbuf, const size_t *sendcounts, const size_t 
                     void *recvbuf, size_t recvcount, bolt_datatype_t dt, int root, bolt_comm_t comm,
                     bolt_request_t *req, const char *fn)
 {
-    size_t bytes, *b = NULL;
+    size_t bytes;
+    struct coll_vb b;
+    coll_vb_init(&b);
     int rc = check(comm, recvcount, dt, req, &bytes, fn);
     if (rc || (rc = coll_check_root(comm, root, fn)))
         return rc;
@@ -219,20 +223,20 @@ static int scatterv(const void *sendbuf, const size_t *sendcounts, const size_t 
         return rc;
     void *out = recvbuf;
     if (at_root && recvbuf == BOLT_IN_PLACE) {
-        out = (char *)sendbuf + b[n + root];
-        bytes = b[root];
+        out = (char *)sendbuf + b.d[root];
+        bytes = b.c[root];
     }
-    if (at_root && bytes != b[root])
+    if (at_root && bytes != b.c[root])
         rc = bolt_err_set(BOLT_ERR_ARG, "%s: the root receives %zu elements but sends itself %zu",
                           fn, recvcount, sendcounts[root]);
     if (!rc && !(rc = coll_check_buf(out, bytes, fn, "recvbuf")) &&
         !(at_root && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
         struct coll_sched *s = coll_sched_new(comm, fn, "linear", req == NULL);
         if (s)
-            coll_scatterv_linear(s, sendbuf, b, b ? b + n : NULL, out, bytes, root);
+            coll_scatterv_linear(s, sendbuf, b.c, b.d, out, bytes, root);
         rc = coll_launch(s, req, fn);
     }
-    free(b);
+    coll_vb_free(&b);
     return rc;
 }
 
@@ -292,28 +296,30 @@ static int allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
                       const size_t *recvcounts, const size_t *displs, bolt_datatype_t dt,
                       bolt_comm_t comm, bolt_request_t *req, const char *fn)
 {
-    size_t bytes, *b = NULL;
+    size_t bytes;
+    struct coll_vb b;
+    coll_vb_init(&b);
     int rc = check(comm, sendcount, dt, req, &bytes, fn);
     if (rc || (rc = coll_v_bytes(recvcounts, displs, comm->size, bolt_type_size(dt), &b, fn)))
         return rc;
     int r = comm->rank, n = comm->size;
-    if (sendbuf != BOLT_IN_PLACE && bytes != b[r])
+    if (sendbuf != BOLT_IN_PLACE && bytes != b.c[r])
         rc = bolt_err_set(BOLT_ERR_ARG, "%s: rank %d sends %zu elements but recvcounts[%d] is %zu",
                           fn, r, sendcount, r, recvcounts[r]);
     size_t total = 0;
-    for (int i = 0; i < n && b; i++)
-        total |= b[i];
+    for (int i = 0; i < n; i++)
+        total |= b.c[i];
     if (!rc && !(rc = coll_check_buf(recvbuf, total, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, bytes, fn, "sendbuf")))) {
         struct coll_sched *s = coll_sched_new(comm, fn, "ring", COLL_EXCHANGE | (req == NULL));
         if (s && sendbuf != BOLT_IN_PLACE)
-            coll_sched_copy(s, (char *)recvbuf + b[n + r], sendbuf, b[r]);
+            coll_sched_copy(s, (char *)recvbuf + b.d[r], sendbuf, b.c[r]);
         if (s)
-            coll_allgatherv_ring(s, sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + b[n + r] : sendbuf,
-                                 recvbuf, b, b + n);
+            coll_allgatherv_ring(s, sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + b.d[r] : sendbuf,
+                                 recvbuf, b.c, b.d);
         rc = coll_launch(s, req, fn);
     }
-    free(b);
+    coll_vb_free(&b);
     return rc;
 }
 
@@ -339,7 +345,10 @@ static int alltoallv(const void *sendbuf, const size_t *sc, const size_t *sd, vo
                      const size_t *rc_, const size_t *rd, bolt_datatype_t dt, bolt_comm_t comm,
                      bolt_request_t *req, const char *fn)
 {
-    size_t bytes, *sb = NULL, *rb = NULL, extent = 0;
+    size_t bytes, extent = 0;
+    struct coll_vb sb, rb;
+    coll_vb_init(&sb);
+    coll_vb_init(&rb);
     int rc = check(comm, 0, dt, req, &bytes, fn), n = 0;
     if (rc)
         return rc;
@@ -351,12 +360,12 @@ static int alltoallv(const void *sendbuf, const size_t *sc, const size_t *sd, vo
     }
     if ((rc = coll_v_bytes(sc, sd, n, esize, &sb, fn)) ||
         (rc = coll_v_bytes(rc_, rd, n, esize, &rb, fn))) {
-        free(sb);
+        coll_vb_free(&sb);
         return rc;
     }
     for (int i = 0; i < n; i++)
-        if (rb[n + i] + rb[i] > extent)
-            extent = rb[n + i] + rb[i];
+        if (rb.d[i] + rb.c[i] > extent)
+            extent = rb.d[i] + rb.c[i];
     if (!(rc = coll_check_buf(recvbuf, extent, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
         struct coll_sched *s = coll_sched_new(comm, fn, "pairwise", COLL_EXCHANGE | (req == NULL));
@@ -367,11 +376,11 @@ static int alltoallv(const void *sendbuf, const size_t *sc, const size_t *sd, vo
             in = copy;
         }
         if (s)
-            coll_alltoallv_pairwise(s, in, sb, sb + n, recvbuf, rb, rb + n);
+            coll_alltoallv_pairwise(s, in, sb.c, sb.d, recvbuf, rb.c, rb.d);
         rc = coll_launch(s, req, fn);
     }
-    free(sb);
-    free(rb);
+    coll_vb_free(&sb);
+    coll_vb_free(&rb);
     return rc;
 }
 
@@ -383,15 +392,16 @@ static int alltoall(const void *sendbuf, void *recvbuf, size_t count, bolt_datat
     if (rc)
         return rc;
     int n = comm->size;
-    size_t *cd = malloc(2 * (size_t)n * sizeof *cd);
-    if (!cd)
+    size_t inl[2 * COLL_VB_INLINE] = {0}, *cd = inl; /* zeroed: gcc 12 takes a const argument for a read */
+    if (n > COLL_VB_INLINE && !(cd = malloc(2 * (size_t)n * sizeof *cd)))
         return bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
     for (int i = 0; i < n; i++) {
         cd[i] = count;
         cd[n + i] = (size_t)i * count;
     }
     rc = alltoallv(sendbuf, cd, cd + n, recvbuf, cd, cd + n, dt, comm, req, fn);
-    free(cd);
+    if (cd != inl)
+        free(cd);
     return rc;
 }
 

@@ -232,9 +232,24 @@ int coll_check_root(struct bolt_comm *c, int root, const char *fn);
 int coll_check_buf(const void *buf, size_t bytes, const char *fn, const char *which);
 /* count elements of dt in bytes, or an error when that overflows. */
 int coll_bytes(size_t count, bolt_datatype_t dt, size_t *bytes, const char *fn);
-/* Element counts/displacements to bytes (malloc'd: counts then displs, n each). */
-int coll_v_bytes(const size_t *counts, const size_t *displs, int n, size_t esize, size_t **out,
+/* Element counts/displacements in bytes, checked against overflow: c and d
+ * are the caller's arrays themselves for 1-byte elements (the MPI face's
+ * calls), else a copy, inline up to COLL_VB_INLINE ranks (a small
+ * collective's time is mostly overhead: no malloc). coll_vb_init first;
+ * coll_vb_free is safe on one never filled. */
+#define COLL_VB_INLINE 16
+struct coll_vb {
+    const size_t *c, *d;
+    size_t *heap;
+    size_t inl[2 * COLL_VB_INLINE];
+};
+static inline void coll_vb_init(struct coll_vb *v) /* not = {0}: it would clear inl too */
+{
+    v->c = v->d = v->heap = NULL;
+}
+int coll_v_bytes(const size_t *counts, const size_t *displs, int n, size_t esize, struct coll_vb *v,
                  const char *fn);
+void coll_vb_free(struct coll_vb *v);
 
 /* ---- the job's measured links (linkplan.c) ---- */
 

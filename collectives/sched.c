@@ -68,7 +68,7 @@ struct coll_sched {
     int *req_step;
     int nreqs, maxreqs;
     int leak_tmp; /* requests abandoned after a failure may still touch tmp */
-    int direct;   /* blocking: each step runs as it is added (see direct_step) */
+    int direct;   /* blocking: each step runs as it is added (see direct_recv) */
     unsigned send_flags; /* bolt_proto_isend's */
     /* direct: small receives of this round waited for without a request
      * (step positions; -1 once taken or posted), at most one per peer */
@@ -181,16 +181,32 @@ static struct step *add(struct coll_sched *s, enum step_kind kind)
     return st;
 }
 
-static void direct_step(struct coll_sched *s);
+/* A blocking schedule (direct) runs each step as it is added (see
+ * direct_recv); only the steps a request or a lazy receive refers to are
+ * recorded: a send that left at once, a receive that was there, a local step
+ * need no record. */
+static int direct(const struct coll_sched *s)
+{
+    return s->direct && !s->err;
+}
+
+static void direct_post(struct coll_sched *s, int pos);
+static void direct_recv(struct coll_sched *s, enum step_kind kind, void *dst, size_t n, int peer,
+                        const struct coll_fold *fold);
 
 void coll_sched_send(struct coll_sched *s, const void *buf, size_t bytes, int peer)
 {
+    /* Gone already (small, nothing queued to that peer): no request to wait
+     * on. It cannot overtake an earlier frame to the same peer. */
+    if (direct(s) && coll_send_now(s->comm, buf, bytes, peer, s->tag))
+        return;
     struct step *st = add(s, STEP_SEND);
     if (st) {
         st->src = buf;
         st->n = bytes;
         st->peer = peer;
-        direct_step(s);
+        if (s->direct)
+            direct_post(s, s->nsteps - 1);
     }
 }
 
@@ -208,12 +224,15 @@ void coll_sched_send_many(struct coll_sched *s, const void *buf, size_t bytes, c
 
 void coll_sched_recv(struct coll_sched *s, void *buf, size_t bytes, int peer)
 {
+    if (direct(s)) {
+        direct_recv(s, STEP_RECV, buf, bytes, peer, NULL);
+        return;
+    }
     struct step *st = add(s, STEP_RECV);
     if (st) {
         st->dst = buf;
         st->n = bytes;
         st->peer = peer;
-        direct_step(s);
     }
 }
 
@@ -247,22 +266,31 @@ void coll_sched_recv_reduce(struct coll_sched *s, void *tmp, const void *own, vo
                             size_t count, bolt_datatype_t dt, bolt_op_t op, int own_first,
                             int peer)
 {
+    struct coll_fold fold = {own, out, bolt_type_size(dt), dt, op, own_first,
+                             own == out ? NULL : coll_kernel3(op, dt)};
+    if (direct(s)) {
+        direct_recv(s, STEP_FOLD, tmp, count * fold.esize, peer, &fold);
+        return;
+    }
     struct coll_fold *f = coll_sched_tmp(s, sizeof *f);
     struct step *st = f ? add(s, STEP_FOLD) : NULL;
     if (st) {
-        *f = (struct coll_fold){own, out, bolt_type_size(dt), dt, op, own_first,
-                                own == out ? NULL : coll_kernel3(op, dt)};
+        *f = fold;
         st->dst = tmp;
         st->n = count * f->esize;
         st->peer = peer;
         st->fold = f;
-        direct_step(s);
     }
 }
 
 void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t count,
                        bolt_datatype_t dt, bolt_op_t op)
 {
+    if (direct(s)) {
+        if (count)
+            coll_reduce(in, inout, count, dt, op);
+        return;
+    }
     struct step *st = count ? add(s, STEP_REDUCE) : NULL;
     if (st) {
         st->src = in;
@@ -270,25 +298,35 @@ void coll_sched_reduce(struct coll_sched *s, const void *in, void *inout, size_t
         st->n = count;
         st->dt = dt;
         st->op = op;
-        direct_step(s);
     }
 }
 
 void coll_sched_copy(struct coll_sched *s, void *dst, const void *src, size_t bytes)
 {
+    if (direct(s)) {
+        if (bytes && dst != src)
+            memmove(dst, src, bytes);
+        return;
+    }
     struct step *st = bytes && dst != src ? add(s, STEP_COPY) : NULL;
     if (st) {
         st->dst = dst;
         st->src = src;
         st->n = bytes;
-        direct_step(s);
     }
 }
 
+static void direct_wait(struct coll_sched *s);
+
 void coll_sched_round(struct coll_sched *s)
 {
-    if (s->nsteps && s->steps[s->nsteps - 1].kind != STEP_ROUND && add(s, STEP_ROUND))
-        direct_step(s);
+    if (s->direct) {
+        if (!s->err && (s->nreqs || s->nlazy))
+            direct_wait(s);
+        return;
+    }
+    if (s->nsteps && s->steps[s->nsteps - 1].kind != STEP_ROUND)
+        add(s, STEP_ROUND);
 }
 
 void *coll_sched_tmp(struct coll_sched *s, size_t bytes)
@@ -545,63 +583,58 @@ static void direct_wait(struct coll_sched *s)
         abandon(s);
         s->err = rc;
     }
+    s->nsteps = 0; /* nothing refers to this round's records any more */
 }
 
-/* A receive step: taken at once, left lazy, or posted. A message matches
- * receives in the order they were posted, so a receive from a peer that
- * already has a lazy one waits behind it: that one is posted first. */
-static void direct_recv(struct coll_sched *s, int pos)
+/* Posts recorded step pos; a failure sticks. A receive is not posted once a
+ * lazy one failed (a send still is: its peer waits for it). */
+static void direct_post(struct coll_sched *s, int pos)
 {
-    const struct step *st = &s->steps[pos];
-    int same = -1;
-    for (int i = 0; i < s->nlazy; i++)
-        if (s->lazy[i] >= 0 && s->steps[s->lazy[i]].peer == st->peer)
-            same = i;
-    /* Behind a lazy receive from the same peer, the message that comes
-     * first is that one's: this one is posted after it. */
-    int r = same >= 0 ? -1 : coll_recv_now(s->comm, st->dst, st->n, st->peer, s->tag);
-    if (r > 0) {
-        /* arrived already (a peer ahead of us): taken */
-        if (st->kind == STEP_FOLD && st->n)
-            fold_piece(st->fold, 0, st->dst, st->n);
-        return;
-    }
-    if (r == 0 && st->kind == STEP_RECV && st->n <= LAZY_BYTES_MAX && s->nlazy < LAZY_MAX) {
-        s->lazy[s->nlazy++] = pos;
-        return;
-    }
-    if (same >= 0)
-        lazy_post(s, same);
-    int rc = s->lazy_err ? s->lazy_err : post_step(s, pos);
+    int rc = s->lazy_err && s->steps[pos].kind != STEP_SEND ? s->lazy_err : post_step(s, pos);
     if (rc) {
         abandon(s);
         s->err = rc;
     }
 }
 
-static void direct_step(struct coll_sched *s)
+/* A receive: taken at once, else recorded and left lazy or posted. A
+ * message matches receives in the order they were posted, so a receive from
+ * a peer that already has a lazy one waits behind it: that one is posted
+ * first. */
+static void direct_recv(struct coll_sched *s, enum step_kind kind, void *dst, size_t n, int peer,
+                        const struct coll_fold *fold)
 {
-    if (!s->direct)
+    int same = -1;
+    for (int i = 0; i < s->nlazy; i++)
+        if (s->lazy[i] >= 0 && s->steps[s->lazy[i]].peer == peer)
+            same = i;
+    /* Behind a lazy receive from the same peer, the message that comes
+     * first is that one's: this one is posted after it. */
+    int r = same >= 0 ? -1 : coll_recv_now(s->comm, dst, n, peer, s->tag);
+    if (r > 0) {
+        /* arrived already (a peer ahead of us): taken */
+        if (fold && n)
+            fold_piece((void *)fold, 0, dst, n);
         return;
-    int pos = s->nsteps - 1;
-    const struct step *st = &s->steps[pos];
-    if (st->kind == STEP_ROUND) {
-        if (s->nreqs || s->nlazy)
-            direct_wait(s);
-    } else if (st->kind == STEP_REDUCE || st->kind == STEP_COPY) {
-        run_local(st);
-    } else if (st->kind == STEP_SEND && coll_send_now(s->comm, st->src, st->n, st->peer, s->tag)) {
-        /* Gone already (small, nothing queued to that peer): no request to
-         * wait on. It cannot overtake an earlier frame to the same peer. */
-    } else if (st->kind == STEP_RECV || st->kind == STEP_FOLD) {
-        direct_recv(s, pos);
-    } else {
-        int rc = post_step(s, pos);
-        if (rc) {
-            abandon(s);
-            s->err = rc;
-        }
     }
+    struct coll_fold *f = NULL;
+    if (fold && (f = coll_sched_tmp(s, sizeof *f)))
+        *f = *fold;
+    struct step *st = !fold || f ? add(s, kind) : NULL;
+    if (!st)
+        return; /* out of memory (sticky): coll_sched_run waits for what is in flight */
+    st->dst = dst;
+    st->n = n;
+    st->peer = peer;
+    st->fold = f;
+    int pos = s->nsteps - 1;
+    if (r == 0 && kind == STEP_RECV && n <= LAZY_BYTES_MAX && s->nlazy < LAZY_MAX) {
+        s->lazy[s->nlazy++] = pos;
+        return;
+    }
+    if (same >= 0)
+        lazy_post(s, same);
+    direct_post(s, pos);
 }
 
 int coll_tag_next(const struct bolt_comm *comm)

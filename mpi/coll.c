@@ -289,7 +289,8 @@ static int v_layout(MPI_Comm comm, const char *fn, int n, const int *counts, con
 
 void face_vbuf_free(struct face_vbuf *v)
 {
-    free(v->bc);
+    if (v->bc != v->inl)
+        free(v->bc);
     free(v->tmp);
     v->bc = NULL;
     v->tmp = NULL;
@@ -301,7 +302,8 @@ int face_vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, const 
     size_t total = 0;
     int rc;
     v->tmp = NULL;
-    if (!(v->bc = malloc(2 * (size_t)n * sizeof(size_t))))
+    v->bc = v->inl;
+    if (n > FACE_VBUF_INLINE && !(v->bc = malloc(2 * (size_t)n * sizeof(size_t))))
         return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory");
     v->bd = v->bc + n;
     if ((rc = v_layout(comm, fn, n, counts, displs, t, v->bc, v->bd, &total))) {
@@ -345,7 +347,8 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, con
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct view sv = {0};
-    struct face_vbuf rv = {0};
+    struct face_vbuf rv;
+    face_vbuf_none(&rv);
     int rc = face_comm_check(comm, fn, &c), in_place = sbuf == MPI_IN_PLACE;
     if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
@@ -386,7 +389,8 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct view rv = {0};
-    struct face_vbuf sv = {0};
+    struct face_vbuf sv;
+    face_vbuf_none(&sv);
     int rc = face_comm_check(comm, fn, &c), in_place = rbuf == MPI_IN_PLACE;
     if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
@@ -426,7 +430,8 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct view sv = {0};
-    struct face_vbuf rv = {0};
+    struct face_vbuf rv;
+    face_vbuf_none(&rv);
     int in_place = sbuf == MPI_IN_PLACE;
     int rc = face_coll_type(comm, rdt, 0, fn, &c, &rt);
     if (rc || (rc = face_vbuf_make(comm, fn, c->size, rbuf, rcounts, displs, rt, in_place, &rv)))
@@ -457,7 +462,9 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
     const char *fn = "MPI_Alltoallv";
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
-    struct face_vbuf sv = {0}, rv = {0};
+    struct face_vbuf sv, rv;
+    face_vbuf_none(&sv);
+    face_vbuf_none(&rv);
     int in_place = sbuf == MPI_IN_PLACE;
     int rc = face_coll_type(comm, rdt, 0, fn, &c, &rt);
     if (rc || (rc = face_vbuf_make(comm, fn, c->size, rbuf, rcounts, rdispls, rt, in_place, &rv)))

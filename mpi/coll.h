@@ -31,15 +31,25 @@ int face_check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes
 /* A v-variant's buffer as the native call sees it: byte counts bc and
  * displacements bd for n ranks; p is the user's buffer when the type is
  * contiguous, else tmp, where the blocks lie packed end to end (packed from
- * buf at once when pack_in). */
+ * buf at once when pack_in). bc and bd may point into the struct itself:
+ * it is not copied. */
+#define FACE_VBUF_INLINE 16 /* ranks whose sizes need no malloc */
 struct face_vbuf {
     size_t *bc, *bd;
     char *p;
     void *tmp;
+    size_t inl[2 * FACE_VBUF_INLINE];
 };
 int face_vbuf_make(MPI_Comm comm, const char *fn, int n, const void *buf, const int *counts,
                    const int *displs, struct face_type *t, int pack_in, struct face_vbuf *v);
 void face_vbuf_free(struct face_vbuf *v);
+/* An empty one (not = {0}: that would clear inl too). */
+static inline void face_vbuf_none(struct face_vbuf *v)
+{
+    v->bc = v->bd = NULL;
+    v->p = NULL;
+    v->tmp = NULL;
+}
 
 /* ---- coll_reduce.c: reductions and the nonblocking collectives' requests ---- */
 struct face_red {

@@ -189,7 +189,8 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, co
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct face_req *q = NULL;
-    struct face_vbuf rv = {0};
+    struct face_vbuf rv;
+    face_vbuf_none(&rv);
     int rc = face_comm_check(comm, fn, &c), in_place = sbuf == MPI_IN_PLACE;
     if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
@@ -230,7 +231,8 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MP
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct face_req *q = NULL;
-    struct face_vbuf sv = {0};
+    struct face_vbuf sv;
+    face_vbuf_none(&sv);
     int rc = face_comm_check(comm, fn, &c), in_place = rbuf == MPI_IN_PLACE;
     if (rc || (rc = face_check_root(comm, c, root, fn)))
         return rc;
@@ -271,7 +273,8 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct face_req *q = NULL;
-    struct face_vbuf rv = {0};
+    struct face_vbuf rv;
+    face_vbuf_none(&rv);
     int in_place = sbuf == MPI_IN_PLACE;
     int rc = face_coll_type(comm, rdt, 0, fn, &c, &rt);
     if (rc || (!in_place && (rc = face_coll_type(comm, sdt, scount, fn, &c, &st))))
@@ -309,7 +312,9 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], 
     struct face_comm *c = NULL;
     struct face_type *st = NULL, *rt = NULL;
     struct face_req *q = NULL;
-    struct face_vbuf sv = {0}, rv = {0};
+    struct face_vbuf sv, rv;
+    face_vbuf_none(&sv);
+    face_vbuf_none(&rv);
     int in_place = sbuf == MPI_IN_PLACE;
     int rc = face_coll_type(comm, rdt, 0, fn, &c, &rt);
     if (rc || (!in_place && (rc = face_coll_type(comm, sdt, 0, fn, &c, &st))))

@@ -17,6 +17,9 @@ for v in "auto auto auto" "rd binomial ring" "ring chain rd" \
     done
     run_tcp 4 $env "$T/coll_check" allreduce,data
 done
+# 17 ranks: more than the v-variants keep their byte counts for without
+# malloc (COLL_VB_INLINE)
+run 17 "$T/coll_check" data
 # the linear barrier (fan-in to rank 0, release in rank order), forced, on
 # every rank count, blocking and nonblocking (the data suite's barriers)
 for np in $NPS; do

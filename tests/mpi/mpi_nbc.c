@@ -36,7 +36,9 @@ static MPI_Datatype strided(void)
 static void rooted(MPI_Datatype st, int stride)
 {
     int n = mt_size, me = mt_rank, nall = n * K;
-    int *s = calloc((size_t)nall * 2, sizeof(int)), *r = calloc((size_t)nall * 2, sizeof(int));
+    /* room for n blocks of K, and for the v-variants' blocks of 1..n with gaps */
+    int room = nall > n * (n + 3) / 2 + 1 ? nall : n * (n + 3) / 2 + 1;
+    int *s = calloc((size_t)room * 2, sizeof(int)), *r = calloc((size_t)room * 2, sizeof(int));
     int *cnt = malloc(sizeof(int) * (size_t)n), *dsp = malloc(sizeof(int) * (size_t)n);
     MPI_Datatype rt = stride == 1 ? MPI_INT : st;
     for (int root = 0; root < n; root++) {
@@ -67,7 +69,7 @@ static void rooted(MPI_Datatype st, int stride)
         }
         for (int i = 0; i <= me; i++)
             s[i] = val(me, root, i);
-        for (int i = 0; i < nall * 2; i++)
+        for (int i = 0; i < room * 2; i++)
             r[i] = -1;
         CHECK_MPI(MPI_Igatherv(s, me + 1, MPI_INT, r, cnt, dsp, rt, root, MPI_COMM_WORLD, &q));
         wait_req(&q, 1);
@@ -98,7 +100,9 @@ static void rooted(MPI_Datatype st, int stride)
 static void all(MPI_Datatype st, int stride, int in_place)
 {
     int n = mt_size, me = mt_rank;
-    int *s = calloc((size_t)(n * K + n) * 2, sizeof(int)), *r = calloc((size_t)(n * K + n) * 2, sizeof(int));
+    /* blocks of 1..n with gaps (as rooted's room) */
+    int room = n * K + n > n * (n + 3) / 2 + 1 ? n * K + n : n * (n + 3) / 2 + 1;
+    int *s = calloc((size_t)room * 2, sizeof(int)), *r = calloc((size_t)room * 2, sizeof(int));
     int *cnt = malloc(sizeof(int) * (size_t)n), *dsp = malloc(sizeof(int) * (size_t)n);
     MPI_Datatype t = stride == 1 ? MPI_INT : st;
     for (int i = 0, off = 0; i < n; i++) {
@@ -106,7 +110,7 @@ static void all(MPI_Datatype st, int stride, int in_place)
         dsp[i] = off + 1;
         off += cnt[i] + 1;
     }
-    for (int i = 0; i < (n * K + n) * 2; i++)
+    for (int i = 0; i < room * 2; i++)
         r[i] = -1;
     for (int j = 0; j <= me; j++)
         (in_place ? r : s)[(in_place ? (dsp[me] + j) * stride : j)] = val(me, 0, j);
@@ -127,7 +131,7 @@ static void all(MPI_Datatype st, int stride, int in_place)
         dsp[i] = roff + 1;
         roff += cnt[i] + 1;
     }
-    for (int i = 0; i < (n * K + n) * 2; i++)
+    for (int i = 0; i < room * 2; i++)
         r[i] = -1;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < sc[i]; j++) {

@@ -33,6 +33,7 @@ void shm_rx_ring_init(struct shm_rx_ring *r, struct shm_chan *c, uint64_t cap)
     r->cap = cap;
     r->tail = atomic_load_explicit(&c->cons.tail, memory_order_relaxed);
     r->small = 0;
+    r->prefetch_next = 0;
 }
 
 int shm_ring_has_room(struct shm_tx_ring *t, uint64_t inline_len)
@@ -192,6 +193,8 @@ void shm_ring_read_payload(struct shm_rx_ring *r, void *dst, uint64_t len)
 
 void shm_ring_pop(struct shm_rx_ring *r, uint64_t inline_len)
 {
+    if (!r->small && inline_len)
+        r->prefetch_next = inline_len <= SHM_LINE;
     r->tail += shm_rec_bytes(r->small ? 0 : inline_len);
     r->small = 0;
     /* Release: our reads of the cells are done before the producer reuses them. */

@@ -99,6 +99,7 @@ struct shm_rx_ring {
     uint64_t tail;       /* ours: what we have consumed */
     int small;           /* the record peeked at is a packed one; its payload: */
     unsigned char small_data[SHM_SMALL_MAX];
+    int prefetch_next; /* the last record with payload had one payload cell */
 };
 
 void shm_tx_ring_init(struct shm_tx_ring *t, struct shm_chan *c, uint64_t cap);

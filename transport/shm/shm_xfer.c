@@ -357,6 +357,8 @@ int shm_xfer_peer(struct bolt_tl_ctx *ctx, int peer)
     if (p->failed)
         return 0;
     /* The idle pass a wait spins on: nothing of ours in flight, nothing in. */
+    if (p->rx.prefetch_next)
+        __builtin_prefetch(p->rx.ring + ((p->rx.tail + SHM_LINE) & (p->rx.cap - 1)), 0, 3);
     if (!p->sq_head && !p->pipe_head && !p->cma_head && !p->rx_pipe && !shm_ring_nonempty(&p->rx)) {
         shm_bell_set_waiting(p, 0);
         return 0;

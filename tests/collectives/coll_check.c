@@ -612,6 +612,15 @@ static void suite_errors(void)
                "NULL sendbuf");
     expect_err(bolt_allreduce(x, y, 1, BOLT_INT32, BOLT_SUM, BOLT_COMM_NULL), BOLT_ERR_ARG,
                "null communicator");
+    /* sizes past memory, refused on every rank before any message */
+    expect_err(bolt_bcast(x, SIZE_MAX / 4, BOLT_FLOAT64, 0, world), BOLT_ERR_ARG,
+               "bcast of more bytes than memory holds");
+    size_t huge_counts[8], zero_displs[8] = {0};
+    for (int i = 0; i < 8; i++)
+        huge_counts[i] = SIZE_MAX / 8;
+    if (csize <= 8)
+        expect_err(bolt_allgatherv(BOLT_IN_PLACE, 0, y, huge_counts, zero_displs, BOLT_FLOAT64, world),
+                   BOLT_ERR_ARG, "allgatherv count past memory");
     expect_err(bolt_iallreduce(x, y, 1, BOLT_INT32, BOLT_SUM, world, NULL), BOLT_ERR_ARG,
                "NULL request");
     if (crank > 0) /* refused before any message: rank 0 need not take part */

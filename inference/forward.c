@@ -10,7 +10,6 @@
  * shares out QK norm, RoPE and the cache writes before the heads.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +63,6 @@ struct inf_ctx {
     float *router, *selw, *ex, *ea, *eb, *eo, *macc;
     int *sel, *etok;
 };
-
 
 void inf_ctx_free(inf_ctx_t *c)
 {
@@ -340,7 +338,6 @@ static void rope_head(const inf_ctx_t *c, float *v, int t)
  * differ by about 1% after a few layers, each engine's 8-bit activations
  * rounding a little differently), which is what the reference tests hold
  * Bolt to. */
-
 
 typedef struct att_job {
     inf_ctx_t *c;

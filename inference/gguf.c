@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,6 @@ typedef struct rd {
     char *err;
     size_t errlen;
 } rd_t;
-
 
 /* ---- types ---- */
 

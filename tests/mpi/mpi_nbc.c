@@ -32,12 +32,19 @@ static MPI_Datatype strided(void)
     return t;
 }
 
+/* Ints a buffer needs (before the stride): at least `min`, and room for the
+ * v-variants' layout, blocks of 1..n ints with a gap before each. */
+static int room_for(int n, int min)
+{
+    int v = n * (n + 3) / 2 + 1;
+    return v > min ? v : min;
+}
+
 /* Rooted collectives, every root, contiguous and strided receive types. */
 static void rooted(MPI_Datatype st, int stride)
 {
     int n = mt_size, me = mt_rank, nall = n * K;
-    /* room for n blocks of K, and for the v-variants' blocks of 1..n with gaps */
-    int room = nall > n * (n + 3) / 2 + 1 ? nall : n * (n + 3) / 2 + 1;
+    int room = room_for(n, nall);
     int *s = calloc((size_t)room * 2, sizeof(int)), *r = calloc((size_t)room * 2, sizeof(int));
     int *cnt = malloc(sizeof(int) * (size_t)n), *dsp = malloc(sizeof(int) * (size_t)n);
     MPI_Datatype rt = stride == 1 ? MPI_INT : st;
@@ -100,8 +107,7 @@ static void rooted(MPI_Datatype st, int stride)
 static void all(MPI_Datatype st, int stride, int in_place)
 {
     int n = mt_size, me = mt_rank;
-    /* blocks of 1..n with gaps (as rooted's room) */
-    int room = n * K + n > n * (n + 3) / 2 + 1 ? n * K + n : n * (n + 3) / 2 + 1;
+    int room = room_for(n, n * K + n);
     int *s = calloc((size_t)room * 2, sizeof(int)), *r = calloc((size_t)room * 2, sizeof(int));
     int *cnt = malloc(sizeof(int) * (size_t)n), *dsp = malloc(sizeof(int) * (size_t)n);
     MPI_Datatype t = stride == 1 ? MPI_INT : st;

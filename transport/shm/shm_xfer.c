@@ -356,12 +356,7 @@ int shm_xfer_peer(struct bolt_tl_ctx *ctx, int peer)
     int frames = 0;
     if (p->failed)
         return 0;
-    /* A record of 33-64 bytes is two cache lines, the second asked for only
-     * once the first is seen: after one such, the next line is asked for
-     * with each poll (0.51 -> 0.38 us a 64-byte ping-pong; asked for always,
-     * 1-4 KiB messages paid 4-9%). */
-    if (p->rx.prefetch_next)
-        __builtin_prefetch(p->rx.ring + ((p->rx.tail + SHM_LINE) & (p->rx.cap - 1)), 0, 3);
+    shm_ring_prefetch_next(&p->rx);
     /* The idle pass a wait spins on: nothing of ours in flight, nothing in. */
     if (!p->sq_head && !p->pipe_head && !p->cma_head && !p->rx_pipe && !shm_ring_nonempty(&p->rx)) {
         shm_bell_set_waiting(p, 0);

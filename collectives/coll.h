@@ -184,6 +184,20 @@ int coll_scan_rd_now(struct bolt_comm *c, const void *in, void *out, size_t coun
  * COLL_NOW_MAX bytes). */
 int coll_scatter_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t bytes, int root,
                               const char *fn);
+/* The same for the binomial gather (a subtree's blocks at most COLL_NOW_MAX
+ * bytes, or one block at root 0). */
+int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t bytes, int root,
+                             const char *fn);
+/* A blocking gather with every block straight to the root (for ranks that
+ * crowd the cores: no forwarder waits for a core); never COLL_NOT_NOW. */
+int coll_gather_linear_now(struct bolt_comm *c, const void *in, void *out, size_t bytes, int root, const char *fn);
+/* The linear gatherv and scatterv: a rank other than the root with a block
+ * of at most COLL_NOW_MAX bytes, the root whatever the blocks (each block
+ * that cannot go or be taken at once ends it: the rest as a schedule). */
+int coll_gatherv_linear_now(struct bolt_comm *c, const void *in, size_t bytes, void *out, const size_t *counts,
+                            const size_t *displs, int root, const char *fn);
+int coll_scatterv_linear_now(struct bolt_comm *c, const void *in, const size_t *counts, const size_t *displs,
+                             void *out, size_t bytes, int root, const char *fn);
 
 typedef int coll_barrier_fn(struct coll_sched *s);
 coll_barrier_fn coll_barrier_dissemination, coll_barrier_linear;

@@ -1,30 +1,34 @@
 /*
  * gather.c — gather by binomial tree (equal blocks: log2(n) latencies, each
- * node forwarding its whole subtree at once), and gatherv linearly (the
- * root receives from every rank at once; block sizes differ, so a tree would
- * need them all at every node).
+ * node forwarding its whole subtree at once), or linearly where ranks crowd
+ * the cores (blocking: a forwarder may wait for a core), and gatherv linearly
+ * (the root receives from every rank at once; block sizes differ, so a tree
+ * would need them all at every node).
  */
+#include <string.h>
+
 #include "collectives/coll.h"
 
-int coll_gather_binomial(struct coll_sched *s, const void *in, void *vout, size_t bytes, int root)
+/* This rank's place in the tree: vrank v, the mask of its parent edge and
+ * the blocks of its subtree (vranks v..v + sub - 1). */
+static void place(const struct bolt_comm *c, int root, int *v, int *mask, int *sub)
 {
-    struct bolt_comm *c = coll_sched_comm(s);
-    int n = c->size, v = (c->rank - root + n) % n, mask = 1;
-    char *out = vout, *tmp;
-    while (mask < n && !(v & mask))
-        mask <<= 1;
-    int sub = v + mask < n ? mask : n - v; /* blocks in this subtree (vranks v..) */
-    if (sub == 1 && v) {
-        coll_sched_send(s, in, bytes, (v - mask + root) % n);
-        coll_sched_round(s);
-        return coll_sched_error(s);
-    }
-    /* Subtree blocks in vrank order; at root 0 that is rank order already. */
-    tmp = v == 0 && root == 0 ? out : coll_sched_tmp(s, (size_t)sub * bytes);
-    if (!tmp)
-        return coll_sched_error(s);
-    coll_sched_copy(s, tmp, in, bytes);
-    for (int m = 1; m < mask && v + m < n; m <<= 1) {
+    int n = c->size;
+    *v = (c->rank - root + n) % n;
+    *mask = 1;
+    while (*mask < n && !(*v & *mask))
+        *mask <<= 1;
+    *sub = *v + *mask < n ? *mask : n - *v;
+}
+
+/* The receives from child edge m up (into tmp, the subtree's blocks in
+ * vrank order, this rank's own at its start), then the subtree to the
+ * parent or, at the root, the blocks into rank order. */
+static int gather_rest(struct coll_sched *s, int v, int sub, int mask, int m, char *tmp, char *out, size_t bytes,
+                       int root)
+{
+    int n = coll_sched_comm(s)->size;
+    for (; m < mask && v + m < n; m <<= 1) {
         int cs = v + 2 * m < n ? m : n - v - m;
         coll_sched_recv(s, tmp + (size_t)m * bytes, (size_t)cs * bytes, (v + m + root) % n);
     }
@@ -40,21 +44,171 @@ int coll_gather_binomial(struct coll_sched *s, const void *in, void *vout, size_
     return coll_sched_error(s);
 }
 
+int coll_gather_binomial(struct coll_sched *s, const void *in, void *vout, size_t bytes, int root)
+{
+    struct bolt_comm *c = coll_sched_comm(s);
+    int n = c->size, v, mask, sub;
+    char *out = vout, *tmp;
+    place(c, root, &v, &mask, &sub);
+    if (sub == 1 && v) {
+        coll_sched_send(s, in, bytes, (v - mask + root) % n);
+        coll_sched_round(s);
+        return coll_sched_error(s);
+    }
+    /* Subtree blocks in vrank order; at root 0 that is rank order already. */
+    tmp = v == 0 && root == 0 ? out : coll_sched_tmp(s, (size_t)sub * bytes);
+    if (!tmp)
+        return coll_sched_error(s);
+    coll_sched_copy(s, tmp, in, bytes);
+    return gather_rest(s, v, sub, mask, 1, tmp, out, bytes, root);
+}
+
+/* Small blocking gathers without a schedule (as coll_scatter_binomial_now):
+ * each child's blocks taken as they arrive (the subtree's on the stack, or
+ * at root 0 straight into out), the subtree sent up at once; from the first
+ * message that cannot, the rest of this rank's part as a schedule. */
+int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *vout, size_t bytes, int root,
+                             const char *fn)
+{
+    int n = c->size, v, mask, sub;
+    place(c, root, &v, &mask, &sub);
+    const int own = v == 0 && root == 0; /* the blocks land in out, in rank order */
+    if (own ? bytes > COLL_NOW_MAX : (size_t)sub * bytes > COLL_NOW_MAX)
+        return COLL_NOT_NOW;
+    const int tag = coll_tag_take(c);
+    _Alignas(64) char stk[COLL_NOW_MAX];
+    char *out = vout, *tmp = own ? out : stk;
+    struct coll_sched *s;
+    int m = 1;
+    if ((sub > 1 || !v) && bytes)
+        memmove(tmp, in, bytes);
+    for (; m < mask && v + m < n; m <<= 1) {
+        int cs = v + 2 * m < n ? m : n - v - m;
+        if (!coll_take_now(c, tmp + (size_t)m * bytes, (size_t)cs * bytes, (v + m + root) % n, tag))
+            goto rest;
+    }
+    if (v) {
+        if (!coll_send_now(c, sub > 1 ? tmp : in, (size_t)sub * bytes, (v - mask + root) % n, tag)) {
+            if ((s = coll_sched_resume(c, fn, "binomial", COLL_BLOCKING, tag))) {
+                coll_sched_send(s, sub > 1 ? tmp : in, (size_t)sub * bytes, (v - mask + root) % n);
+                coll_sched_round(s);
+            }
+            return coll_launch(s, NULL, fn);
+        }
+    } else if (!own && bytes) {
+        memcpy(out + (size_t)root * bytes, tmp, (size_t)(n - root) * bytes);
+        memcpy(out, tmp + (size_t)(n - root) * bytes, (size_t)root * bytes);
+    }
+    return BOLT_OK;
+rest:
+    if ((s = coll_sched_resume(c, fn, "binomial", COLL_BLOCKING, tag)))
+        gather_rest(s, v, sub, mask, m, tmp, out, bytes, root);
+    return coll_launch(s, NULL, fn);
+}
+
+/* The root's receives of equal blocks from the k-th rank after it on. */
+static int gather_linear_recvs(struct coll_sched *s, int k, char *out, size_t bytes)
+{
+    struct bolt_comm *c = coll_sched_comm(s);
+    int n = c->size, r = c->rank;
+    for (; k < n; k++) {
+        int from = (r + k) % n;
+        coll_sched_recv(s, out + (size_t)from * bytes, bytes, from);
+    }
+    coll_sched_round(s);
+    return coll_sched_error(s);
+}
+
+/* A blocking gather, every block straight to the root: a block of at most
+ * COLL_NOW_MAX bytes goes at once, the root takes them in rank order as
+ * they arrive; from the first that cannot, the rest as a schedule. */
+int coll_gather_linear_now(struct bolt_comm *c, const void *in, void *vout, size_t bytes, int root, const char *fn)
+{
+    int n = c->size, r = c->rank, k = 1;
+    char *out = vout;
+    const int tag = coll_tag_take(c);
+    struct coll_sched *s;
+    if (r != root) {
+        if (bytes <= COLL_NOW_MAX && coll_send_now(c, in, bytes, root, tag))
+            return BOLT_OK;
+        if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag))) {
+            coll_sched_send(s, in, bytes, root);
+            coll_sched_round(s);
+        }
+        return coll_launch(s, NULL, fn);
+    }
+    if (bytes)
+        memmove(out + (size_t)r * bytes, in, bytes);
+    for (; k < n && bytes <= COLL_NOW_MAX; k++) {
+        int from = (r + k) % n;
+        if (!coll_take_now(c, out + (size_t)from * bytes, bytes, from, tag))
+            break;
+    }
+    if (k == n)
+        return BOLT_OK;
+    if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
+        gather_linear_recvs(s, k, out, bytes);
+    return coll_launch(s, NULL, fn);
+}
+
+/* The root's receives from the k-th rank after it on. */
+static int gatherv_recvs(struct coll_sched *s, int k, char *out, const size_t *counts, const size_t *displs)
+{
+    struct bolt_comm *c = coll_sched_comm(s);
+    int n = c->size, r = c->rank;
+    for (; k < n; k++) {
+        int from = (r + k) % n;
+        coll_sched_recv(s, out + displs[from], counts[from], from);
+    }
+    coll_sched_round(s);
+    return coll_sched_error(s);
+}
+
 int coll_gatherv_linear(struct coll_sched *s, const void *in, size_t bytes, void *vout,
                         const size_t *counts, const size_t *displs, int root)
 {
     struct bolt_comm *c = coll_sched_comm(s);
-    int n = c->size, r = c->rank;
+    int r = c->rank;
     char *out = vout;
     if (r != root) {
         coll_sched_send(s, in, bytes, root);
-    } else {
-        coll_sched_copy(s, out + displs[r], in, counts[r]);
-        for (int k = 1; k < n; k++) {
-            int from = (r + k) % n;
-            coll_sched_recv(s, out + displs[from], counts[from], from);
-        }
+        coll_sched_round(s);
+        return coll_sched_error(s);
     }
-    coll_sched_round(s);
-    return coll_sched_error(s);
+    coll_sched_copy(s, out + displs[r], in, counts[r]);
+    return gatherv_recvs(s, 1, out, counts, displs);
+}
+
+/* Small blocking gathervs without a schedule: a block of at most
+ * COLL_NOW_MAX bytes goes at once; the root takes the blocks in rank order
+ * as they arrive; from the first that cannot, the rest as a schedule. */
+int coll_gatherv_linear_now(struct bolt_comm *c, const void *in, size_t bytes, void *vout,
+                            const size_t *counts, const size_t *displs, int root, const char *fn)
+{
+    int n = c->size, r = c->rank, k = 1;
+    char *out = vout;
+    struct coll_sched *s;
+    if (r != root) {
+        if (bytes > COLL_NOW_MAX)
+            return COLL_NOT_NOW;
+        const int tag = coll_tag_take(c);
+        if (coll_send_now(c, in, bytes, root, tag))
+            return BOLT_OK;
+        if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
+            coll_gatherv_linear(s, in, bytes, vout, counts, displs, root);
+        return coll_launch(s, NULL, fn);
+    }
+    const int tag = coll_tag_take(c);
+    if (counts[r])
+        memmove(out + displs[r], in, counts[r]);
+    for (; k < n; k++) {
+        int from = (r + k) % n;
+        if (counts[from] > COLL_NOW_MAX || !coll_take_now(c, out + displs[from], counts[from], from, tag))
+            break;
+    }
+    if (k == n)
+        return BOLT_OK;
+    if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
+        gatherv_recvs(s, k, out, counts, displs);
+    return coll_launch(s, NULL, fn);
 }

@@ -110,21 +110,65 @@ whole:
     return coll_launch(s, NULL, fn);
 }
 
+/* The root's sends to the k-th rank after it on. */
+static int scatterv_sends(struct coll_sched *s, int k, const char *in, const size_t *counts, const size_t *displs)
+{
+    struct bolt_comm *c = coll_sched_comm(s);
+    int n = c->size, r = c->rank;
+    for (; k < n; k++) {
+        int to = (r + k) % n;
+        coll_sched_send(s, in + displs[to], counts[to], to);
+    }
+    coll_sched_round(s);
+    return coll_sched_error(s);
+}
+
 int coll_scatterv_linear(struct coll_sched *s, const void *vin, const size_t *counts,
                          const size_t *displs, void *out, size_t bytes, int root)
 {
     struct bolt_comm *c = coll_sched_comm(s);
-    int n = c->size, r = c->rank;
+    int r = c->rank;
     const char *in = vin;
     if (r != root) {
         coll_sched_recv(s, out, bytes, root);
-    } else {
-        coll_sched_copy(s, out, in + displs[r], counts[r]);
-        for (int k = 1; k < n; k++) {
-            int to = (r + k) % n;
-            coll_sched_send(s, in + displs[to], counts[to], to);
-        }
+        coll_sched_round(s);
+        return coll_sched_error(s);
     }
-    coll_sched_round(s);
-    return coll_sched_error(s);
+    coll_sched_copy(s, out, in + displs[r], counts[r]);
+    return scatterv_sends(s, 1, in, counts, displs);
+}
+
+/* Small blocking scattervs without a schedule: the root sends each block
+ * at once, in rank order; another rank takes its block (at most
+ * COLL_NOW_MAX bytes) as it arrives; from the first that cannot, the rest
+ * as a schedule. */
+int coll_scatterv_linear_now(struct bolt_comm *c, const void *vin, const size_t *counts, const size_t *displs,
+                             void *out, size_t bytes, int root, const char *fn)
+{
+    int n = c->size, r = c->rank, k = 1;
+    const char *in = vin;
+    struct coll_sched *s;
+    if (r != root) {
+        if (bytes > COLL_NOW_MAX)
+            return COLL_NOT_NOW;
+        const int tag = coll_tag_take(c);
+        if (coll_take_now(c, out, bytes, root, tag))
+            return BOLT_OK;
+        if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
+            coll_scatterv_linear(s, vin, counts, displs, out, bytes, root);
+        return coll_launch(s, NULL, fn);
+    }
+    const int tag = coll_tag_take(c);
+    if (counts[r])
+        memmove(out, in + displs[r], counts[r]);
+    for (; k < n; k++) {
+        int to = (r + k) % n;
+        if (!coll_send_now(c, in + displs[to], counts[to], to, tag))
+            break;
+    }
+    if (k == n)
+        return BOLT_OK;
+    if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
+        scatterv_sends(s, k, in, counts, displs);
+    return coll_launch(s, NULL, fn);
 }

@@ -389,6 +389,39 @@ static void check_v(size_t count, bolt_datatype_t dt)
     memset(mine, 0, cnt[crank] * es);
     OK(bolt_scatterv(all, cnt, dis, mine, cnt[crank], dt, root, world));
     EXPECT(badpat(mine, cnt[crank] * es, crank) < 0, "scattered block wrong");
+    /* blocks alternately small and past what goes without a schedule
+     * (1 KiB), with the root in the middle: the root takes some blocks at
+     * once and leaves the rest to a schedule, which must pick up where it
+     * stopped (once: the sizes here are fixed) */
+    if (count == 1) {
+        size_t *mc = xmalloc(n * sizeof *mc), *md = xmalloc(n * sizeof *md), mt = 0;
+        for (int i = 0; i < csize; i++) {
+            mc[i] = i % 3 == 2 ? 300 : (size_t)i % 3;
+            md[i] = mt;
+            mt += mc[i] + 3;
+        }
+        char *mm = xmalloc(300 * es + 1), *ma = xmalloc(mt * es + 1);
+        for (int root2 = 0; root2 < csize; root2 += csize > 2 ? csize - 1 : 1) {
+            CASE("gatherv of mixed small and large blocks, root %d", root2);
+            fillpat(mm, mc[crank] * es, crank + 7);
+            memset(ma, 0, mt * es);
+            OK(bolt_gatherv(mm, mc[crank], ma, mc, md, dt, root2, world));
+            if (crank == root2)
+                for (int i = 0; i < csize; i++)
+                    EXPECT(badpat(ma + md[i] * es, mc[i] * es, i + 7) < 0, "block of rank %d", i);
+            CASE("scatterv of mixed small and large blocks, root %d", root2);
+            if (crank == root2)
+                for (int i = 0; i < csize; i++)
+                    fillpat(ma + md[i] * es, mc[i] * es, i + 9);
+            memset(mm, 0, 300 * es);
+            OK(bolt_scatterv(ma, mc, md, mm, mc[crank], dt, root2, world));
+            EXPECT(badpat(mm, mc[crank] * es, crank + 9) < 0, "scattered block wrong");
+        }
+        free(mm);
+        free(ma);
+        free(mc);
+        free(md);
+    }
     CASE("allgatherv count %zu", count);
     memset(all, 0, total * es);
     OK(bolt_allgatherv(mine, cnt[crank], all, cnt, dis, dt, world));
@@ -647,6 +680,14 @@ static void suite_errors(void)
         /* a rank expects another size than the root sends it */
         rc = bolt_scatter(x, y, crank == 0 ? 2 : 3, BOLT_INT32, 0, world);
         expect_err(rc, crank == 0 ? BOLT_OK : BOLT_ERR_ARG, "scatter count mismatch");
+        /* the root expects another size than a rank sends it */
+        rc = bolt_gather(x, y, crank == 0 ? 2 : 3, BOLT_INT32, 0, world);
+        expect_err(rc, crank == 0 ? BOLT_ERR_ARG : BOLT_OK, "gather count mismatch");
+        size_t vc[2] = {1, 2}, vd[2] = {0, 1};
+        rc = bolt_gatherv(x, crank == 0 ? 1 : 3, y, vc, vd, BOLT_INT32, 0, world);
+        expect_err(rc, crank == 0 ? BOLT_ERR_ARG : BOLT_OK, "gatherv count mismatch");
+        rc = bolt_scatterv(x, vc, vd, y, crank == 0 ? 1 : 1, BOLT_INT32, 0, world);
+        expect_err(rc, crank == 0 ? BOLT_OK : BOLT_ERR_ARG, "scatterv count mismatch");
         CASE("barrier after mismatches");
         OK(bolt_barrier(world));
     }
@@ -667,8 +708,22 @@ static void suite_peer_exit(int nonblocking)
         fflush(stdout);
         _exit(0);
     }
-    CASE("%sallreduce with a dead rank", nonblocking ? "i" : "");
     int rc;
+    if (getenv("COLL_DEAD_GATHER")) {
+        /* a small gather to rank 0: only the root hears from the dead rank
+         * (the others' blocks leave at once), and it must not wait for ever */
+        CASE("gather with a dead rank");
+        rc = bolt_gather(x, y, 1, BOLT_FLOAT32, 0, world);
+        EXPECT(crank == 0 ? rc == BOLT_ERR_PEER : rc == BOLT_OK || rc == BOLT_ERR_PEER, "got %s: %s",
+               bolt_strerror(rc), bolt_error_message());
+        printf("rank %d saw: %s\n", crank, rc ? bolt_error_message() : "nothing (its block left)");
+        fflush(stdout);
+        free(x);
+        free(y);
+        bolt_finalize();
+        exit(0);
+    }
+    CASE("%sallreduce with a dead rank", nonblocking ? "i" : "");
     if (nonblocking) {
         bolt_request_t req;
         rc = bolt_iallreduce(x, y, N, BOLT_FLOAT32, BOLT_SUM, world, &req);

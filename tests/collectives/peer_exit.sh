@@ -24,4 +24,18 @@ for tl in $TL_MAIN tcp; do
         fi
     done
 done
+# a small blocking gather (no schedule) whose root waits for the dead rank:
+# by the tree on 2 ranks, straight to the root on 4 (ranks crowd the cores)
+for np in 2 4; do
+    out=$("$BOLTRUN" --timeout 120 -np "$np" -x COLL_DEAD_GATHER=1 "$T/coll_check" peer_exit 2>&1); rc=$?
+    seen=$(printf '%s\n' "$out" | grep -c 'saw: ')
+    if [ $rc -eq 0 ] && [ "$seen" -eq $((np - 1)) ] && printf '%s\n' "$out" | grep -q 'rank 0 saw: .*rank'; then
+        echo "pass: -np $np gather: the root got an error"
+        passes=$((passes + 1))
+    else
+        echo "FAIL: -np $np gather (exit $rc, $seen survivors)"
+        printf '%s\n' "$out" | tail -n 20
+        fails=$((fails + 1))
+    fi
+done
 finish

@@ -144,6 +144,10 @@ struct coll_tree {
     int kid[31];
 };
 void coll_tree_binomial(struct coll_tree *t, int v, int n, int near_first);
+/* A rank's place in the far-first tree rooted at root: its vrank v, the mask
+ * of its parent edge and the blocks of its subtree (vranks v..v + sub - 1),
+ * as gather and scatter walk it. */
+void coll_tree_place(int rank, int root, int n, int *v, int *mask, int *sub);
 /* The layout for this job: near first when its ranks crowd the cores of its
  * one host (coll_crowded_cores), the same on every rank. */
 int coll_tree_near_first(void);

@@ -9,18 +9,6 @@
 
 #include "collectives/coll.h"
 
-/* This rank's place in the tree: vrank v, the mask of its parent edge and
- * the blocks of its subtree (vranks v..v + sub - 1). */
-static void place(const struct bolt_comm *c, int root, int *v, int *mask, int *sub)
-{
-    int n = c->size;
-    *v = (c->rank - root + n) % n;
-    *mask = 1;
-    while (*mask < n && !(*v & *mask))
-        *mask <<= 1;
-    *sub = *v + *mask < n ? *mask : n - *v;
-}
-
 /* The receives from child edge m up (into tmp, the subtree's blocks in
  * vrank order, this rank's own at its start), then the subtree to the
  * parent or, at the root, the blocks into rank order. */
@@ -49,7 +37,7 @@ int coll_gather_binomial(struct coll_sched *s, const void *in, void *vout, size_
     struct bolt_comm *c = coll_sched_comm(s);
     int n = c->size, v, mask, sub;
     char *out = vout, *tmp;
-    place(c, root, &v, &mask, &sub);
+    coll_tree_place(c->rank, root, c->size, &v, &mask, &sub);
     if (sub == 1 && v) {
         coll_sched_send(s, in, bytes, (v - mask + root) % n);
         coll_sched_round(s);
@@ -71,7 +59,7 @@ int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *vout, si
                              const char *fn)
 {
     int n = c->size, v, mask, sub;
-    place(c, root, &v, &mask, &sub);
+    coll_tree_place(c->rank, root, c->size, &v, &mask, &sub);
     const int own = v == 0 && root == 0; /* the blocks land in out, in rank order */
     if (own ? bytes > COLL_NOW_MAX : (size_t)sub * bytes > COLL_NOW_MAX)
         return COLL_NOT_NOW;

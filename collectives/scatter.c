@@ -6,18 +6,6 @@
 
 #include "collectives/coll.h"
 
-/* This rank's place in the tree: vrank v, the mask of its parent edge and
- * the blocks of its subtree (vranks v..v + sub - 1). */
-static void place(const struct bolt_comm *c, int root, int *v, int *mask, int *sub)
-{
-    int n = c->size;
-    *v = (c->rank - root + n) % n;
-    *mask = 1;
-    while (*mask < n && !(*v & *mask))
-        *mask <<= 1;
-    *sub = *v + *mask < n ? *mask : n - *v;
-}
-
 /* The sends from child edge m down (tmp: the subtree's blocks in vrank
  * order), then this rank's own block out of tmp. */
 static int scatter_sends(struct coll_sched *s, int v, int sub, int m, const char *tmp, void *out, size_t bytes,
@@ -42,7 +30,7 @@ int coll_scatter_binomial(struct coll_sched *s, const void *vin, void *out, size
     int n = c->size, v, mask, sub;
     const char *in = vin;
     char *tmp;
-    place(c, root, &v, &mask, &sub);
+    coll_tree_place(c->rank, root, c->size, &v, &mask, &sub);
     if (sub == 1 && v) {
         coll_sched_recv(s, out, bytes, (v - mask + root) % n);
         coll_sched_round(s);
@@ -74,7 +62,7 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *vin, void *out, s
                               const char *fn)
 {
     int n = c->size, v, mask, sub;
-    place(c, root, &v, &mask, &sub);
+    coll_tree_place(c->rank, root, c->size, &v, &mask, &sub);
     const int own = v == 0 && root == 0; /* sends straight from the input */
     if ((own ? bytes : (size_t)sub * bytes) > COLL_NOW_MAX) /* what the stack holds, or one block */
         return COLL_NOT_NOW;

@@ -23,6 +23,15 @@
  */
 #include "collectives/coll.h"
 
+void coll_tree_place(int rank, int root, int n, int *v, int *mask, int *sub)
+{
+    *v = (rank - root + n) % n;
+    *mask = 1;
+    while (*mask < n && !(*v & *mask))
+        *mask <<= 1;
+    *sub = *v + *mask < n ? *mask : n - *v;
+}
+
 void coll_tree_binomial(struct coll_tree *t, int v, int n, int near_first)
 {
     t->nkids = 0;

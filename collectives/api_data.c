@@ -104,7 +104,7 @@ static int gather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatyp
      * nothing waits for a forwarder to get a core (4 ranks on 2 cores, 4 B:
      * 3 us against 3-12 by the tree; 8 ranks 6-13 against 19-25) */
     if (!req && coll_crowded_cores())
-        return coll_gather_linear_now(comm, in, recvbuf, bytes, root, fn);
+        return coll_gatherv_linear_now(comm, in, bytes, recvbuf, NULL, NULL, root, fn);
     if (!req && (rc = coll_gather_binomial_now(comm, in, recvbuf, bytes, root, fn)) != COLL_NOT_NOW)
         return rc;
     struct coll_sched *s = coll_sched_new(comm, fn, "binomial", req == NULL);
@@ -151,12 +151,15 @@ static int gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const s
         rc = bolt_err_set(BOLT_ERR_ARG, "%s: the root sends %zu elements but expects %zu from itself",
                           fn, sendcount, recvcounts[root]);
     if (!rc && !(rc = coll_check_buf(in, bytes, fn, "sendbuf")) &&
-        !(at_root && (rc = coll_check_buf(recvbuf, 1, fn, "recvbuf"))) &&
-        (req || (rc = coll_gatherv_linear_now(comm, in, bytes, recvbuf, b.c, b.d, root, fn)) == COLL_NOT_NOW)) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "linear", req == NULL);
-        if (s)
-            coll_gatherv_linear(s, in, bytes, recvbuf, b.c, b.d, root);
-        rc = coll_launch(s, req, fn);
+        !(at_root && (rc = coll_check_buf(recvbuf, 1, fn, "recvbuf")))) {
+        if (!req) {
+            rc = coll_gatherv_linear_now(comm, in, bytes, recvbuf, b.c, b.d, root, fn);
+        } else {
+            struct coll_sched *s = coll_sched_new(comm, fn, "linear", 0);
+            if (s)
+                coll_gatherv_linear(s, in, bytes, recvbuf, b.c, b.d, root);
+            rc = coll_launch(s, req, fn);
+        }
     }
     coll_vb_free(&b);
     return rc;
@@ -238,12 +241,15 @@ static int scatterv(const void *sendbuf, const size_t *sendcounts, const size_t 
         rc = bolt_err_set(BOLT_ERR_ARG, "%s: the root receives %zu elements but sends itself %zu",
                           fn, recvcount, sendcounts[root]);
     if (!rc && !(rc = coll_check_buf(out, bytes, fn, "recvbuf")) &&
-        !(at_root && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf"))) &&
-        (req || (rc = coll_scatterv_linear_now(comm, sendbuf, b.c, b.d, out, bytes, root, fn)) == COLL_NOT_NOW)) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "linear", req == NULL);
-        if (s)
-            coll_scatterv_linear(s, sendbuf, b.c, b.d, out, bytes, root);
-        rc = coll_launch(s, req, fn);
+        !(at_root && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
+        if (!req) {
+            rc = coll_scatterv_linear_now(comm, sendbuf, b.c, b.d, out, bytes, root, fn);
+        } else {
+            struct coll_sched *s = coll_sched_new(comm, fn, "linear", 0);
+            if (s)
+                coll_scatterv_linear(s, sendbuf, b.c, b.d, out, bytes, root);
+            rc = coll_launch(s, req, fn);
+        }
     }
     coll_vb_free(&b);
     return rc;

@@ -192,12 +192,11 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *in, void *out, si
  * bytes, or one block at root 0). */
 int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t bytes, int root,
                              const char *fn);
-/* A blocking gather with every block straight to the root (for ranks that
- * crowd the cores: no forwarder waits for a core); never COLL_NOT_NOW. */
-int coll_gather_linear_now(struct bolt_comm *c, const void *in, void *out, size_t bytes, int root, const char *fn);
-/* The linear gatherv and scatterv: a rank other than the root with a block
- * of at most COLL_NOW_MAX bytes, the root whatever the blocks (each block
- * that cannot go or be taken at once ends it: the rest as a schedule). */
+/* The linear gatherv (counts and displs NULL: gather's equal blocks in rank
+ * order, every block straight to the root, for ranks that crowd the cores:
+ * no forwarder waits for a core) and scatterv, blocking, without a schedule
+ * while blocks of at most COLL_NOW_MAX bytes go or are taken at once, the
+ * rest as a schedule; never COLL_NOT_NOW. */
 int coll_gatherv_linear_now(struct bolt_comm *c, const void *in, size_t bytes, void *out, const size_t *counts,
                             const size_t *displs, int root, const char *fn);
 int coll_scatterv_linear_now(struct bolt_comm *c, const void *in, const size_t *counts, const size_t *displs,

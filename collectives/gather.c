@@ -76,9 +76,11 @@ int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *vout, si
             goto rest;
     }
     if (v) {
-        if (!coll_send_now(c, sub > 1 ? tmp : in, (size_t)sub * bytes, (v - mask + root) % n, tag)) {
+        const void *up = sub > 1 ? tmp : in;
+        const int parent = (v - mask + root) % n;
+        if (!coll_send_now(c, up, (size_t)sub * bytes, parent, tag)) {
             if ((s = coll_sched_resume(c, fn, "binomial", COLL_BLOCKING, tag))) {
-                coll_sched_send(s, sub > 1 ? tmp : in, (size_t)sub * bytes, (v - mask + root) % n);
+                coll_sched_send(s, up, (size_t)sub * bytes, parent);
                 coll_sched_round(s);
             }
             return coll_launch(s, NULL, fn);
@@ -94,59 +96,27 @@ rest:
     return coll_launch(s, NULL, fn);
 }
 
-/* The root's receives of equal blocks from the k-th rank after it on. */
-static int gather_linear_recvs(struct coll_sched *s, int k, char *out, size_t bytes)
+/* A linear gather's block i: with counts NULL (gather) every block is
+ * `bytes`, in rank order; else gatherv's counts and displacements. */
+static size_t blk_bytes(const size_t *counts, size_t bytes, int i)
 {
-    struct bolt_comm *c = coll_sched_comm(s);
-    int n = c->size, r = c->rank;
-    for (; k < n; k++) {
-        int from = (r + k) % n;
-        coll_sched_recv(s, out + (size_t)from * bytes, bytes, from);
-    }
-    coll_sched_round(s);
-    return coll_sched_error(s);
+    return counts ? counts[i] : bytes;
 }
 
-/* A blocking gather, every block straight to the root: a block of at most
- * COLL_NOW_MAX bytes goes at once, the root takes them in rank order as
- * they arrive; from the first that cannot, the rest as a schedule. */
-int coll_gather_linear_now(struct bolt_comm *c, const void *in, void *vout, size_t bytes, int root, const char *fn)
+static size_t blk_off(const size_t *displs, size_t bytes, int i)
 {
-    int n = c->size, r = c->rank, k = 1;
-    char *out = vout;
-    const int tag = coll_tag_take(c);
-    struct coll_sched *s;
-    if (r != root) {
-        if (bytes <= COLL_NOW_MAX && coll_send_now(c, in, bytes, root, tag))
-            return BOLT_OK;
-        if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag))) {
-            coll_sched_send(s, in, bytes, root);
-            coll_sched_round(s);
-        }
-        return coll_launch(s, NULL, fn);
-    }
-    if (bytes)
-        memmove(out + (size_t)r * bytes, in, bytes);
-    for (; k < n && bytes <= COLL_NOW_MAX; k++) {
-        int from = (r + k) % n;
-        if (!coll_take_now(c, out + (size_t)from * bytes, bytes, from, tag))
-            break;
-    }
-    if (k == n)
-        return BOLT_OK;
-    if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
-        gather_linear_recvs(s, k, out, bytes);
-    return coll_launch(s, NULL, fn);
+    return displs ? displs[i] : (size_t)i * bytes;
 }
 
 /* The root's receives from the k-th rank after it on. */
-static int gatherv_recvs(struct coll_sched *s, int k, char *out, const size_t *counts, const size_t *displs)
+static int linear_recvs(struct coll_sched *s, int k, char *out, size_t bytes, const size_t *counts,
+                        const size_t *displs)
 {
     struct bolt_comm *c = coll_sched_comm(s);
     int n = c->size, r = c->rank;
     for (; k < n; k++) {
         int from = (r + k) % n;
-        coll_sched_recv(s, out + displs[from], counts[from], from);
+        coll_sched_recv(s, out + blk_off(displs, bytes, from), blk_bytes(counts, bytes, from), from);
     }
     coll_sched_round(s);
     return coll_sched_error(s);
@@ -163,40 +133,43 @@ int coll_gatherv_linear(struct coll_sched *s, const void *in, size_t bytes, void
         coll_sched_round(s);
         return coll_sched_error(s);
     }
-    coll_sched_copy(s, out + displs[r], in, counts[r]);
-    return gatherv_recvs(s, 1, out, counts, displs);
+    coll_sched_copy(s, out + blk_off(displs, bytes, r), in, blk_bytes(counts, bytes, r));
+    return linear_recvs(s, 1, out, bytes, counts, displs);
 }
 
-/* Small blocking gathervs without a schedule: a block of at most
- * COLL_NOW_MAX bytes goes at once; the root takes the blocks in rank order
- * as they arrive; from the first that cannot, the rest as a schedule. */
+/* Blocking linear gather(v)s without a schedule while they can: a block of
+ * at most COLL_NOW_MAX bytes goes at once; the root takes such blocks in
+ * rank order as they arrive (a larger one in order would be copied twice
+ * when the others come first); from the first block that cannot, the rest
+ * as a schedule. */
 int coll_gatherv_linear_now(struct bolt_comm *c, const void *in, size_t bytes, void *vout,
                             const size_t *counts, const size_t *displs, int root, const char *fn)
 {
     int n = c->size, r = c->rank, k = 1;
     char *out = vout;
+    const int tag = coll_tag_take(c);
     struct coll_sched *s;
     if (r != root) {
-        if (bytes > COLL_NOW_MAX)
-            return COLL_NOT_NOW;
-        const int tag = coll_tag_take(c);
-        if (coll_send_now(c, in, bytes, root, tag))
+        if (bytes <= COLL_NOW_MAX && coll_send_now(c, in, bytes, root, tag))
             return BOLT_OK;
-        if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
+    } else {
+        size_t own = blk_bytes(counts, bytes, r);
+        if (own)
+            memmove(out + blk_off(displs, bytes, r), in, own);
+        for (; k < n; k++) {
+            int from = (r + k) % n;
+            size_t b = blk_bytes(counts, bytes, from);
+            if (b > COLL_NOW_MAX || !coll_take_now(c, out + blk_off(displs, bytes, from), b, from, tag))
+                break;
+        }
+        if (k == n)
+            return BOLT_OK;
+    }
+    if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag))) {
+        if (r != root)
             coll_gatherv_linear(s, in, bytes, vout, counts, displs, root);
-        return coll_launch(s, NULL, fn);
+        else
+            linear_recvs(s, k, out, bytes, counts, displs);
     }
-    const int tag = coll_tag_take(c);
-    if (counts[r])
-        memmove(out + displs[r], in, counts[r]);
-    for (; k < n; k++) {
-        int from = (r + k) % n;
-        if (counts[from] > COLL_NOW_MAX || !coll_take_now(c, out + displs[from], counts[from], from, tag))
-            break;
-    }
-    if (k == n)
-        return BOLT_OK;
-    if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
-        gatherv_recvs(s, k, out, counts, displs);
     return coll_launch(s, NULL, fn);
 }

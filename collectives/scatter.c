@@ -126,27 +126,24 @@ int coll_scatterv_linear(struct coll_sched *s, const void *vin, const size_t *co
     return scatterv_sends(s, 1, in, counts, displs);
 }
 
-/* Small blocking scattervs without a schedule: the root sends each block
- * at once, in rank order; another rank takes its block (at most
- * COLL_NOW_MAX bytes) as it arrives; from the first that cannot, the rest
- * as a schedule. */
+/* Blocking scattervs without a schedule while they can: the root sends
+ * each block at once, in rank order; another rank takes its block (at most
+ * COLL_NOW_MAX bytes; a larger one gets a posted receive) as it arrives;
+ * from the first that cannot, the rest as a schedule. */
 int coll_scatterv_linear_now(struct bolt_comm *c, const void *vin, const size_t *counts, const size_t *displs,
                              void *out, size_t bytes, int root, const char *fn)
 {
     int n = c->size, r = c->rank, k = 1;
     const char *in = vin;
     struct coll_sched *s;
+    const int tag = coll_tag_take(c);
     if (r != root) {
-        if (bytes > COLL_NOW_MAX)
-            return COLL_NOT_NOW;
-        const int tag = coll_tag_take(c);
-        if (coll_take_now(c, out, bytes, root, tag))
+        if (bytes <= COLL_NOW_MAX && coll_take_now(c, out, bytes, root, tag))
             return BOLT_OK;
         if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
             coll_scatterv_linear(s, vin, counts, displs, out, bytes, root);
         return coll_launch(s, NULL, fn);
     }
-    const int tag = coll_tag_take(c);
     if (counts[r])
         memmove(out, in + displs[r], counts[r]);
     for (; k < n; k++) {

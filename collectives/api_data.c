@@ -383,16 +383,20 @@ static int alltoallv(const void *sendbuf, const size_t *sc, const size_t *sd, vo
             extent = rb.d[i] + rb.c[i];
     if (!(rc = coll_check_buf(recvbuf, extent, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, 1, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "pairwise", COLL_EXCHANGE | (req == NULL));
-        const void *in = sendbuf;
-        if (s && sendbuf == BOLT_IN_PLACE) {
-            void *copy = coll_sched_tmp(s, extent);
-            coll_sched_copy(s, copy, recvbuf, extent);
-            in = copy;
+        if (!req && sendbuf != BOLT_IN_PLACE) {
+            rc = coll_alltoallv_pairwise_now(comm, sendbuf, sb.c, sb.d, recvbuf, rb.c, rb.d, fn);
+        } else {
+            struct coll_sched *s = coll_sched_new(comm, fn, "pairwise", COLL_EXCHANGE | (req == NULL));
+            const void *in = sendbuf;
+            if (s && sendbuf == BOLT_IN_PLACE) {
+                void *copy = coll_sched_tmp(s, extent);
+                coll_sched_copy(s, copy, recvbuf, extent);
+                in = copy;
+            }
+            if (s)
+                coll_alltoallv_pairwise(s, in, sb.c, sb.d, recvbuf, rb.c, rb.d);
+            rc = coll_launch(s, req, fn);
         }
-        if (s)
-            coll_alltoallv_pairwise(s, in, sb.c, sb.d, recvbuf, rb.c, rb.d);
-        rc = coll_launch(s, req, fn);
     }
     coll_vb_free(&sb);
     coll_vb_free(&rb);

@@ -103,8 +103,8 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
     esize = bolt_type_size(dt);
     if (!counts && block == SIZE_MAX)
         return bolt_err_set(BOLT_ERR_ARG, "%s: recvcounts is NULL", fn);
-    size_t *cd = malloc(2 * (size_t)n * sizeof *cd); /* element counts, then displacements */
-    if (!cd)
+    size_t inl[2 * COLL_VB_INLINE], *cd = inl; /* element counts, then displacements */
+    if (n > COLL_VB_INLINE && !(cd = malloc(2 * (size_t)n * sizeof *cd)))
         return bolt_err_set(BOLT_ERR_NOMEM, "%s: out of memory", fn);
     for (int i = 0; i < n && !rc; i++) {
         cd[i] = counts ? counts[i] : block;
@@ -115,13 +115,15 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
     }
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
     if (!rc && !(rc = coll_check_buf(in, total * esize, fn, "sendbuf")) &&
-        !(rc = coll_check_buf(rbuf, cd[comm->rank] * esize, fn, "recvbuf"))) {
+        !(rc = coll_check_buf(rbuf, cd[comm->rank] * esize, fn, "recvbuf")) &&
+        (req || (rc = coll_reduce_scatter_direct_now(comm, in, rbuf, cd, cd + n, dt, op, fn)) == COLL_NOT_NOW)) {
         struct coll_sched *s = coll_sched_new(comm, fn, "direct", COLL_EXCHANGE | (req == NULL));
         if (s)
             coll_reduce_scatter_direct(s, in, rbuf, cd, cd + n, dt, op);
         rc = coll_launch(s, req, fn);
     }
-    free(cd);
+    if (cd != inl)
+        free(cd);
     return rc;
 }
 

@@ -225,6 +225,12 @@ coll_allgather_fn coll_allgather_ring, coll_allgather_rd, coll_allgather_bruck;
 int coll_reduce_scatter_direct(struct coll_sched *s, const void *buf, void *out,
                                const size_t *counts, const size_t *displs, bolt_datatype_t dt,
                                bolt_op_t op);
+/* The same, blocking, without a schedule while chunks of at most
+ * COLL_NOW_MAX bytes go and are taken at once, the rest as a schedule;
+ * COLL_NOT_NOW (nothing done) for a chunk too large for that. */
+int coll_reduce_scatter_direct_now(struct bolt_comm *c, const void *buf, void *out,
+                                   const size_t *counts, const size_t *displs, bolt_datatype_t dt,
+                                   bolt_op_t op, const char *fn);
 /* Binomial reduce of buf (count elements) to root's out (root only). */
 int coll_reduce_binomial(struct coll_sched *s, const void *in, void *out, size_t count,
                          bolt_datatype_t dt, bolt_op_t op, int root);
@@ -237,6 +243,11 @@ int coll_scatterv_linear(struct coll_sched *s, const void *in, const size_t *cou
 int coll_alltoallv_pairwise(struct coll_sched *s, const void *in, const size_t *scounts,
                             const size_t *sdispls, void *out, const size_t *rcounts,
                             const size_t *rdispls);
+/* Blocking, without a schedule while blocks of at most COLL_NOW_MAX bytes go
+ * and are taken at once; the rest as a schedule (never COLL_NOT_NOW). */
+int coll_alltoallv_pairwise_now(struct bolt_comm *c, const void *in, const size_t *scounts,
+                                const size_t *sdispls, void *out, const size_t *rcounts,
+                                const size_t *rdispls, const char *fn);
 int coll_scan_rd(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t dt, bolt_op_t op,
                  int exclusive, void *out);
 

@@ -6,7 +6,7 @@ libbolt_la_SOURCES += \
 	collectives/api_common.c collectives/api_reduce.c collectives/api_data.c \
 	collectives/allreduce_rd.c collectives/allreduce_ring.c \
 	collectives/allreduce_rabenseifner.c collectives/allreduce_oneshot.c \
-	collectives/allreduce_mesh.c \
+	collectives/allreduce_mesh.c collectives/reduce_scatter_direct.c \
 	collectives/tree_binomial.c collectives/bcast_binomial.c collectives/bcast_chain.c \
 	collectives/bcast_scatter_allgather.c collectives/bcast_flat.c \
 	collectives/barrier_dissemination.c \

@@ -114,12 +114,17 @@ static void check_scan(size_t count, bolt_datatype_t dt, bolt_op_t op, unsigned 
     free(ref);
 }
 
-static void check_reduce_scatter(size_t block, bolt_datatype_t dt, bolt_op_t op, unsigned seed)
+/* Rank i's part: block + i % 3 elements (uneven), or `big` for every third
+ * rank when big is not 0: a part past what goes without a schedule (1 KiB)
+ * among small ones, so that a rank sends some parts at once and leaves the
+ * rest to a schedule, which must pick up where it stopped. */
+static void check_reduce_scatter(size_t block, size_t big, bolt_datatype_t dt, bolt_op_t op,
+                                 unsigned seed)
 {
     size_t es = bolt_type_size(dt), *counts = xmalloc((size_t)csize * sizeof *counts), total = 0,
            off = 0;
     for (int i = 0; i < csize; i++) {
-        counts[i] = block + (size_t)(i % 3); /* uneven */
+        counts[i] = big && i % 3 == 2 ? big : block + (size_t)(i % 3);
         total += counts[i];
         if (i < crank)
             off += counts[i];
@@ -127,7 +132,7 @@ static void check_reduce_scatter(size_t block, bolt_datatype_t dt, bolt_op_t op,
     char *in = xmalloc(total * es), *out = xmalloc(total * es), *ref = xmalloc(total * es);
     cfill(in, total, dt, op, crank, seed);
     cref(ref, total, dt, op, csize, seed, csize);
-    CASE("reduce_scatter %s block %zu", bolt_type_name(dt), block);
+    CASE("reduce_scatter %s block %zu, every third %zu", bolt_type_name(dt), block, big);
     OK(bolt_reduce_scatter(in, out, counts, dt, op, world));
     EXPECT(cdiff(out, ref + off * es, counts[crank], dt) < 0, "wrong part");
     OK(bolt_reduce_scatter(BOLT_IN_PLACE, in, counts, dt, op, world));
@@ -204,7 +209,7 @@ static void suite_reduce(void)
             if (!valid(op, some[t]))
                 continue;
             check_scan(5, some[t], op, seed++);
-            check_reduce_scatter(3, some[t], op, seed++);
+            check_reduce_scatter(3, 0, some[t], op, seed++);
         }
     /* non-commutative: rank order everywhere */
     bolt_datatype_t mt = cmat_type();
@@ -214,8 +219,10 @@ static void suite_reduce(void)
             check_reduce(counts[c], mt, cmatmul, root, seed++);
         check_scan(counts[c], mt, cmatmul, seed++);
     }
-    check_reduce_scatter(0, mt, cmatmul, seed++);
-    check_reduce_scatter(4, mt, cmatmul, seed++);
+    check_reduce_scatter(0, 0, mt, cmatmul, seed++);
+    check_reduce_scatter(4, 0, mt, cmatmul, seed++);
+    check_reduce_scatter(4, 1 + 1024 / bolt_type_size(mt), mt, cmatmul, seed++);
+    check_reduce_scatter(3, 300, BOLT_INT32, BOLT_SUM, seed++);
     check_reduce(300, BOLT_FLOAT64, BOLT_SUM, csize - 1, seed++);
 }
 
@@ -261,7 +268,7 @@ static void suite_allreduce(void)
         check_identity(sizes[i] / 2, BOLT_FLOAT64);
     }
     if (large) {
-        check_reduce_scatter((1u << 18) + 1, BOLT_FLOAT32, BOLT_SUM, 20);
+        check_reduce_scatter((1u << 18) + 1, 0, BOLT_FLOAT32, BOLT_SUM, 20);
         check_reduce_scatter_in_place_burst(1u << 18, 16);
     }
     if (!huge) {
@@ -417,6 +424,32 @@ static void check_v(size_t count, bolt_datatype_t dt)
             OK(bolt_scatterv(ma, mc, md, mm, mc[crank], dt, root2, world));
             EXPECT(badpat(mm, mc[crank] * es, crank + 9) < 0, "scattered block wrong");
         }
+        /* from rank a to rank b: f(a, b) elements, 300 when (2a + b) % 3 is
+         * 2 (past 1 KiB), so each rank sends and takes some blocks at once
+         * before a larger one leaves the rest to a schedule (at 2 ranks rank
+         * 0 sends a small block and gets a large one, rank 1 the reverse) */
+        CASE("alltoallv of mixed small and large blocks");
+        size_t *xc = xmalloc(2 * n * sizeof *xc), *xd = xmalloc(2 * n * sizeof *xd), xs = 0, xr = 0;
+        for (int j = 0; j < csize; j++) {
+            size_t to = (size_t)(2 * crank + j) % 3, from = (size_t)(2 * j + crank) % 3;
+            xc[j] = to == 2 ? 300 : to;
+            xc[n + j] = from == 2 ? 300 : from;
+            xd[j] = xs;
+            xd[n + j] = xr + 1;
+            xs += xc[j];
+            xr += xc[n + j] + 1;
+        }
+        char *xsb = xmalloc(xs * es + 1), *xrb = xmalloc(xr * es + 1);
+        for (int j = 0; j < csize; j++)
+            fillpat(xsb + xd[j] * es, xc[j] * es, crank * 100 + j + 5);
+        memset(xrb, 0, xr * es);
+        OK(bolt_alltoallv(xsb, xc, xd, xrb, xc + n, xd + n, dt, world));
+        for (int j = 0; j < csize; j++)
+            EXPECT(badpat(xrb + xd[n + j] * es, xc[n + j] * es, j * 100 + crank + 5) < 0, "from rank %d", j);
+        free(xsb);
+        free(xrb);
+        free(xc);
+        free(xd);
         free(mm);
         free(ma);
         free(mc);

@@ -284,9 +284,12 @@ static int allgather(const void *sendbuf, void *recvbuf, size_t count, bolt_data
     int algo = coll_select(COLL_ALLGATHER, bytes, comm, 1);
     if (algo < 0)
         return algo;
+    char *mine = (char *)recvbuf + (size_t)comm->rank * bytes;
+    if (!req && coll_allgather_algo(algo) == coll_allgather_direct)
+        return coll_allgatherv_direct_now(comm, sendbuf == BOLT_IN_PLACE ? mine : sendbuf, recvbuf, NULL, NULL,
+                                          bytes, fn);
     struct coll_sched *s =
         coll_sched_new(comm, fn, coll_algo_name(COLL_ALLGATHER, algo), COLL_EXCHANGE | (req == NULL));
-    char *mine = (char *)recvbuf + (size_t)comm->rank * bytes;
     if (s && sendbuf != BOLT_IN_PLACE)
         coll_sched_copy(s, mine, sendbuf, bytes);
     if (s && comm->size > 1)
@@ -321,18 +324,31 @@ static int allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
     if (sendbuf != BOLT_IN_PLACE && bytes != b.c[r])
         rc = bolt_err_set(BOLT_ERR_ARG, "%s: rank %d sends %zu elements but recvcounts[%d] is %zu",
                           fn, r, sendcount, r, recvcounts[r]);
-    size_t total = 0;
-    for (int i = 0; i < n; i++)
-        total |= b.c[i];
-    if (!rc && !(rc = coll_check_buf(recvbuf, total, fn, "recvbuf")) &&
+    size_t any = 0, most = 0;
+    for (int i = 0; i < n; i++) {
+        any |= b.c[i];
+        most = b.c[i] > most ? b.c[i] : most;
+    }
+    /* direct where the all-gather of the largest block would be (the same
+     * on every rank: the counts are), else by ring */
+    int algo = rc ? 0 : coll_select(COLL_ALLGATHER, most, comm, 1);
+    if (algo < 0)
+        rc = algo;
+    int direct = !rc && coll_allgather_algo(algo) == coll_allgather_direct;
+    const void *in = sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + b.d[r] : sendbuf;
+    if (!rc && !(rc = coll_check_buf(recvbuf, any, fn, "recvbuf")) &&
         !(sendbuf != BOLT_IN_PLACE && (rc = coll_check_buf(sendbuf, bytes, fn, "sendbuf")))) {
-        struct coll_sched *s = coll_sched_new(comm, fn, "ring", COLL_EXCHANGE | (req == NULL));
-        if (s && sendbuf != BOLT_IN_PLACE)
-            coll_sched_copy(s, (char *)recvbuf + b.d[r], sendbuf, b.c[r]);
-        if (s)
-            coll_allgatherv_ring(s, sendbuf == BOLT_IN_PLACE ? (char *)recvbuf + b.d[r] : sendbuf,
-                                 recvbuf, b.c, b.d);
-        rc = coll_launch(s, req, fn);
+        if (direct && !req) {
+            rc = coll_allgatherv_direct_now(comm, in, recvbuf, b.c, b.d, 0, fn);
+        } else {
+            struct coll_sched *s =
+                coll_sched_new(comm, fn, direct ? "direct" : "ring", COLL_EXCHANGE | (req == NULL));
+            if (s && sendbuf != BOLT_IN_PLACE)
+                coll_sched_copy(s, (char *)recvbuf + b.d[r], sendbuf, b.c[r]);
+            if (s)
+                (direct ? coll_allgatherv_direct : coll_allgatherv_ring)(s, in, recvbuf, b.c, b.d);
+            rc = coll_launch(s, req, fn);
+        }
     }
     coll_vb_free(&b);
     return rc;

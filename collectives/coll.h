@@ -66,6 +66,12 @@ int coll_tag_next(const struct bolt_comm *comm);
 int coll_tag_take(struct bolt_comm *comm);
 int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int peer, int tag);
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);
+/* The same message to n distinct peers (at most COLL_MANY_MAX), as one copy
+ * they all read where the transport shares one: 1 when it went to all, 0
+ * when to none. */
+#define COLL_MANY_MAX 64
+int coll_send_many_now(struct bolt_comm *comm, const void *buf, size_t bytes, const int *peers, int n,
+                       int tag);
 /* coll_recv_now waiting (driving progress) while the message is on its way:
  * 1 when taken; 0 when only a request can receive it (nothing taken). */
 int coll_take_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);
@@ -217,7 +223,15 @@ coll_allgatherv_fn coll_allgatherv_ring;
  * next call (the lines go back and forth between the caches, as all-reduce's
  * did). */
 typedef int coll_allgather_fn(struct coll_sched *s, const void *in, void *buf, size_t bytes);
-coll_allgather_fn coll_allgather_ring, coll_allgather_rd, coll_allgather_bruck;
+coll_allgather_fn coll_allgather_ring, coll_allgather_rd, coll_allgather_bruck, coll_allgather_direct;
+coll_allgatherv_fn coll_allgatherv_direct;
+/* The direct all-gather(v) (counts and displs NULL: equal blocks of
+ * `bytes`), blocking, without a schedule while this rank's block of at most
+ * COLL_NOW_MAX bytes goes to every peer at once and the peers' blocks are
+ * taken as they come; the rest as a schedule (never COLL_NOT_NOW). Copies
+ * in into its place in buf unless it is there. */
+int coll_allgatherv_direct_now(struct bolt_comm *c, const void *in, void *buf, const size_t *counts,
+                               const size_t *displs, size_t bytes, const char *fn);
 
 /* Reduce-scatter by direct exchange: rank j gets counts[j] elements at
  * offset displs[j] of the reduction of every rank's buf, reduced in rank

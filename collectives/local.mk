@@ -12,5 +12,6 @@ libbolt_la_SOURCES += \
 	collectives/barrier_dissemination.c \
 	collectives/barrier_linear.c \
 	collectives/allgather_ring.c collectives/allgather_rd.c collectives/allgather_bruck.c \
+	collectives/allgather_direct.c \
 	collectives/alltoall_pairwise.c collectives/gather.c collectives/scatter.c \
 	collectives/reduce_binomial.c collectives/scan.c

@@ -654,6 +654,14 @@ int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int pee
     return bolt_proto_send_now(buf, bytes, peer, tag, comm, comm->ctx + 1);
 }
 
+_Static_assert(COLL_MANY_MAX <= BOLT_PROTO_MANY_MAX, "coll_send_many_now's peers fit the protocol's");
+
+int coll_send_many_now(struct bolt_comm *comm, const void *buf, size_t bytes, const int *peers, int n,
+                       int tag)
+{
+    return n <= COLL_MANY_MAX && bolt_proto_send_many_now(buf, bytes, peers, n, tag, comm, comm->ctx + 1);
+}
+
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag)
 {
     return bolt_proto_recv_now(buf, bytes, peer, tag, comm, comm->ctx + 1);

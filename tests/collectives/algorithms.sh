@@ -6,7 +6,7 @@
 # all-reduce, a broadcast and an all-gather algorithm.
 . "$(dirname "$0")/lib.sh"
 for v in "auto auto auto" "rd binomial ring" "ring chain rd" \
-         "rabenseifner scatter_allgather bruck" "oneshot flat bruck" "mesh chain ring"; do
+         "rabenseifner scatter_allgather bruck" "oneshot flat bruck" "mesh chain direct"; do
     set -- $v
     env="-x BOLT_ALLREDUCE_ALGO=$1 -x BOLT_BCAST_ALGO=$2 -x BOLT_ALLGATHER_ALGO=$3"
     for np in $NPS; do

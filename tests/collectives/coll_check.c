@@ -424,6 +424,12 @@ static void check_v(size_t count, bolt_datatype_t dt)
             OK(bolt_scatterv(ma, mc, md, mm, mc[crank], dt, root2, world));
             EXPECT(badpat(mm, mc[crank] * es, crank + 9) < 0, "scattered block wrong");
         }
+        CASE("allgatherv of mixed small and large blocks (%s)", bolt_coll_algorithm("allgatherv", 300 * es, world));
+        memset(ma, 0, mt * es);
+        fillpat(mm, mc[crank] * es, crank + 11);
+        OK(bolt_allgatherv(mm, mc[crank], ma, mc, md, dt, world));
+        for (int i = 0; i < csize; i++)
+            EXPECT(badpat(ma + md[i] * es, mc[i] * es, i + 11) < 0, "block of rank %d", i);
         /* from rank a to rank b: f(a, b) elements, 300 when (2a + b) % 3 is
          * 2 (past 1 KiB), so each rank sends and takes some blocks at once
          * before a larger one leaves the rest to a schedule (at 2 ranks rank

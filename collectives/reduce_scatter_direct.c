@@ -158,7 +158,13 @@ int coll_reduce_scatter_direct_now(struct bolt_comm *c, const void *vbuf, void *
             break;
     }
     if (kr == n) {
-        parts_fold(NULL, part, out, counts[r], mine, dt, op, r, n);
+        /* two ranks: out = x0 op x1 in one pass where the kernel has one
+         * and out is apart from both */
+        coll_kernel3_fn *k3 = n == 2 ? coll_kernel3(op, dt) : NULL;
+        if (k3 && !overlap(out, mine, part[0], mine) && !overlap(out, mine, part[1], mine))
+            k3(part[0], part[1], out, counts[r]);
+        else
+            parts_fold(NULL, part, out, counts[r], mine, dt, op, r, n);
         return BOLT_OK;
     }
     struct coll_sched *s = coll_sched_resume(c, fn, "direct", COLL_BLOCKING | COLL_EXCHANGE, tag);

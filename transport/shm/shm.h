@@ -41,6 +41,7 @@
 struct shm_peer {
     int local;            /* index in the segment, -1 when not on it */
     int wired;
+    int mcast_faulted;    /* its shared slots are in our page tables (shm_mcast.c) */
     int failed;
     int bell_w;           /* write end of its doorbell */
     pid_t pid;
@@ -99,6 +100,7 @@ struct bolt_tl_ctx {
     int finalizing;
     int in_progress;
     int mcast_next;       /* our shared slot to try first (shm_mcast.c) */
+    int mcast_faulted;    /* our shared slots are in our page tables (shm_mcast.c) */
     uint8_t probe[SHM_ID_BYTES]; /* the id, read by peers to probe CMA */
 };
 

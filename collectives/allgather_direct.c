@@ -13,24 +13,13 @@
 
 #include "collectives/coll.h"
 
-/* counts and displs NULL: equal blocks of `bytes` in rank order */
-static size_t blk_bytes(const size_t *counts, size_t bytes, int i)
-{
-    return counts ? counts[i] : bytes;
-}
-
-static size_t blk_off(const size_t *displs, size_t bytes, int i)
-{
-    return displs ? displs[i] : (size_t)i * bytes;
-}
-
 /* Sends of steps k >= ks and receives of k >= kr (1 and 1: all of them). */
 static int direct_steps(struct coll_sched *s, const void *in, char *buf, const size_t *counts,
                         const size_t *displs, size_t bytes, int ks, int kr)
 {
     struct bolt_comm *c = coll_sched_comm(s);
     int n = c->size, r = c->rank;
-    size_t mine = blk_bytes(counts, bytes, r);
+    size_t mine = coll_blk_bytes(counts, bytes, r);
     int *peers = ks < n ? coll_sched_tmp(s, (size_t)(n - ks) * sizeof *peers) : NULL;
     for (int k = ks; peers && k < n; k++)
         peers[k - ks] = (r + k) % n;
@@ -38,7 +27,7 @@ static int direct_steps(struct coll_sched *s, const void *in, char *buf, const s
         coll_sched_send_many(s, in, mine, peers, n - ks);
     for (int k = kr; k < n; k++) {
         int from = (r - k + n) % n;
-        coll_sched_recv(s, buf + blk_off(displs, bytes, from), blk_bytes(counts, bytes, from), from);
+        coll_sched_recv(s, buf + coll_blk_off(displs, bytes, from), coll_blk_bytes(counts, bytes, from), from);
     }
     coll_sched_round(s);
     return coll_sched_error(s);
@@ -59,8 +48,8 @@ int coll_allgatherv_direct_now(struct bolt_comm *c, const void *in, void *vbuf, 
                                const size_t *displs, size_t bytes, const char *fn)
 {
     int n = c->size, r = c->rank, ks = 1, kr = 1;
-    char *buf = vbuf, *own = buf + blk_off(displs, bytes, r);
-    size_t mine = blk_bytes(counts, bytes, r);
+    char *buf = vbuf, *own = buf + coll_blk_off(displs, bytes, r);
+    size_t mine = coll_blk_bytes(counts, bytes, r);
     const int tag = coll_tag_take(c);
     if (own != in && mine)
         memmove(own, in, mine);
@@ -78,8 +67,8 @@ int coll_allgatherv_direct_now(struct bolt_comm *c, const void *in, void *vbuf, 
     /* only once ours went to all: a peer may wait for it before it sends */
     for (; ks == n && kr < n; kr++) {
         int from = (r - kr + n) % n;
-        size_t b = blk_bytes(counts, bytes, from);
-        if (b > COLL_NOW_MAX || !coll_take_now(c, buf + blk_off(displs, bytes, from), b, from, tag))
+        size_t b = coll_blk_bytes(counts, bytes, from);
+        if (b > COLL_NOW_MAX || !coll_take_now(c, buf + coll_blk_off(displs, bytes, from), b, from, tag))
             break;
     }
     if (kr == n)

@@ -196,6 +196,11 @@ static int scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_dataty
     void *out = recvbuf == BOLT_IN_PLACE ? (char *)sendbuf + (size_t)root * bytes : recvbuf;
     if ((rc = coll_check_buf(out, bytes, fn, "recvbuf")))
         return rc;
+    /* ranks crowding the cores: every block straight from the root, as the
+     * gather (4 ranks on 2 cores, 4-64 B: 0.22-0.34 us linear against
+     * 1.9-2.7 by the tree, whose forwarders each wait for a core) */
+    if (!req && coll_crowded_cores())
+        return coll_scatterv_linear_now(comm, sendbuf, NULL, NULL, out, bytes, root, fn);
     if (!req && (rc = coll_scatter_binomial_now(comm, sendbuf, out, bytes, root, fn)) != COLL_NOT_NOW)
         return rc;
     struct coll_sched *s = coll_sched_new(comm, fn, "binomial", req == NULL);

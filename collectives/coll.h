@@ -76,6 +76,18 @@ int coll_send_many_now(struct bolt_comm *comm, const void *buf, size_t bytes, co
  * 1 when taken; 0 when only a request can receive it (nothing taken). */
 int coll_take_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);
 
+/* Block i of a v-layout; counts and displs NULL: equal blocks of `bytes` in
+ * rank order (gather, scatter and all-gather through their v-functions). */
+static inline size_t coll_blk_bytes(const size_t *counts, size_t bytes, int i)
+{
+    return counts ? counts[i] : bytes;
+}
+
+static inline size_t coll_blk_off(const size_t *displs, size_t bytes, int i)
+{
+    return displs ? displs[i] : (size_t)i * bytes;
+}
+
 #define COLL_BLOCKING 0x1
 #define COLL_EXCHANGE 0x2
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
@@ -198,9 +210,10 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *in, void *out, si
  * bytes, or one block at root 0). */
 int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *out, size_t bytes, int root,
                              const char *fn);
-/* The linear gatherv (counts and displs NULL: gather's equal blocks in rank
- * order, every block straight to the root, for ranks that crowd the cores:
- * no forwarder waits for a core) and scatterv, blocking, without a schedule
+/* The linear gatherv and scatterv (counts and displs NULL: gather's or
+ * scatter's equal blocks in rank order, every block straight to or from the
+ * root, for ranks that crowd the cores: no forwarder waits for a core),
+ * blocking, without a schedule
  * while blocks of at most COLL_NOW_MAX bytes go or are taken at once, the
  * rest as a schedule; never COLL_NOT_NOW. */
 int coll_gatherv_linear_now(struct bolt_comm *c, const void *in, size_t bytes, void *out, const size_t *counts,

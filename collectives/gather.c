@@ -96,18 +96,6 @@ rest:
     return coll_launch(s, NULL, fn);
 }
 
-/* A linear gather's block i: with counts NULL (gather) every block is
- * `bytes`, in rank order; else gatherv's counts and displacements. */
-static size_t blk_bytes(const size_t *counts, size_t bytes, int i)
-{
-    return counts ? counts[i] : bytes;
-}
-
-static size_t blk_off(const size_t *displs, size_t bytes, int i)
-{
-    return displs ? displs[i] : (size_t)i * bytes;
-}
-
 /* The root's receives from the k-th rank after it on. */
 static int linear_recvs(struct coll_sched *s, int k, char *out, size_t bytes, const size_t *counts,
                         const size_t *displs)
@@ -116,7 +104,7 @@ static int linear_recvs(struct coll_sched *s, int k, char *out, size_t bytes, co
     int n = c->size, r = c->rank;
     for (; k < n; k++) {
         int from = (r + k) % n;
-        coll_sched_recv(s, out + blk_off(displs, bytes, from), blk_bytes(counts, bytes, from), from);
+        coll_sched_recv(s, out + coll_blk_off(displs, bytes, from), coll_blk_bytes(counts, bytes, from), from);
     }
     coll_sched_round(s);
     return coll_sched_error(s);
@@ -133,7 +121,7 @@ int coll_gatherv_linear(struct coll_sched *s, const void *in, size_t bytes, void
         coll_sched_round(s);
         return coll_sched_error(s);
     }
-    coll_sched_copy(s, out + blk_off(displs, bytes, r), in, blk_bytes(counts, bytes, r));
+    coll_sched_copy(s, out + coll_blk_off(displs, bytes, r), in, coll_blk_bytes(counts, bytes, r));
     return linear_recvs(s, 1, out, bytes, counts, displs);
 }
 
@@ -153,13 +141,13 @@ int coll_gatherv_linear_now(struct bolt_comm *c, const void *in, size_t bytes, v
         if (bytes <= COLL_NOW_MAX && coll_send_now(c, in, bytes, root, tag))
             return BOLT_OK;
     } else {
-        size_t own = blk_bytes(counts, bytes, r);
+        size_t own = coll_blk_bytes(counts, bytes, r);
         if (own)
-            memmove(out + blk_off(displs, bytes, r), in, own);
+            memmove(out + coll_blk_off(displs, bytes, r), in, own);
         for (; k < n; k++) {
             int from = (r + k) % n;
-            size_t b = blk_bytes(counts, bytes, from);
-            if (b > COLL_NOW_MAX || !coll_take_now(c, out + blk_off(displs, bytes, from), b, from, tag))
+            size_t b = coll_blk_bytes(counts, bytes, from);
+            if (b > COLL_NOW_MAX || !coll_take_now(c, out + coll_blk_off(displs, bytes, from), b, from, tag))
                 break;
         }
         if (k == n)

@@ -98,14 +98,16 @@ whole:
     return coll_launch(s, NULL, fn);
 }
 
-/* The root's sends to the k-th rank after it on. */
-static int scatterv_sends(struct coll_sched *s, int k, const char *in, const size_t *counts, const size_t *displs)
+/* The root's sends to the k-th rank after it on (counts and displs NULL:
+ * equal blocks of `bytes`, coll_blk_bytes). */
+static int scatterv_sends(struct coll_sched *s, int k, const char *in, const size_t *counts, const size_t *displs,
+                          size_t bytes)
 {
     struct bolt_comm *c = coll_sched_comm(s);
     int n = c->size, r = c->rank;
     for (; k < n; k++) {
         int to = (r + k) % n;
-        coll_sched_send(s, in + displs[to], counts[to], to);
+        coll_sched_send(s, in + coll_blk_off(displs, bytes, to), coll_blk_bytes(counts, bytes, to), to);
     }
     coll_sched_round(s);
     return coll_sched_error(s);
@@ -122,8 +124,8 @@ int coll_scatterv_linear(struct coll_sched *s, const void *vin, const size_t *co
         coll_sched_round(s);
         return coll_sched_error(s);
     }
-    coll_sched_copy(s, out, in + displs[r], counts[r]);
-    return scatterv_sends(s, 1, in, counts, displs);
+    coll_sched_copy(s, out, in + coll_blk_off(displs, bytes, r), coll_blk_bytes(counts, bytes, r));
+    return scatterv_sends(s, 1, in, counts, displs, bytes);
 }
 
 /* Blocking scattervs without a schedule while they can: the root sends
@@ -144,16 +146,17 @@ int coll_scatterv_linear_now(struct bolt_comm *c, const void *vin, const size_t 
             coll_scatterv_linear(s, vin, counts, displs, out, bytes, root);
         return coll_launch(s, NULL, fn);
     }
-    if (counts[r])
-        memmove(out, in + displs[r], counts[r]);
+    size_t own = coll_blk_bytes(counts, bytes, r);
+    if (own)
+        memmove(out, in + coll_blk_off(displs, bytes, r), own);
     for (; k < n; k++) {
         int to = (r + k) % n;
-        if (!coll_send_now(c, in + displs[to], counts[to], to, tag))
+        if (!coll_send_now(c, in + coll_blk_off(displs, bytes, to), coll_blk_bytes(counts, bytes, to), to, tag))
             break;
     }
     if (k == n)
         return BOLT_OK;
     if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
-        scatterv_sends(s, k, in, counts, displs);
+        scatterv_sends(s, k, in, counts, displs, bytes);
     return coll_launch(s, NULL, fn);
 }

@@ -233,12 +233,19 @@ static int shared_msgs(void)
  * before it is in, so the last levels leave cores idle (binomial, 4 ranks
  * on 2 cores: two copies at once, then one). The flat tree's root hands
  * out every message itself: with the ranks it serves on its core, each
- * counts as a step (4 ranks on 2 cores, MPI_Bcast in a loop: binomial 0.12
- * us at 4 B and 14.0 at 64 KiB, flat 0.25 and 12.1; at 16 KiB even). */
+ * counted as a step (4 ranks on 2 cores, MPI_Bcast in a loop: binomial 0.12
+ * us at 4 B and 14.0 at 64 KiB, flat 0.25 and 12.1; at 16 KiB even). Where
+ * one copy serves all receivers (shared_msgs: send_many_now) it is one
+ * step: each receiver waits once, for the root, where a tree's forwarders
+ * each wait for a core first. Timed after a barrier (as the common suites
+ * time a collective), 4 ranks: flat 0.56-0.62 us at 4 B-1 KiB, binomial
+ * 1.4-2.1, Open MPI 0.55-8.3; 8 ranks 0.54-0.66 against 13-14 and 32-44.
+ * In a tight loop small ones pay for it (4 ranks, 4-64 B: 0.36-0.37 us
+ * against 0.21-0.23; Open MPI 0.40-0.88). */
 static double crowded_tree_cost(int flat, double S, int n, struct model m, int cores)
 {
     if (flat)
-        return (n - 1) * m.a + S * m.b * (n - 1) / side_by_side(n - 1, cores);
+        return (shared_msgs() ? m.a : (n - 1) * m.a) + S * m.b * (n - 1) / side_by_side(n - 1, cores);
     /* Binomial: vrank v receives at level popcount(v) (each hop sets a bit),
      * and a level's transfers run together once the level before is in. */
     double t = 0;

@@ -66,6 +66,9 @@ static int bcast(void *buf, size_t count, bolt_datatype_t dt, int root, bolt_com
     if (!req && comm->size > 1 && coll_bcast_algo(algo) == coll_bcast_binomial &&
         (rc = coll_bcast_binomial_now(comm, buf, bytes, root, fn)) != COLL_NOT_NOW)
         return rc;
+    if (!req && comm->size > 1 && coll_bcast_algo(algo) == coll_bcast_flat &&
+        (rc = coll_bcast_flat_now(comm, buf, bytes, root, fn)) != COLL_NOT_NOW)
+        return rc;
     struct coll_sched *s =
         coll_sched_new(comm, fn, coll_algo_name(COLL_BCAST, algo), req == NULL);
     if (s && comm->size > 1)

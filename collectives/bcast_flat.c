@@ -27,3 +27,44 @@ int coll_bcast_flat(struct coll_sched *s, void *buf, size_t bytes, int root)
     coll_sched_round(s);
     return coll_sched_error(s);
 }
+
+/* A blocking flat broadcast of at most COLL_NOW_MAX bytes without a
+ * schedule: the root's one copy for all (or a message each) goes at once, a
+ * receiver takes its message as it arrives; from the first that cannot, the
+ * rest as the schedule under the same tag. COLL_NOT_NOW (nothing done) for
+ * a larger one. On crowded cores a small flat broadcast in a tight loop
+ * paid the schedule's cost on every rank. */
+int coll_bcast_flat_now(struct bolt_comm *c, void *buf, size_t bytes, int root, const char *fn)
+{
+    int n = c->size, k = 1;
+    if (bytes > COLL_NOW_MAX)
+        return COLL_NOT_NOW;
+    const int tag = coll_tag_take(c);
+    struct coll_sched *s;
+    if (c->rank != root) {
+        if (coll_take_now(c, buf, bytes, root, tag))
+            return BOLT_OK;
+        if ((s = coll_sched_resume(c, fn, "flat", COLL_BLOCKING, tag))) {
+            coll_sched_recv(s, buf, bytes, root);
+            coll_sched_round(s);
+        }
+        return coll_launch(s, NULL, fn);
+    }
+    if (n - 1 <= COLL_MANY_MAX) {
+        int peers[COLL_MANY_MAX];
+        for (int i = 1; i < n; i++)
+            peers[i - 1] = (root + i) % n;
+        if (coll_send_many_now(c, buf, bytes, peers, n - 1, tag))
+            return BOLT_OK;
+    }
+    for (; k < n && coll_send_now(c, buf, bytes, (root + k) % n, tag); k++)
+        ;
+    if (k == n)
+        return BOLT_OK;
+    if ((s = coll_sched_resume(c, fn, "flat", COLL_BLOCKING, tag))) {
+        for (; k < n; k++)
+            coll_sched_send(s, buf, bytes, (root + k) % n);
+        coll_sched_round(s);
+    }
+    return coll_launch(s, NULL, fn);
+}

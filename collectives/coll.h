@@ -187,6 +187,8 @@ coll_bcast_fn coll_bcast_binomial, coll_bcast_chain, coll_bcast_scatter_allgathe
  * the caller runs the whole schedule. */
 #define COLL_NOT_NOW 1
 int coll_bcast_binomial_now(struct bolt_comm *c, void *buf, size_t bytes, int root, const char *fn);
+/* The same for the flat broadcast (at most COLL_NOW_MAX bytes). */
+int coll_bcast_flat_now(struct bolt_comm *c, void *buf, size_t bytes, int root, const char *fn);
 
 /* A blocking binomial reduce of at most COLL_NOW_MAX bytes without a
  * schedule while each message is taken or goes at once (the same tree and

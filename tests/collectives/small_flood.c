@@ -8,7 +8,8 @@
  * moves every call, a sum to the last rank of 1 KiB + 4 bytes (over the
  * size reduced without a schedule), scans (rank 0 only sends, the last
  * rank only receives and sleeps now and then), and scatters from a root
- * that only sends while a receiver sleeps now and then.
+ * that only sends while a receiver sleeps now and then, and broadcasts
+ * likewise (a root ahead by more than a ring holds).
  *
  *   small_flood [ITERS]      (default 20000)
  */
@@ -139,9 +140,30 @@ int main(int argc, char **argv)
         }
     }
     free(all);
+    /* broadcasts the same way (flat, one copy for all, on 4 or more ranks
+     * crowding the cores): the root runs ahead of a receiver that naps early
+     * in each root's 5000 calls, more than its ring holds (4096 cells) */
+    CASE("%ld broadcasts of 3 int32, the root moving every 5000 calls", iters / 2);
+    for (long i = 0; i < iters / 2; i++) {
+        const int root = (int)(i / 5000 % csize);
+        int32_t b[3] = {-1, -1, -1};
+        if (crank == root) {
+            b[0] = (int32_t)i;
+            b[1] = root;
+            b[2] = -(int32_t)i;
+        }
+        if (crank == (root + 1) % csize && i % 5000 == 100)
+            nap();
+        OK(bolt_bcast(b, 3, BOLT_INT32, root, w));
+        if (b[0] != (int32_t)i || b[1] != root || b[2] != -(int32_t)i) {
+            EXPECT(0, "broadcast call %ld from root %d: got %d %d %d", i, root, b[0], b[1], b[2]);
+            break;
+        }
+    }
     if (crank == 0)
-        printf("small_flood: %d ranks, %ld small reduces and %ld of %d bytes, %ld scans, %ld scatters, every result "
-               "checked: ok\n", csize, iters + iters / 4, iters / 20, N * 4, iters / 2, iters / 2);
+        printf("small_flood: %d ranks, %ld small reduces and %ld of %d bytes, %ld scans, %ld scatters, %ld "
+               "broadcasts, every result checked: ok\n",
+               csize, iters + iters / 4, iters / 20, N * 4, iters / 2, iters / 2, iters / 2);
     OK(bolt_finalize());
     return 0;
 }

@@ -53,17 +53,8 @@ int coll_allgatherv_direct_now(struct bolt_comm *c, const void *in, void *vbuf, 
     const int tag = coll_tag_take(c);
     if (own != in && mine)
         memmove(own, in, mine);
-    if (mine <= COLL_NOW_MAX) {
-        if (n > 2 && n - 1 <= COLL_MANY_MAX) {
-            int peers[COLL_MANY_MAX];
-            for (int k = 1; k < n; k++)
-                peers[k - 1] = (r + k) % n;
-            if (coll_send_many_now(c, in, mine, peers, n - 1, tag))
-                ks = n;
-        }
-        for (; ks < n && coll_send_now(c, in, mine, (r + ks) % n, tag); ks++)
-            ;
-    }
+    if (mine <= COLL_NOW_MAX)
+        ks = coll_send_all_now(c, in, mine, r, tag);
     /* only once ours went to all: a peer may wait for it before it sends */
     for (; ks == n && kr < n; kr++) {
         int from = (r - kr + n) % n;

@@ -36,7 +36,7 @@ int coll_bcast_flat(struct coll_sched *s, void *buf, size_t bytes, int root)
  * paid the schedule's cost on every rank. */
 int coll_bcast_flat_now(struct bolt_comm *c, void *buf, size_t bytes, int root, const char *fn)
 {
-    int n = c->size, k = 1;
+    int n = c->size, k;
     if (bytes > COLL_NOW_MAX)
         return COLL_NOT_NOW;
     const int tag = coll_tag_take(c);
@@ -50,16 +50,7 @@ int coll_bcast_flat_now(struct bolt_comm *c, void *buf, size_t bytes, int root, 
         }
         return coll_launch(s, NULL, fn);
     }
-    if (n - 1 <= COLL_MANY_MAX) {
-        int peers[COLL_MANY_MAX];
-        for (int i = 1; i < n; i++)
-            peers[i - 1] = (root + i) % n;
-        if (coll_send_many_now(c, buf, bytes, peers, n - 1, tag))
-            return BOLT_OK;
-    }
-    for (; k < n && coll_send_now(c, buf, bytes, (root + k) % n, tag); k++)
-        ;
-    if (k == n)
+    if ((k = coll_send_all_now(c, buf, bytes, root, tag)) == n)
         return BOLT_OK;
     if ((s = coll_sched_resume(c, fn, "flat", COLL_BLOCKING, tag))) {
         for (; k < n; k++)

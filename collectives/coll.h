@@ -66,12 +66,11 @@ int coll_tag_next(const struct bolt_comm *comm);
 int coll_tag_take(struct bolt_comm *comm);
 int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int peer, int tag);
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);
-/* The same message to n distinct peers (at most COLL_MANY_MAX), as one copy
- * they all read where the transport shares one: 1 when it went to all, 0
- * when to none. */
-#define COLL_MANY_MAX 64
-int coll_send_many_now(struct bolt_comm *comm, const void *buf, size_t bytes, const int *peers, int n,
-                       int tag);
+/* The same message to every other rank, at once: rank from + 1, from + 2,
+ * ... (mod n), as one copy they all read where the transport shares one,
+ * else one send_now each. The k of the first rank (from + k) it could not
+ * go to; n when it went to all. */
+int coll_send_all_now(struct bolt_comm *comm, const void *buf, size_t bytes, int from, int tag);
 /* coll_recv_now waiting (driving progress) while the message is on its way:
  * 1 when taken; 0 when only a request can receive it (nothing taken). */
 int coll_take_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag);

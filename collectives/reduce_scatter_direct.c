@@ -140,7 +140,7 @@ int coll_reduce_scatter_direct_now(struct bolt_comm *c, const void *vbuf, void *
     size_t esize = bolt_type_size(dt), mine = counts[r] * esize;
     const char *buf = vbuf;
     _Alignas(max_align_t) char tmp[NOW_PARTS_MAX];
-    char *inl[16], **part = inl;
+    char *part[16];
     if (mine > COLL_NOW_MAX || mine * (size_t)(n - 1) > sizeof tmp || n > 16)
         return COLL_NOT_NOW;
     const int tag = coll_tag_take(c);

@@ -654,12 +654,19 @@ int coll_send_now(struct bolt_comm *comm, const void *buf, size_t bytes, int pee
     return bolt_proto_send_now(buf, bytes, peer, tag, comm, comm->ctx + 1);
 }
 
-_Static_assert(COLL_MANY_MAX <= BOLT_PROTO_MANY_MAX, "coll_send_many_now's peers fit the protocol's");
-
-int coll_send_many_now(struct bolt_comm *comm, const void *buf, size_t bytes, const int *peers, int n,
-                       int tag)
+int coll_send_all_now(struct bolt_comm *comm, const void *buf, size_t bytes, int from, int tag)
 {
-    return n <= COLL_MANY_MAX && bolt_proto_send_many_now(buf, bytes, peers, n, tag, comm, comm->ctx + 1);
+    int n = comm->size, k = 1;
+    if (n > 2 && n - 1 <= BOLT_PROTO_MANY_MAX) { /* one copy for all, where the transport has one */
+        int peers[BOLT_PROTO_MANY_MAX];
+        for (int i = 1; i < n; i++)
+            peers[i - 1] = (from + i) % n;
+        if (bolt_proto_send_many_now(buf, bytes, peers, n - 1, tag, comm, comm->ctx + 1))
+            return n;
+    }
+    for (; k < n && coll_send_now(comm, buf, bytes, (from + k) % n, tag); k++)
+        ;
+    return k;
 }
 
 int coll_recv_now(struct bolt_comm *comm, void *buf, size_t bytes, int peer, int tag)

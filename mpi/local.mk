@@ -16,7 +16,7 @@ libmpi_la_SOURCES = \
 	mpi/mpit.h mpi/mpit.c mpi/mpit_cvar.c mpi/mpit_pvar.c \
 	mpi/unsupported.c mpi/file.c \
 	mpi/rma.h mpi/win.c mpi/win_create.c mpi/win_shm.c mpi/rma_apply.c mpi/rma_ops.c \
-	mpi/rma_target.c mpi/rma_sync.c mpi/rma_agent.c mpi/rma_cma.c \
+	mpi/rma_target.c mpi/rma_sync.c mpi/rma_agent.c mpi/rma_cma.c mpi/rma_mail.c \
 	mpi/profile.c
 libmpi_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi -I$(top_builddir)/mpi
 # face_impl.h renames each PMPI_X the face defines to face_impl_X, so that

@@ -128,6 +128,22 @@ struct rma_pending {
     struct rma_pending *next;
 };
 
+/* A rank's box for Puts and Gets its siblings hand it to apply while it
+ * polls (rma_mail.c), in a Win_create/Win_create_dynamic window's host
+ * segment: a state word, the pieces (address in the target, length,
+ * direction), their data back to back. */
+enum { RMA_MAIL_ITEMS = 64, RMA_MAIL_DATA = 8192 };
+struct rma_mail {
+    atomic_uint state;
+    int32_t n;
+    char pad[56];
+    struct {
+        uint64_t addr;
+        uint32_t len, write;
+    } item[RMA_MAIL_ITEMS];
+    char data[RMA_MAIL_DATA];
+};
+
 struct win_peer {
     char *base;            /* direct: mapped here; else its address there */
     MPI_Aint size;
@@ -138,7 +154,9 @@ struct win_peer {
     int direct;
     int cma;               /* same host, memory read and written by the kernel */
     long pid;
+    struct rma_mail *mail;  /* its box (cma siblings and this rank), else NULL */
     /* origin side */
+    unsigned mail_skip, mail_backoff; /* drains to go without the box after a miss */
     uint64_t sent;         /* operation messages sent to it (monotonic) */
     int lock;              /* held on it: 0, MPI_LOCK_SHARED/EXCLUSIVE */
     int nocheck;           /* ... taken with MPI_MODE_NOCHECK: nothing to release */
@@ -211,6 +229,8 @@ struct face_win {
     struct face_attr *attrs;
     MPI_Info info;
     int shared_noncontig;
+    int mail_on;           /* this rank serves its box (rma_mail.c) */
+    double mail_wait;      /* seconds an origin waits for a box to be taken */
     struct win_region *regions; /* dynamic: attached memory */
     /* epochs */
     int epoch;
@@ -280,6 +300,21 @@ int rma_cma_queue(struct face_win *w, int target, void *local, uint64_t raddr, s
                   int write, int *failed);
 int rma_cma_drain(struct face_win *w, int *failed);
 void rma_cma_free(struct face_win *w);
+
+/* ---- a sibling's window served by the sibling (rma_mail.c) -------------------------- */
+/* Serving this rank's box from the progress hook: start when the window
+ * has one, stop before it goes. */
+int rma_mail_start(struct face_win *w);
+void rma_mail_stop(struct face_win *w);
+/* Hands n queued pieces (at most RMA_MAIL_ITEMS, RMA_MAIL_DATA bytes in all)
+ * to target's box and waits for it to apply them: 1 when it did (a Get's
+ * bytes are in place then), 0 when the kernel must move them (box busy,
+ * not taken within w->mail_wait, or refused). */
+int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
+                 const char *write, int n);
+/* Runs of queued Puts and Gets to siblings: applied by the target from its
+ * box, moved through the kernel (MPI_T: bolt_rma_box_moves, _kernel_moves). */
+extern uint64_t rma_box_moves, rma_kernel_moves;
 
 /* ---- typed copies into and out of window memory (rma_apply.c) --------------------- */
 /* A layout of count elements of type t: contiguous data in *one, else

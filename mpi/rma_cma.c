@@ -53,9 +53,21 @@ int rma_cma_drain(struct face_win *w, int *failed)
     struct rma_cma_queue *q = &w->cmaq;
     int err = 0;
     for (int i = 0; i < q->n && !err;) {
-        int j = i;
+        int j = i, t = q->target[i];
+        if (w->peers[t].mail) { /* the target itself, if it polls */
+            size_t bytes = 0;
+            while (j < q->n && q->target[j] == t && j - i < RMA_MAIL_ITEMS &&
+                   bytes + q->piece[j].len <= RMA_MAIL_DATA)
+                bytes += q->piece[j++].len;
+            if (rma_mail_try(w, t, q->piece + i, q->write + i, j - i)) {
+                i = j;
+                continue;
+            }
+            j = i;
+        }
         while (j < q->n && q->target[j] == q->target[i] && q->write[j] == q->write[i])
             j++;
+        rma_kernel_moves++;
         err = shm_cma_movev((pid_t)w->peers[q->target[i]].pid, q->piece + i, j - i, q->write[i]);
         if (err)
             *failed = q->target[i];

@@ -9,6 +9,7 @@
 #include "mpi/rma.h"
 #include "runtime/config.h"
 #include "runtime/log.h"
+#include "runtime/runtime.h"
 
 struct face_win **face_wins;
 int face_nwins = 1; /* 0 is MPI_WIN_NULL */
@@ -78,6 +79,7 @@ static void win_destroy(struct face_win *w)
     if (!w)
         return;
     rma_cma_free(w);
+    rma_mail_stop(w);
     if (w->hdr_req || w->hdr_buf)
         rma_target_stop(w);
     if (w->remote_peers)
@@ -136,8 +138,12 @@ static int win_map_host(struct face_win *w, const struct win_card *cards, int wi
     size_t dyn_bytes = w->flavor == MPI_WIN_FLAVOR_DYNAMIC
                            ? (size_t)nlocal * sizeof(struct rma_dyn_table)
                            : 0;
-    size_t ctrl_bytes =
-        ((size_t)nlocal * sizeof(struct rma_ctrl) + dyn_bytes + 4095) & ~(size_t)4095;
+    /* Memory the program gave: a box per rank (rma_mail.c), used once the
+     * kernel path is known to work (the box is the faster way, the kernel
+     * the one that never waits for the target). */
+    size_t mail_bytes = !with_data && nlocal > 1 ? (size_t)nlocal * sizeof(struct rma_mail) : 0;
+    size_t ctrl_bytes = ((size_t)nlocal * sizeof(struct rma_ctrl) + dyn_bytes + mail_bytes + 4095) &
+                        ~(size_t)4095;
     size_t total = ctrl_bytes;
     int contig = w->flavor == MPI_WIN_FLAVOR_SHARED && !w->shared_noncontig;
     for (int i = 0; i < w->size && with_data; i++)
@@ -181,12 +187,16 @@ static int win_map_host(struct face_win *w, const struct win_card *cards, int wi
     char *data = (char *)seg + ctrl_bytes;
     struct rma_dyn_table *dyn =
         dyn_bytes ? (struct rma_dyn_table *)((struct rma_ctrl *)seg + nlocal) : NULL;
+    struct rma_mail *mail =
+        mail_bytes ? (struct rma_mail *)((char *)seg + nlocal * sizeof(struct rma_ctrl) + dyn_bytes)
+                   : NULL;
     int k = 0;
     for (int i = 0; i < w->size; i++) {
         if (cards[i].host != host)
             continue;
         struct win_peer *p = &w->peers[i];
         p->dyn = dyn ? dyn + k : NULL;
+        p->mail = mail ? mail + k : NULL;
         p->ctrl = (struct rma_ctrl *)seg + k++;
         p->direct = with_data || i == me;
         if (with_data) {
@@ -232,6 +242,9 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
     w->disp_unit = disp_unit;
     w->size_bytes = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : size;
     w->shared_noncontig = info_says(info, "alloc_shared_noncontig", "true");
+    /* Only where ranks spin in their waits (no more ranks than cores): a
+     * target asleep in poll() does not see its box. */
+    w->mail_wait = bolt_rt.spin_count > 0 ? bolt_param_double(BOLT_P_RMA_MAIL_WAIT) * 1e-6 : 0;
     bolt_comm_t nat = BOLT_COMM_NULL;
     if ((rc = bolt_comm_dup(c->native, &nat)) != BOLT_OK) {
         rc = face_native_error(comm, fn, rc);
@@ -348,6 +361,13 @@ static int win_make(MPI_Comm comm, int flavor, MPI_Aint size, int disp_unit, MPI
         for (int i = 0; i < w->size; i++) {
             w->peers[i].pid = (long)cards[i].pid;
             w->peers[i].cma = all && i != w->rank && cards[i].host == mine.host;
+            if (!all || w->mail_wait <= 0)
+                w->peers[i].mail = NULL;
+        }
+        if (all && w->peers[w->rank].mail && (rc = rma_mail_start(w))) {
+            rc = face_error(comm, fn, rc, "cannot serve the window's box: %s",
+                            bolt_error_message());
+            goto fail;
         }
     } else {
         w->base = flavor == MPI_WIN_FLAVOR_DYNAMIC ? NULL : base;

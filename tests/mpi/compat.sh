@@ -13,7 +13,7 @@ ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi
      mpi_handles mpi_errclass mpi_grequest mpi_comm_info
      mpi_keyval_errh mpi_tools mpi_cxx mpi_thread"
 # One-sided communication (Open MPI runs them with its osc ucx,sm below).
-RMA_TESTS="mpi_rma_win mpi_rma_fence mpi_rma_pscw mpi_rma_passive mpi_rma_progress"
+RMA_TESTS="mpi_rma_win mpi_rma_fence mpi_rma_pscw mpi_rma_passive mpi_rma_progress mpi_rma_sibling"
 ALL="$ALL $RMA_TESTS"
 # Topologies take shapes at 5 to 8 ranks that 4 do not show (grids of 3 x 2,
 # 2 x 2 x 2, rings with distant neighbours); so do intercommunicators' groups

@@ -20,7 +20,7 @@ MPI_TEST_PROGS += tests/mpi/mpi_thread tests/mpi/mpi_thread_soak
 # One-sided communication (issue 28): built here, run by compat.sh once
 # RMA_TESTS joins ALL there (BOLT_MPI_TESTS="$RMA_TESTS" runs them now).
 MPI_RMA_PROGS = tests/mpi/mpi_rma_win tests/mpi/mpi_rma_fence tests/mpi/mpi_rma_pscw \
-	tests/mpi/mpi_rma_passive tests/mpi/mpi_rma_progress
+	tests/mpi/mpi_rma_passive tests/mpi/mpi_rma_progress tests/mpi/mpi_rma_sibling
 MPI_TEST_PROGS += $(MPI_RMA_PROGS)
 # Programs whose expectations hold only on Bolt (run by compat.sh on Bolt alone).
 MPI_BOLT_ONLY_PROGS = tests/mpi/mpi_unsupported
@@ -123,6 +123,8 @@ tests_mpi_mpi_rma_passive_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_rma_passive_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_rma_progress_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_rma_progress_LDADD = $(MPI_TEST_LDADD)
+tests_mpi_mpi_rma_sibling_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
+tests_mpi_mpi_rma_sibling_LDADD = $(MPI_TEST_LDADD)
 tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h

@@ -1,0 +1,238 @@
+/* mpi_rma_sibling.c — Puts and Gets on memory the program gave
+ * (MPI_Win_create, MPI_Win_create_dynamic) between ranks of one host, the
+ * way halo codes and OSU's latency tests use it: under lock_all, each rank
+ * puts runs of every shape to the next rank (one element; a hundred; 8 KiB
+ * exactly, 8 KiB and one element more, ...) and gets a constant region of
+ * it, then flushes; every target checks what its origin left after each
+ * round, every origin what it got. Targets poll meanwhile (each is in a
+ * flush or a barrier of its own), except in the last part, where rank 0
+ * computes outside MPI while the others put, get and flush: they must not
+ * wait for it (MPI 3.1, 11.7.3 lets them, and Open MPI 4.1 does: that
+ * bound is Bolt's alone).
+ *
+ * On Bolt, the MPI_T counters say which way the runs went: where ranks spin
+ * in their waits (no more ranks than cores), targets that poll apply some
+ * themselves (bolt_rma_box_moves), and the runs to the computing target are
+ * taken back and go through the kernel (bolt_rma_kernel_moves). */
+#include "mtest.h"
+
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { W = 4096, ROUNDS = 40, CONST_AT = 3500, CONST_N = 50 };
+
+/* What origin o puts at element i in round k; the constant region of rank r. */
+static long pat(int o, int k, int i) { return o * 1000003L + k * 7919L + i; }
+static long fixed(int r, int i) { return -(r * 100000L + i) - 1; }
+
+/* The runs of round k: element offsets and lengths (in longs). Together
+ * they exceed one 8 KiB run, some alone are exactly that or just more. */
+static int runs(int k, int *off, int *len)
+{
+    static const int big[] = {1024, 1025, 300, 1023};
+    off[0] = 0, len[0] = 1 + k % 5;
+    off[1] = 8, len[1] = 100 + k;
+    off[2] = 200, len[2] = big[k % 4];
+    off[3] = 1300, len[3] = k % 2 ? 2048 : 3;
+    return 4;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#ifdef BOLT_MPI
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle box_h, kernel_h;
+static void counters_start(void)
+{
+    int i, count, provided;
+    CHECK_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    CHECK_MPI(MPI_T_pvar_session_create(&session));
+    CHECK_MPI(MPI_T_pvar_get_index("bolt_rma_box_moves", MPI_T_PVAR_CLASS_COUNTER, &i));
+    CHECK_MPI(MPI_T_pvar_handle_alloc(session, i, NULL, &box_h, &count));
+    CHECK_MPI(MPI_T_pvar_get_index("bolt_rma_kernel_moves", MPI_T_PVAR_CLASS_COUNTER, &i));
+    CHECK_MPI(MPI_T_pvar_handle_alloc(session, i, NULL, &kernel_h, &count));
+    CHECK_MPI(MPI_T_pvar_start(session, box_h));
+    CHECK_MPI(MPI_T_pvar_start(session, kernel_h));
+}
+/* The job's sum of a counter. */
+static unsigned long long counter(MPI_T_pvar_handle h)
+{
+    unsigned long long v = 0, sum = 0;
+    CHECK_MPI(MPI_T_pvar_read(session, h, &v));
+    CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    return sum;
+}
+static void counters_end(void)
+{
+    CHECK_MPI(MPI_T_pvar_handle_free(session, &box_h));
+    CHECK_MPI(MPI_T_pvar_handle_free(session, &kernel_h));
+    CHECK_MPI(MPI_T_pvar_session_free(&session));
+    CHECK_MPI(MPI_T_finalize());
+}
+/* Whether this job's sibling windows go through the kernel and, where
+ * ranks spin (the defaults and no more ranks than cores), boxes. */
+static int kernel_path(void) { const char *s = getenv("BOLT_RMA_SHARED"); return mt_size > 1 && !(s && !strcmp(s, "0")); }
+static int box_path(void)
+{
+    const char *wait = getenv("BOLT_RMA_MAIL_WAIT");
+    return kernel_path() && mt_size <= sysconf(_SC_NPROCESSORS_ONLN) && !getenv("BOLT_SPIN_COUNT") &&
+           !(wait && atof(wait) <= 0);
+}
+#endif
+
+/* Under lock_all on win (tbase: where each rank's memory starts in
+ * displacements: 0 for Win_create, its address for a dynamic window). */
+static void polled(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *what)
+{
+    int t = (mt_rank + 1) % mt_size, from = (mt_rank + mt_size - 1) % mt_size;
+    int off[4], len[4];
+    long *src = malloc(W * sizeof *src), got[CONST_N];
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < ROUNDS; k++) {
+        int n = runs(k, off, len);
+        for (int j = 0; j < n; j++) {
+            for (int i = 0; i < len[j]; i++)
+                src[off[j] + i] = pat(mt_rank, k, off[j] + i);
+            CHECK_MPI(MPI_Put(src + off[j], len[j], MPI_LONG, t, tbase[t] + off[j] * (MPI_Aint)sizeof(long),
+                              len[j], MPI_LONG, win));
+        }
+        memset(got, 0, sizeof got);
+        CHECK_MPI(MPI_Get(got, CONST_N, MPI_LONG, t, tbase[t] + CONST_AT * (MPI_Aint)sizeof(long), CONST_N,
+                          MPI_LONG, win));
+        CHECK_MPI(MPI_Win_flush(t, win));
+        for (int i = 0; i < CONST_N; i++)
+            if (got[i] != fixed(t, i)) {
+                CHECK(0, "%s round %d: Get of rank %d's element %d gave %ld, expected %ld", what, k, t,
+                      CONST_AT + i, got[i], fixed(t, i));
+                break;
+            }
+        MPI_Barrier(MPI_COMM_WORLD); /* every origin's flush returned */
+        CHECK_MPI(MPI_Win_sync(win));
+        for (int j = 0; j < n; j++)
+            for (int i = off[j]; i < off[j] + len[j]; i++)
+                if (mem[i] != pat(from, k, i)) {
+                    CHECK(0, "%s round %d: element %d is %ld, expected %ld (rank %d's Put of %d longs at %d)",
+                          what, k, i, mem[i], pat(from, k, i), from, len[j], off[j]);
+                    j = n;
+                    break;
+                }
+        MPI_Barrier(MPI_COMM_WORLD); /* checked before the next round writes */
+    }
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    free(src);
+}
+
+/* Rank 0 computes for BUSY seconds outside MPI; the others put to it and
+ * get from it, flushing each time, and must be done well before. */
+#define BUSY 0.3
+static void computing(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *what)
+{
+    enum { TIMES = 20 };
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt_rank == 0) {
+        volatile double x = 1.0;
+        double t0 = now();
+        while (now() - t0 < BUSY)
+            for (int i = 0; i < 1000; i++)
+                x = x * 1.0000001 + 1e-9;
+    } else {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < TIMES; k++) {
+            long v[3] = {pat(mt_rank, k, 0), pat(mt_rank, k, 1), pat(mt_rank, k, 2)}, got = 0;
+            CHECK_MPI(MPI_Put(v, 3, MPI_LONG, 0, tbase[0] + 3 * mt_rank * (MPI_Aint)sizeof(long), 3, MPI_LONG, win));
+            CHECK_MPI(MPI_Get(&got, 1, MPI_LONG, 0, tbase[0] + CONST_AT * (MPI_Aint)sizeof(long), 1, MPI_LONG, win));
+            CHECK_MPI(MPI_Win_flush(0, win));
+            CHECK(got == fixed(0, 0), "%s: Get from the computing rank 0 gave %ld, expected %ld", what, got,
+                  fixed(0, 0));
+        }
+        double took = MPI_Wtime() - t0;
+        (void)took;
+#ifdef BOLT_MPI /* Open MPI 4.1 waits for the target here (see mpi_rma_progress.c) */
+        CHECK(took < BUSY / 2, "%s: %d Puts, Gets and flushes to rank 0 took %.3f s while it computed for %.1f s "
+              "outside MPI", what, TIMES, took, BUSY);
+#endif
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_sync(win));
+    if (mt_rank == 0)
+        for (int r = 1; r < mt_size; r++)
+            for (int i = 0; i < 3; i++)
+                CHECK(mem[3 * r + i] == pat(r, TIMES - 1, i), "%s: element %d is %ld, expected %ld (rank %d's last Put)",
+                      what, 3 * r + i, mem[3 * r + i], pat(r, TIMES - 1, i), r);
+    CHECK_MPI(MPI_Win_unlock_all(win));
+}
+
+static void fill(long *mem)
+{
+    for (int i = 0; i < W; i++)
+        mem[i] = i >= CONST_AT && i < CONST_AT + CONST_N ? fixed(mt_rank, i - CONST_AT) : 0;
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "mpi_rma_sibling");
+#ifdef BOLT_MPI
+    counters_start();
+#endif
+    MPI_Aint *zero = calloc((size_t)mt_size, sizeof *zero), *addr = calloc((size_t)mt_size, sizeof *addr);
+    long *mem = malloc(W * sizeof *mem);
+    MPI_Win win;
+
+    fill(mem);
+    CHECK_MPI(MPI_Win_create(mem, W * sizeof *mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    polled(win, mem, zero, "Win_create");
+#ifdef BOLT_MPI
+    unsigned long long box = counter(box_h);
+    if (box_path())
+        CHECK(box > 0, "Win_create: no run of %d rounds was applied by a polling target from its box", ROUNDS);
+    else
+        CHECK(box == 0, "Win_create: %llu runs went through boxes where none is used", box);
+#endif
+    if (mt_size > 1) {
+        fill(mem);
+        MPI_Barrier(MPI_COMM_WORLD);
+#ifdef BOLT_MPI
+        unsigned long long k0 = counter(kernel_h);
+#endif
+        computing(win, mem, zero, "Win_create");
+#ifdef BOLT_MPI
+        unsigned long long k1 = counter(kernel_h);
+        if (kernel_path())
+            CHECK(k1 > k0, "Win_create: no run to the computing rank went through the kernel");
+#endif
+    }
+    CHECK_MPI(MPI_Win_free(&win));
+
+    fill(mem);
+    CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_MPI(MPI_Win_attach(win, mem, W * sizeof *mem));
+    MPI_Aint mine;
+    CHECK_MPI(MPI_Get_address(mem, &mine));
+    CHECK_MPI(MPI_Allgather(&mine, 1, MPI_AINT, addr, 1, MPI_AINT, MPI_COMM_WORLD));
+    polled(win, mem, addr, "Win_create_dynamic");
+    if (mt_size > 1) {
+        fill(mem);
+        MPI_Barrier(MPI_COMM_WORLD);
+        computing(win, mem, addr, "Win_create_dynamic");
+    }
+#ifdef BOLT_MPI
+    if (box_path())
+        CHECK(counter(box_h) > box, "Win_create_dynamic: no run was applied by a polling target from its box");
+#endif
+    CHECK_MPI(MPI_Win_detach(win, mem));
+    CHECK_MPI(MPI_Win_free(&win));
+#ifdef BOLT_MPI
+    counters_end();
+#endif
+    free(mem);
+    free(zero);
+    free(addr);
+    return mt_finish();
+}

@@ -130,18 +130,18 @@ struct rma_pending {
 
 /* A rank's box for Puts and Gets its siblings hand it to apply while it
  * polls (rma_mail.c), in a Win_create/Win_create_dynamic window's host
- * segment: a state word, the pieces (address in the target, length,
- * direction), their data back to back. */
+ * segment: a state word, the count of pieces, the pieces (address in the
+ * target, length, direction) and their data back to back, so that a small
+ * Put or Get and its answer share the state's cache line. */
 enum { RMA_MAIL_ITEMS = 64, RMA_MAIL_DATA = 8192 };
+struct rma_mail_item {
+    uint64_t addr;
+    uint32_t len, write;
+};
 struct rma_mail {
     atomic_uint state;
     int32_t n;
-    char pad[56];
-    struct {
-        uint64_t addr;
-        uint32_t len, write;
-    } item[RMA_MAIL_ITEMS];
-    char data[RMA_MAIL_DATA];
+    char body[RMA_MAIL_ITEMS * sizeof(struct rma_mail_item) + RMA_MAIL_DATA + 56];
 };
 
 struct win_peer {

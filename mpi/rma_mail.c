@@ -57,19 +57,21 @@ static int serve(struct face_win *w)
     /* The box is shared memory another process wrote: every field is
      * checked before the first byte moves. */
     int n = m->n, ok = n > 0 && n <= RMA_MAIL_ITEMS;
+    struct rma_mail_item *item = (struct rma_mail_item *)m->body;
+    char *data = m->body + (size_t)(ok ? n : 0) * sizeof *item;
     uint64_t off = 0;
     for (int k = 0; k < n && ok; k++) {
-        ok = m->item[k].len <= RMA_MAIL_DATA - off && mine(w, m->item[k].addr, m->item[k].len);
-        off += m->item[k].len;
+        ok = item[k].len <= RMA_MAIL_DATA - off && mine(w, item[k].addr, item[k].len);
+        off += item[k].len;
     }
     off = 0;
     for (int k = 0; k < n && ok; k++) {
-        char *at = (char *)(uintptr_t)m->item[k].addr;
-        if (m->item[k].write)
-            memcpy(at, m->data + off, m->item[k].len);
+        char *at = (char *)(uintptr_t)item[k].addr;
+        if (item[k].write)
+            memcpy(at, data + off, item[k].len);
         else
-            memcpy(m->data + off, at, m->item[k].len);
-        off += m->item[k].len;
+            memcpy(data + off, at, item[k].len);
+        off += item[k].len;
     }
     atomic_store_explicit(&m->state, ok ? MAIL_DONE : MAIL_REFUSED, memory_order_release);
     return 1;
@@ -122,13 +124,13 @@ int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
     if (!atomic_compare_exchange_strong_explicit(&m->state, &s, MAIL_FILLING, memory_order_acquire,
                                                  memory_order_relaxed))
         return 0; /* another origin's */
+    struct rma_mail_item *item = (struct rma_mail_item *)m->body;
+    char *data = m->body + (size_t)n * sizeof *item;
     size_t off = 0;
     for (int k = 0; k < n; k++) {
-        m->item[k].addr = p[k].raddr;
-        m->item[k].len = (uint32_t)p[k].len;
-        m->item[k].write = (uint32_t)write[k];
+        item[k] = (struct rma_mail_item){p[k].raddr, (uint32_t)p[k].len, (uint32_t)write[k]};
         if (write[k])
-            memcpy(m->data + off, p[k].local, p[k].len);
+            memcpy(data + off, p[k].local, p[k].len);
         off += p[k].len;
     }
     m->n = n;
@@ -138,10 +140,12 @@ int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
         s = atomic_load_explicit(&m->state, memory_order_acquire);
         if (s >= MAIL_DONE)
             break;
-        /* Our own progress meanwhile, our box among it: two ranks that post
-         * to each other at once both get served. */
-        bolt_progress_poll();
-        if (s == MAIL_POSTED && (spin & 15) == 15) {
+        /* Our own progress now and then, our box among it: two ranks that
+         * post to each other at once both get served. (Every pass would
+         * delay seeing the answer by a pass.) */
+        if ((spin & 7) == 7)
+            bolt_progress_poll();
+        if (s == MAIL_POSTED && (spin & 63) == 63) {
             double now = bolt_now();
             if (posted == 0) {
                 posted = now;
@@ -157,7 +161,7 @@ int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
                     return 0;
                 }
             }
-        } else if (s == MAIL_TAKEN && spin > 256) {
+        } else if (s == MAIL_TAKEN && spin > 4096) {
             sched_yield(); /* the target was descheduled mid-copy: let it run */
         }
     }
@@ -165,7 +169,7 @@ int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
     off = 0;
     for (int k = 0; k < n && done; k++) {
         if (!write[k])
-            memcpy(p[k].local, m->data + off, p[k].len);
+            memcpy(p[k].local, data + off, p[k].len);
         off += p[k].len;
     }
     atomic_store_explicit(&m->state, MAIL_EMPTY, memory_order_release);

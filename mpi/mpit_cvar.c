@@ -107,6 +107,7 @@ static const struct cvar cvars[BOLT_P_COUNT] = {
     [BOLT_P_RDMA_LOOPBACK] = {RDMA, TD, ALL_EQ, BEFORE_INIT, NULL},
     [BOLT_P_RDMA_ACK_TIMEOUT] = {RDMA, TD, LOCAL, BEFORE_INIT, NULL},
     [BOLT_P_RMA_SHARED] = {RT, TD, ALL_EQ, BEFORE_INIT, NULL},
+    [BOLT_P_RMA_MAIL_WAIT] = {RT, TD, ALL_EQ, BEFORE_INIT, NULL},
 };
 
 /* A string's room in a handle: what a read fills and a write may take. */

@@ -133,10 +133,15 @@ struct rma_pending {
  * segment: a state word, the count of pieces, the pieces (address in the
  * target, length, direction) and their data back to back, so that a small
  * Put or Get and its answer share the state's cache line. */
-enum { RMA_MAIL_ITEMS = 64, RMA_MAIL_DATA = 8192 };
+enum { RMA_MAIL_ITEMS = 64, RMA_MAIL_DATA = 8192, RMA_MAIL_ATOMIC_MAX = 8192 };
 struct rma_mail_item {
     uint64_t addr;
-    uint32_t len, write;
+    uint32_t len;
+    uint8_t kind;  /* RMA_PUT, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS */
+    uint8_t pad;
+    int16_t op;    /* accumulates: the MPI_Op */
+    int32_t basic; /* accumulates: the predefined type of the elements */
+    int32_t rc;    /* the target's answer: MPI_SUCCESS or an MPI class */
 };
 struct rma_mail {
     atomic_uint state;
@@ -312,6 +317,15 @@ void rma_mail_stop(struct face_win *w);
  * not taken within w->mail_wait, or refused). */
 int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
                  const char *write, int n);
+/* One accumulate (kind RMA_ACC, RMA_GACC, RMA_CAS) of bytes (at most
+ * RMA_MAIL_ATOMIC_MAX) at addr in target's memory, contiguous there, applied
+ * by the target under its accumulate lock: src the packed operand (CAS: the
+ * new value), compare CAS's, old (GACC, CAS) receives what was there. 1 when
+ * applied (*rc then says MPI_SUCCESS or the class of what was wrong), 0 when
+ * the kernel path must do it. */
+int rma_mail_atomic(struct face_win *w, int target, int kind, uint64_t addr, size_t bytes,
+                    MPI_Op op, MPI_Datatype basic, const char *src, const char *compare, char *old,
+                    int *rc);
 /* Runs of queued Puts and Gets to siblings: applied by the target from its
  * box, moved through the kernel (MPI_T: bolt_rma_box_moves, _kernel_moves). */
 extern uint64_t rma_box_moves, rma_kernel_moves;

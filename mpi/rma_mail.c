@@ -44,6 +44,35 @@ static int mine(const struct face_win *w, uint64_t lo, uint64_t len)
     return rma_within(lo, hi, (uint64_t)(uintptr_t)w->base, (uint64_t)w->size_bytes);
 }
 
+/* The bytes of the box's data an item takes: its operand (CAS: the new
+ * value and the comparand), or what a Get or a fetch gives back. */
+static uint64_t item_data(const struct rma_mail_item *it)
+{
+    return it->kind == RMA_CAS ? 2 * (uint64_t)it->len : it->len;
+}
+
+/* Applies one accumulate-like item at at (checked) with data in the box
+ * (the old values replace it); under this rank's accumulate lock. */
+static int apply_atomic(struct face_win *w, struct rma_mail_item *it, char *at, char *data)
+{
+    char old[RMA_MAIL_ATOMIC_MAX];
+    int rc = MPI_SUCCESS;
+    rma_acc_lock(w->ctrl);
+    if (it->kind == RMA_CAS) {
+        rma_cas(at, data, data + it->len, old, it->len);
+        memcpy(data, old, it->len);
+    } else {
+        struct rma_block whole = {0, (int64_t)it->len};
+        struct rma_layout flat = {1, (int64_t)it->len, 1, &whole};
+        rc = rma_layout_acc(&flat, at, data, (MPI_Datatype)it->basic, (MPI_Op)it->op,
+                            it->kind == RMA_GACC ? old : NULL);
+        if (rc == MPI_SUCCESS && it->kind == RMA_GACC)
+            memcpy(data, old, it->len);
+    }
+    rma_acc_unlock(w->ctrl);
+    return rc;
+}
+
 /* Applies what an origin posted in this rank's box, if anything. */
 static int serve(struct face_win *w)
 {
@@ -61,17 +90,24 @@ static int serve(struct face_win *w)
     char *data = m->body + (size_t)(ok ? n : 0) * sizeof *item;
     uint64_t off = 0;
     for (int k = 0; k < n && ok; k++) {
-        ok = item[k].len <= RMA_MAIL_DATA - off && mine(w, item[k].addr, item[k].len);
-        off += item[k].len;
+        struct rma_mail_item *it = &item[k];
+        ok = item_data(it) <= RMA_MAIL_DATA - off && mine(w, it->addr, it->len) &&
+             (it->kind == RMA_PUT || it->kind == RMA_GET ||
+              ((it->kind == RMA_ACC || it->kind == RMA_GACC || it->kind == RMA_CAS) &&
+               it->len <= RMA_MAIL_ATOMIC_MAX));
+        off += item_data(it);
     }
     off = 0;
     for (int k = 0; k < n && ok; k++) {
-        char *at = (char *)(uintptr_t)item[k].addr;
-        if (item[k].write)
-            memcpy(at, data + off, item[k].len);
+        struct rma_mail_item *it = &item[k];
+        char *at = (char *)(uintptr_t)it->addr;
+        if (it->kind == RMA_PUT)
+            memcpy(at, data + off, it->len);
+        else if (it->kind == RMA_GET)
+            memcpy(data + off, at, it->len);
         else
-            memcpy(data + off, at, item[k].len);
-        off += item[k].len;
+            it->rc = apply_atomic(w, it, at, data + off);
+        off += item_data(it);
     }
     atomic_store_explicit(&m->state, ok ? MAIL_DONE : MAIL_REFUSED, memory_order_release);
     return 1;
@@ -111,31 +147,31 @@ void rma_mail_stop(struct face_win *w)
  * target next time, doubling up to this (a target that computes). */
 #define MAIL_BACKOFF_MAX 1024
 
-int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
-                 const char *write, int n)
+/* Takes target's box for this origin, or NULL (skipping it after a miss,
+ * or another origin's). */
+static struct rma_mail *box_take(struct win_peer *peer)
 {
-    struct win_peer *peer = &w->peers[target];
     struct rma_mail *m = peer->mail;
     if (peer->mail_skip) {
         peer->mail_skip--;
-        return 0;
+        return NULL;
     }
     unsigned s = MAIL_EMPTY;
     if (!atomic_compare_exchange_strong_explicit(&m->state, &s, MAIL_FILLING, memory_order_acquire,
                                                  memory_order_relaxed))
-        return 0; /* another origin's */
-    struct rma_mail_item *item = (struct rma_mail_item *)m->body;
-    char *data = m->body + (size_t)n * sizeof *item;
-    size_t off = 0;
-    for (int k = 0; k < n; k++) {
-        item[k] = (struct rma_mail_item){p[k].raddr, (uint32_t)p[k].len, (uint32_t)write[k]};
-        if (write[k])
-            memcpy(data + off, p[k].local, p[k].len);
-        off += p[k].len;
-    }
+        return NULL;
+    return m;
+}
+
+/* Posts the filled box and waits for its answer: 1 applied (the caller
+ * copies what comes back, then box_empty), 0 taken back or refused (the
+ * box is empty again then). */
+static int box_post(struct face_win *w, struct win_peer *peer, struct rma_mail *m, int n)
+{
     m->n = n;
     atomic_store_explicit(&m->state, MAIL_POSTED, memory_order_release);
     double posted = 0;
+    unsigned s;
     for (long spin = 0;; spin++) {
         s = atomic_load_explicit(&m->state, memory_order_acquire);
         if (s >= MAIL_DONE)
@@ -165,17 +201,74 @@ int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
             sched_yield(); /* the target was descheduled mid-copy: let it run */
         }
     }
-    int done = s == MAIL_DONE;
+    if (s != MAIL_DONE) {
+        atomic_store_explicit(&m->state, MAIL_EMPTY, memory_order_release);
+        return 0;
+    }
+    peer->mail_backoff = 0;
+    rma_box_moves++;
+    return 1;
+}
+
+static void box_empty(struct rma_mail *m)
+{
+    atomic_store_explicit(&m->state, MAIL_EMPTY, memory_order_release);
+}
+
+int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
+                 const char *write, int n)
+{
+    struct win_peer *peer = &w->peers[target];
+    struct rma_mail *m = box_take(peer);
+    if (!m)
+        return 0;
+    struct rma_mail_item *item = (struct rma_mail_item *)m->body;
+    char *data = m->body + (size_t)n * sizeof *item;
+    size_t off = 0;
+    for (int k = 0; k < n; k++) {
+        item[k] = (struct rma_mail_item){.addr = p[k].raddr,
+                                         .len = (uint32_t)p[k].len,
+                                         .kind = write[k] ? RMA_PUT : RMA_GET};
+        if (write[k])
+            memcpy(data + off, p[k].local, p[k].len);
+        off += p[k].len;
+    }
+    if (!box_post(w, peer, m, n))
+        return 0;
     off = 0;
-    for (int k = 0; k < n && done; k++) {
+    for (int k = 0; k < n; k++) {
         if (!write[k])
             memcpy(p[k].local, data + off, p[k].len);
         off += p[k].len;
     }
-    atomic_store_explicit(&m->state, MAIL_EMPTY, memory_order_release);
-    if (done) {
-        peer->mail_backoff = 0;
-        rma_box_moves++;
-    }
-    return done;
+    box_empty(m);
+    return 1;
+}
+
+int rma_mail_atomic(struct face_win *w, int target, int kind, uint64_t addr, size_t bytes,
+                    MPI_Op op, MPI_Datatype basic, const char *src, const char *compare, char *old,
+                    int *rc)
+{
+    struct win_peer *peer = &w->peers[target];
+    struct rma_mail *m;
+    if (bytes == 0 || bytes > RMA_MAIL_ATOMIC_MAX || !(m = box_take(peer)))
+        return 0;
+    struct rma_mail_item *it = (struct rma_mail_item *)m->body;
+    char *data = m->body + sizeof *it;
+    *it = (struct rma_mail_item){.addr = addr,
+                                 .len = (uint32_t)bytes,
+                                 .kind = (uint8_t)kind,
+                                 .op = (int16_t)op,
+                                 .basic = (int32_t)basic};
+    if (src) /* MPI_NO_OP's operand is not read */
+        memcpy(data, src, bytes);
+    if (kind == RMA_CAS)
+        memcpy(data + bytes, compare, bytes);
+    if (!box_post(w, peer, m, 1))
+        return 0;
+    *rc = it->rc;
+    if (old && *rc == MPI_SUCCESS)
+        memcpy(old, data, bytes);
+    box_empty(m);
+    return 1;
 }

@@ -251,6 +251,29 @@ static int dyn_attached(struct rma_dyn_table *t, uint64_t lo, uint64_t hi)
     return 1;
 }
 
+/* Hands an accumulate, compare-and-swap or fetch to the target's box
+ * (contiguous there at at), in chunks of whole elements (the standard's
+ * atomicity is per element): returns the bytes the target applied, all of
+ * them unless it did not pick a chunk up in time (or *rc says what was
+ * wrong). old, when set, receives what was there. */
+static size_t acc_by_box(struct face_win *w, const struct rma_args *a, uint64_t at, size_t bytes,
+                         MPI_Datatype basic, const char *src, char *old, int *rc)
+{
+    const struct face_type *bt = face_type_get(basic);
+    size_t esize = bt ? bt->size : 0, done = 0;
+    if (!esize || esize > RMA_MAIL_ATOMIC_MAX || (a->kind == RMA_CAS && 2 * bytes > RMA_MAIL_DATA))
+        return 0;
+    size_t chunk = a->kind == RMA_CAS ? bytes : RMA_MAIL_ATOMIC_MAX / esize * esize;
+    while (done < bytes && *rc == MPI_SUCCESS) {
+        size_t len = bytes - done < chunk ? bytes - done : chunk;
+        if (!rma_mail_atomic(w, a->target, a->kind, at + done, len, a->op, basic,
+                             src ? src + done : NULL, a->caddr, old ? old + done : NULL, rc))
+            break;
+        done += len;
+    }
+    return done;
+}
+
 /* A sibling's memory through the kernel (MPI_Win_create and
  * MPI_Win_create_dynamic on one host). */
 static int op_cma(struct face_win *w, const struct rma_args *a, const struct face_type *ot,
@@ -262,8 +285,6 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
     size_t bytes = (size_t)rma_layout_bytes(l);
     char *tmp = NULL, *cur = NULL, *old = NULL;
     int e = 0, rc = MPI_SUCCESS;
-    struct rma_block whole = {0, (int64_t)bytes};
-    struct rma_layout flat = {1, (int64_t)bytes, 1, &whole};
     int failed = a->target;
     /* A contiguous Put or Get from or into the program's own buffer waits
      * in the queue; anything else goes now, after what waits there (it may
@@ -303,32 +324,54 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
         const char *src = a->op == MPI_NO_OP || a->kind == RMA_CAS
                               ? a->oaddr
                               : packed(ot, a->oaddr, a->ocount, &tmp);
-        cur = malloc(bytes ? bytes : 1);
-        if (a->kind != RMA_ACC)
-            old = malloc(bytes ? bytes : 1);
-        if (!cur || (a->kind != RMA_ACC && !old) || (!src && bytes && a->op != MPI_NO_OP)) {
+        if (!src && bytes && a->op != MPI_NO_OP) {
             rc = MPI_ERR_NO_MEM;
             break;
         }
-        rma_acc_lock(p->ctrl);
-        if (!(e = rma_cma_move(p->pid, l, at, cur, 0))) {
-            int store = 1;
-            if (a->kind == RMA_CAS) {
-                store = rma_cas(cur, a->oaddr, a->caddr, old, bytes);
-            } else {
-                rc = rma_layout_acc(&flat, cur, src, basic, a->op, old);
-                store = rc == MPI_SUCCESS && a->op != MPI_NO_OP;
-            }
-            if (store)
-                e = rma_cma_move(p->pid, l, at, cur, 1);
+        char small[256];
+        if (a->kind != RMA_ACC && !(old = bytes <= sizeof small ? small : malloc(bytes))) {
+            rc = MPI_ERR_NO_MEM;
+            break;
         }
-        rma_acc_unlock(p->ctrl);
+        /* the target applies it, if it polls (rma_mail.c); else, or what
+         * it did not pick up, through the kernel under its accumulate lock */
+        size_t done = p->mail && l->count * l->nblocks == 1
+                          ? acc_by_box(w, a, at + (uint64_t)l->blocks[0].off, bytes, basic,
+                                       a->op == MPI_NO_OP ? NULL : src, old, &rc)
+                          : 0;
+        if (rc == MPI_SUCCESS && done < bytes) {
+            struct rma_block rest = {done ? l->blocks[0].off + (int64_t)done : 0, (int64_t)(bytes - done)};
+            struct rma_layout lr = {1, rest.len, 1, &rest};
+            const struct rma_layout *lk = done ? &lr : l;
+            struct rma_block whole_k = {0, (int64_t)(bytes - done)};
+            struct rma_layout flat_k = {1, whole_k.len, 1, &whole_k};
+            if (!(cur = malloc(bytes - done))) {
+                rc = MPI_ERR_NO_MEM;
+                break;
+            }
+            rma_acc_lock(p->ctrl);
+            if (!(e = rma_cma_move(p->pid, lk, at, cur, 0))) {
+                int store = 1;
+                if (a->kind == RMA_CAS) {
+                    store = rma_cas(cur, a->oaddr, a->caddr, old, bytes);
+                } else {
+                    rc = rma_layout_acc(&flat_k, cur, src && a->op != MPI_NO_OP ? src + done : src,
+                                        basic, a->op, old ? old + done : NULL);
+                    store = rc == MPI_SUCCESS && a->op != MPI_NO_OP;
+                }
+                if (store)
+                    e = rma_cma_move(p->pid, lk, at, cur, 1);
+            }
+            rma_acc_unlock(p->ctrl);
+        }
         if (!e && rc == MPI_SUCCESS && old) {
             if (a->kind == RMA_CAS)
                 memcpy(a->raddr, old, bytes);
             else
                 face_unpack(rt, old, (size_t)a->rcount, a->raddr);
         }
+        if (old == small)
+            old = NULL;
         break;
     }
     default:

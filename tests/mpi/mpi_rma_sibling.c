@@ -2,9 +2,10 @@
  * (MPI_Win_create, MPI_Win_create_dynamic) between ranks of one host, the
  * way halo codes and OSU's latency tests use it: under lock_all, each rank
  * puts runs of every shape to the next rank (one element; a hundred; 8 KiB
- * exactly, 8 KiB and one element more, ...) and gets a constant region of
- * it, then flushes; every target checks what its origin left after each
- * round, every origin what it got. Targets poll meanwhile (each is in a
+ * exactly, 8 KiB and one element more, ...), gets a constant region of it,
+ * accumulates, fetches and swaps there, then flushes; every target checks
+ * what its origin left after each round, every origin what it got; then all
+ * add to one counter at once. Targets poll meanwhile (each is in a
  * flush or a barrier of its own), except in the last part, where rank 0
  * computes outside MPI while the others put, get and flush: they must not
  * wait for it (MPI 3.1, 11.7.3 lets them, and Open MPI 4.1 does: that
@@ -20,7 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { W = 4096, ROUNDS = 40, CONST_AT = 3500, CONST_N = 50 };
+enum { W = 4096, ROUNDS = 40, CONST_AT = 3500, CONST_N = 50, ACC_AT = 3600, FOP_AT = 3610, CAS_AT = 3620,
+       GACC_AT = 3630, MAX_AT = 3640, COUNT_AT = 3700 };
 
 /* What origin o puts at element i in round k; the constant region of rank r. */
 static long pat(int o, int k, int i) { return o * 1000003L + k * 7919L + i; }
@@ -105,7 +107,31 @@ static void polled(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *wh
         memset(got, 0, sizeof got);
         CHECK_MPI(MPI_Get(got, CONST_N, MPI_LONG, t, tbase[t] + CONST_AT * (MPI_Aint)sizeof(long), CONST_N,
                           MPI_LONG, win));
+        /* the accumulates: a sum, a fetch-and-add, a compare-and-swap k -> k + 1, a fetching
+         * sum of two, a maximum of doubles, a fetch with MPI_NO_OP */
+        long add[3] = {k + 1, 2 * k, -k}, one = k + 1, fetched = -1, cmp = k, swap = k + 1, old = -1;
+        long two[2] = {k, 1}, before[2] = {-1, -1}, seen = -2;
+        double mx = (double)((k * 37) % 23);
+        CHECK_MPI(MPI_Accumulate(add, 3, MPI_LONG, t, tbase[t] + ACC_AT * (MPI_Aint)sizeof(long), 3, MPI_LONG,
+                                 MPI_SUM, win));
+        CHECK_MPI(MPI_Fetch_and_op(&one, &fetched, MPI_LONG, t, tbase[t] + FOP_AT * (MPI_Aint)sizeof(long),
+                                   MPI_SUM, win));
+        CHECK_MPI(MPI_Compare_and_swap(&swap, &cmp, &old, MPI_LONG, t, tbase[t] + CAS_AT * (MPI_Aint)sizeof(long),
+                                       win));
+        CHECK_MPI(MPI_Get_accumulate(two, 2, MPI_LONG, before, 2, MPI_LONG, t,
+                                     tbase[t] + GACC_AT * (MPI_Aint)sizeof(long), 2, MPI_LONG, MPI_SUM, win));
+        CHECK_MPI(MPI_Accumulate(&mx, 1, MPI_DOUBLE, t, tbase[t] + MAX_AT * (MPI_Aint)sizeof(long), 1, MPI_DOUBLE,
+                                 MPI_MAX, win));
+        CHECK_MPI(MPI_Fetch_and_op(NULL, &seen, MPI_LONG, t, tbase[t] + FOP_AT * (MPI_Aint)sizeof(long),
+                                   MPI_NO_OP, win));
         CHECK_MPI(MPI_Win_flush(t, win));
+        long tri = (long)k * (k + 1) / 2; /* 1 + 2 + ... + k: what k rounds' fetch-and-adds left */
+        CHECK(fetched == tri, "%s round %d: Fetch_and_op gave %ld, expected %ld", what, k, fetched, tri);
+        CHECK(seen == tri + k + 1, "%s round %d: Fetch_and_op MPI_NO_OP gave %ld, expected %ld", what, k, seen,
+              tri + k + 1);
+        CHECK(old == k, "%s round %d: Compare_and_swap found %ld, expected %d", what, k, old, k);
+        CHECK(before[0] == (long)k * (k - 1) / 2 && before[1] == k, "%s round %d: Get_accumulate found %ld %ld, "
+              "expected %ld %d", what, k, before[0], before[1], (long)k * (k - 1) / 2, k);
         for (int i = 0; i < CONST_N; i++)
             if (got[i] != fixed(t, i)) {
                 CHECK(0, "%s round %d: Get of rank %d's element %d gave %ld, expected %ld", what, k, t,
@@ -124,6 +150,52 @@ static void polled(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *wh
                 }
         MPI_Barrier(MPI_COMM_WORLD); /* checked before the next round writes */
     }
+    CHECK_MPI(MPI_Win_sync(win));
+    long sum[3] = {0, 0, 0};
+    double mx = 0;
+    for (int k = 0; k < ROUNDS; k++) {
+        sum[0] += k + 1, sum[1] += 2 * k, sum[2] -= k;
+        mx = (double)((k * 37) % 23) > mx ? (double)((k * 37) % 23) : mx;
+    }
+    double got_mx;
+    memcpy(&got_mx, &mem[MAX_AT], sizeof got_mx);
+    CHECK(mem[ACC_AT] == sum[0] && mem[ACC_AT + 1] == sum[1] && mem[ACC_AT + 2] == sum[2],
+          "%s: after %d Accumulates from rank %d: %ld %ld %ld, expected %ld %ld %ld", what, ROUNDS, from,
+          mem[ACC_AT], mem[ACC_AT + 1], mem[ACC_AT + 2], sum[0], sum[1], sum[2]);
+    CHECK(mem[CAS_AT] == ROUNDS, "%s: after %d Compare_and_swaps: %ld", what, ROUNDS, mem[CAS_AT]);
+    CHECK(got_mx == mx, "%s: MPI_MAX of doubles left %g, expected %g", what, got_mx, mx);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* Every rank adds to one counter on rank 0 at once: the sums are atomic
+     * whoever applies them (rank 0 from its box, or an origin through the
+     * kernel while another origin has the box). */
+    enum { ADDS = 200 };
+    for (int k = 0; k < ADDS; k++) {
+        long one = 1;
+        CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, 0, tbase[0] + COUNT_AT * (MPI_Aint)sizeof(long), 1, MPI_LONG,
+                                 MPI_SUM, win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_sync(win));
+    if (mt_rank == 0)
+        CHECK(mem[COUNT_AT] == (long)ADDS * mt_size, "%s: %d ranks added 1 %d times each to one element: %ld",
+              what, mt_size, ADDS, mem[COUNT_AT]);
+#ifdef BOLT_MPI
+    /* an op the type has not, found out by whoever applies it (a target
+     * reached by messages reports it on its own handler instead) */
+    if (kernel_path()) {
+        double d = 1;
+        CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+        int rc = MPI_Accumulate(&d, 1, MPI_DOUBLE, t, tbase[t] + MAX_AT * (MPI_Aint)sizeof(long), 1, MPI_DOUBLE,
+                                MPI_BAND, win);
+        int cls = -1;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "%s: Accumulate of a double with MPI_BAND: class %d, expected MPI_ERR_OP", what,
+              cls);
+        CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_ARE_FATAL));
+    }
+#endif
     CHECK_MPI(MPI_Win_unlock_all(win));
     free(src);
 }

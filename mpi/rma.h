@@ -11,13 +11,16 @@
  *   rma_sync.c     fence, post/start/complete/wait, lock/unlock, flush
  *   rma_agent.c    the thread that serves passive targets while the
  *                  program computes
+ *   rma_cma.c      a sibling's memory through the kernel
+ *   rma_mail.c     ... or by the sibling itself, from its box, while it polls
  *
  * Two paths to a target's memory. Ranks of one host that mapped the
  * window's shared segment (Win_allocate, Win_allocate_shared) load and store
  * each other's memory directly; locks and the accumulate lock are atomics in
  * each rank's control block in that segment. Memory the program gave
  * (Win_create, Win_create_dynamic) on a rank of the same host is read and
- * written through the kernel (rma_cma.c), the control blocks and a dynamic
+ * written by that rank from its box while it polls (rma_mail.c), else
+ * through the kernel (rma_cma.c), the control blocks and a dynamic
  * window's tables of attached memory in a segment as above. Every other
  * target (another host, or a kernel that refuses cross-process copies) gets
  * its operations as the runtime's messages on the window's own communicator,

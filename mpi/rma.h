@@ -349,7 +349,7 @@ void rma_layout_unpack(const struct rma_layout *l, const char *src, char *base);
  * there into it (Get_accumulate). Returns MPI_SUCCESS or an MPI class. */
 int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_Datatype basic,
                    MPI_Op op, char *old);
-/* Accumulates up to four elements of a common predefined C type in place
+/* Accumulates up to 32 bytes of a common predefined C type in place
  * (len bytes of src into at) without the general reduction's dispatch;
  * 0 when the type or op is not one it does (nothing touched then). */
 int rma_acc_few(MPI_Datatype basic, MPI_Op op, const char *src, char *at, size_t len);

@@ -113,7 +113,7 @@ static int acc_pairs(const struct rma_layout *l, char *base, const char *src, MP
     return rc;
 }
 
-/* Up to four elements of a C integer or floating type under a predefined
+/* Up to 32 bytes of elements of a C integer or floating type under a predefined
  * op (floating ones: sum, product, min, max): Fetch_and_op's usual case,
  * done without the general reduction's dispatch (type and op tables, kernel
  * choice), which costs more than the operation. The expressions are the
@@ -121,7 +121,7 @@ static int acc_pairs(const struct rma_layout *l, char *base, const char *src, MP
  * (arithmetic on the unsigned type). Fortran's types, whose ops differ, go
  * the general way. 1 when done. */
 #define ACC_FEW(T, CASES)                                                               \
-    if (len % sizeof(T) || len / sizeof(T) > 4)                                         \
+    if (len % sizeof(T) || len > 32)                                                     \
         return 0;                                                                       \
     for (size_t i = 0; i < len / sizeof(T); i++) {                                      \
         T x, y;                                                                         \

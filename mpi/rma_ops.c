@@ -345,7 +345,7 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
             const struct rma_layout *lk = done ? &lr : l;
             struct rma_block whole_k = {0, (int64_t)(bytes - done)};
             struct rma_layout flat_k = {1, whole_k.len, 1, &whole_k};
-            if (!(cur = malloc(bytes - done))) {
+            if (!(cur = malloc(bytes - done ? bytes - done : 1))) {
                 rc = MPI_ERR_NO_MEM;
                 break;
             }

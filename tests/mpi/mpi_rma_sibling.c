@@ -124,6 +124,12 @@ static void polled(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *wh
                                  MPI_MAX, win));
         CHECK_MPI(MPI_Fetch_and_op(NULL, &seen, MPI_LONG, t, tbase[t] + FOP_AT * (MPI_Aint)sizeof(long),
                                    MPI_NO_OP, win));
+        if (k == 0) { /* nothing, accumulated and fetched: allowed, and changes nothing */
+            CHECK_MPI(MPI_Accumulate(add, 0, MPI_LONG, t, tbase[t] + ACC_AT * (MPI_Aint)sizeof(long), 0, MPI_LONG,
+                                     MPI_SUM, win));
+            CHECK_MPI(MPI_Get_accumulate(two, 0, MPI_LONG, before, 0, MPI_LONG, t,
+                                         tbase[t] + GACC_AT * (MPI_Aint)sizeof(long), 0, MPI_LONG, MPI_SUM, win));
+        }
         CHECK_MPI(MPI_Win_flush(t, win));
         long tri = (long)k * (k + 1) / 2; /* 1 + 2 + ... + k: what k rounds' fetch-and-adds left */
         CHECK(fetched == tri, "%s round %d: Fetch_and_op gave %ld, expected %ld", what, k, fetched, tri);

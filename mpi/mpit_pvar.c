@@ -50,6 +50,7 @@ static uint64_t tunnels(int arg) { return (void)arg, (uint64_t)bolt_rt.tunnels; 
 static uint64_t gone(int arg) { return (void)arg, (uint64_t)bolt_rt.gone; }
 static uint64_t box_moves(int arg) { return (void)arg, rma_box_moves; }
 static uint64_t kernel_moves(int arg) { return (void)arg, rma_kernel_moves; }
+static uint64_t boxes(int arg) { return (void)arg, (uint64_t)rma_mail_serving(); }
 
 static const char *const tl_names[] = {"shm", "tcp", "rdma"};
 
@@ -138,13 +139,19 @@ static const struct pvar pvars[] = {
      "Peers whose traffic moved to their standby transport after a link failed", LEVEL, TRAFFIC, TB,
      tunnels, 0},
     {"bolt_peers_gone", "Peers that finalized or failed", LEVEL, TRAFFIC, TD, gone, 0},
+    {"bolt_rma_boxes",
+     "Windows (MPI_Win_create, MPI_Win_create_dynamic) whose box this process serves: its "
+     "siblings hand it Puts, Gets and accumulates to apply while it polls (0 where ranks "
+     "outnumber cores, or BOLT_RMA_MAIL_WAIT is 0)",
+     LEVEL, TRAFFIC, TD, boxes, 0},
     {"bolt_rma_box_moves",
-     "Runs of Puts and Gets on a rank of this host's MPI_Win_create or MPI_Win_create_dynamic "
-     "window that the rank applied itself, from its box, while it polled",
+     "Runs of Puts and Gets, and accumulates, on a rank of this host's MPI_Win_create or "
+     "MPI_Win_create_dynamic window that the rank applied itself, from its box, while it polled",
      COUNTER, TRAFFIC, TD, box_moves, 0},
     {"bolt_rma_kernel_moves",
-     "Runs of such Puts and Gets moved through the kernel instead (process_vm_writev/readv): the "
-     "rank did not pick them up in time, its box was busy, or the run did not fit",
+     "Runs of queued Puts and Gets, and accumulates, to such a rank moved through the kernel "
+     "instead (process_vm_writev/readv): it did not pick them up in time, its box was busy or "
+     "not used, or they did not fit",
      COUNTER, TRAFFIC, TD, kernel_moves, 0},
 };
 #define NPVARS ((int)(sizeof pvars / sizeof pvars[0]))

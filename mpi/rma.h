@@ -249,6 +249,8 @@ struct face_win {
     uint32_t seq;
     struct rma_pending *pending;
     struct rma_cma_queue cmaq;
+    char *scratch;         /* rma_scratch's, kept for the window's life */
+    size_t scratch_bytes;
     /* target side */
     bolt_request_t hdr_req;
     char *hdr_buf;
@@ -308,6 +310,10 @@ int rma_cma_queue(struct face_win *w, int target, void *local, uint64_t raddr, s
                   int write, int *failed);
 int rma_cma_drain(struct face_win *w, int *failed);
 void rma_cma_free(struct face_win *w);
+/* A buffer of at least n bytes kept with the window (the last one asked
+ * for may move), or NULL: a large operation's copy through the kernel
+ * reuses its pages instead of faulting fresh ones in per call. */
+char *rma_scratch(struct face_win *w, size_t n);
 
 /* ---- a sibling's window served by the sibling (rma_mail.c) -------------------------- */
 /* Serving this rank's box from the progress hook: start when the window
@@ -329,9 +335,12 @@ int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
 int rma_mail_atomic(struct face_win *w, int target, int kind, uint64_t addr, size_t bytes,
                     MPI_Op op, MPI_Datatype basic, const char *src, const char *compare, char *old,
                     int *rc);
-/* Runs of queued Puts and Gets to siblings: applied by the target from its
- * box, moved through the kernel (MPI_T: bolt_rma_box_moves, _kernel_moves). */
+/* Runs of queued Puts and Gets, and accumulates, to siblings: applied by
+ * the target from its box, moved through the kernel (MPI_T:
+ * bolt_rma_box_moves, _kernel_moves); windows whose box this process
+ * serves (bolt_rma_boxes). */
 extern uint64_t rma_box_moves, rma_kernel_moves;
+int rma_mail_serving(void);
 
 /* ---- typed copies into and out of window memory (rma_apply.c) --------------------- */
 /* A layout of count elements of type t: contiguous data in *one, else

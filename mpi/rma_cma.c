@@ -59,7 +59,7 @@ int rma_cma_drain(struct face_win *w, int *failed)
             while (j < q->n && q->target[j] == t && j - i < RMA_MAIL_ITEMS &&
                    bytes + q->piece[j].len <= RMA_MAIL_DATA)
                 bytes += q->piece[j++].len;
-            if (rma_mail_try(w, t, q->piece + i, q->write + i, j - i)) {
+            if (j > i && rma_mail_try(w, t, q->piece + i, q->write + i, j - i)) {
                 i = j;
                 continue;
             }
@@ -102,8 +102,24 @@ int rma_cma_queue(struct face_win *w, int target, void *local, uint64_t raddr, s
     return 0;
 }
 
+char *rma_scratch(struct face_win *w, size_t n)
+{
+    if (n > w->scratch_bytes) {
+        char *p = malloc(n ? n : 1);
+        if (!p)
+            return NULL;
+        free(w->scratch);
+        w->scratch = p;
+        w->scratch_bytes = n;
+    }
+    return w->scratch ? w->scratch : (w->scratch = malloc(1));
+}
+
 void rma_cma_free(struct face_win *w)
 {
     free(w->cmaq.staged);
     w->cmaq.staged = NULL;
+    free(w->scratch);
+    w->scratch = NULL;
+    w->scratch_bytes = 0;
 }

@@ -21,7 +21,9 @@
  * compare-and-swaps, so a piece is applied exactly once, by one of the two.
  * One box per target: an origin that finds it busy (another origin's) goes
  * through the kernel. */
+#include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 
 #include "mpi/rma.h"
@@ -32,6 +34,8 @@ enum { MAIL_EMPTY = 0, MAIL_FILLING, MAIL_POSTED, MAIL_TAKEN, MAIL_DONE, MAIL_RE
 /* Windows whose box this process serves: the progress hook runs while any. */
 static int serving;
 uint64_t rma_box_moves, rma_kernel_moves;
+
+int rma_mail_serving(void) { return serving; }
 
 /* Whether [lo, lo + len) is window memory of this rank. */
 static int mine(const struct face_win *w, uint64_t lo, uint64_t len)
@@ -190,15 +194,18 @@ static int box_post(struct face_win *w, struct win_peer *peer, struct rma_mail *
                 if (atomic_compare_exchange_strong_explicit(&m->state, &was, MAIL_EMPTY,
                                                             memory_order_acquire,
                                                             memory_order_relaxed)) {
-                    peer->mail_skip = peer->mail_backoff;
                     peer->mail_backoff = peer->mail_backoff ? peer->mail_backoff * 2 : 1;
                     if (peer->mail_backoff > MAIL_BACKOFF_MAX)
                         peer->mail_backoff = MAIL_BACKOFF_MAX;
+                    peer->mail_skip = peer->mail_backoff;
                     return 0;
                 }
             }
         } else if (s == MAIL_TAKEN && spin > 4096) {
             sched_yield(); /* the target was descheduled mid-copy: let it run */
+            /* ... or died there: the kernel path then says so (ESRCH) */
+            if ((spin & 4095) == 0 && kill((pid_t)peer->pid, 0) != 0 && errno == ESRCH)
+                return 0;
         }
     }
     if (s != MAIL_DONE) {

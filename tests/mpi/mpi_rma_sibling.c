@@ -21,8 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { W = 4096, ROUNDS = 40, CONST_AT = 3500, CONST_N = 50, ACC_AT = 3600, FOP_AT = 3610, CAS_AT = 3620,
-       GACC_AT = 3630, MAX_AT = 3640, COUNT_AT = 3700 };
+enum { W = 8192, ROUNDS = 40, CONST_AT = 3500, CONST_N = 50, ACC_AT = 3600, FOP_AT = 3610, CAS_AT = 3620,
+       GACC_AT = 3630, MAX_AT = 3640, COUNT_AT = 3700,
+       /* more than one 8 KiB piece: an Accumulate, a Get_accumulate, a Get of a constant region */
+       BIGACC_AT = 4096, BIGACC_N = 1500, BIGGACC_AT = 5700, BIGGACC_N = 1100, BIGGET_AT = 6900, BIGGET_N = 1100 };
 
 /* What origin o puts at element i in round k; the constant region of rank r. */
 static long pat(int o, int k, int i) { return o * 1000003L + k * 7919L + i; }
@@ -49,7 +51,7 @@ static double now(void)
 
 #ifdef BOLT_MPI
 static MPI_T_pvar_session session;
-static MPI_T_pvar_handle box_h, kernel_h;
+static MPI_T_pvar_handle box_h, kernel_h, boxes_h;
 static void counters_start(void)
 {
     int i, count, provided;
@@ -59,6 +61,8 @@ static void counters_start(void)
     CHECK_MPI(MPI_T_pvar_handle_alloc(session, i, NULL, &box_h, &count));
     CHECK_MPI(MPI_T_pvar_get_index("bolt_rma_kernel_moves", MPI_T_PVAR_CLASS_COUNTER, &i));
     CHECK_MPI(MPI_T_pvar_handle_alloc(session, i, NULL, &kernel_h, &count));
+    CHECK_MPI(MPI_T_pvar_get_index("bolt_rma_boxes", MPI_T_PVAR_CLASS_LEVEL, &i));
+    CHECK_MPI(MPI_T_pvar_handle_alloc(session, i, NULL, &boxes_h, &count));
     CHECK_MPI(MPI_T_pvar_start(session, box_h));
     CHECK_MPI(MPI_T_pvar_start(session, kernel_h));
 }
@@ -74,18 +78,16 @@ static void counters_end(void)
 {
     CHECK_MPI(MPI_T_pvar_handle_free(session, &box_h));
     CHECK_MPI(MPI_T_pvar_handle_free(session, &kernel_h));
+    CHECK_MPI(MPI_T_pvar_handle_free(session, &boxes_h));
     CHECK_MPI(MPI_T_pvar_session_free(&session));
     CHECK_MPI(MPI_T_finalize());
 }
-/* Whether this job's sibling windows go through the kernel and, where
- * ranks spin (the defaults and no more ranks than cores), boxes. */
+/* Whether this job's sibling windows go through the kernel (not as
+ * messages, BOLT_RMA_SHARED=0), and whether their ranks serve boxes (Bolt
+ * decides: ranks that spin in their waits, BOLT_RMA_MAIL_WAIT not 0): read
+ * while the window is live. */
 static int kernel_path(void) { const char *s = getenv("BOLT_RMA_SHARED"); return mt_size > 1 && !(s && !strcmp(s, "0")); }
-static int box_path(void)
-{
-    const char *wait = getenv("BOLT_RMA_MAIL_WAIT");
-    return kernel_path() && mt_size <= sysconf(_SC_NPROCESSORS_ONLN) && !getenv("BOLT_SPIN_COUNT") &&
-           !(wait && atof(wait) <= 0);
-}
+static int box_path(void) { return kernel_path() && counter(boxes_h) == (unsigned long long)mt_size; }
 #endif
 
 /* Under lock_all on win (tbase: where each rank's memory starts in
@@ -124,6 +126,19 @@ static void polled(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *wh
                                  MPI_MAX, win));
         CHECK_MPI(MPI_Fetch_and_op(NULL, &seen, MPI_LONG, t, tbase[t] + FOP_AT * (MPI_Aint)sizeof(long),
                                    MPI_NO_OP, win));
+        long *bigacc = src + BIGACC_AT, *biggacc = src + BIGGACC_AT, *bigold = malloc(BIGGACC_N * sizeof *bigold);
+        long *bigget = malloc(BIGGET_N * sizeof *bigget);
+        for (int i = 0; i < BIGACC_N; i++)
+            bigacc[i] = k + 1 + i % 7;
+        for (int i = 0; i < BIGGACC_N; i++)
+            biggacc[i] = 1, bigold[i] = -1;
+        CHECK_MPI(MPI_Accumulate(bigacc, BIGACC_N, MPI_LONG, t, tbase[t] + BIGACC_AT * (MPI_Aint)sizeof(long),
+                                 BIGACC_N, MPI_LONG, MPI_SUM, win));
+        CHECK_MPI(MPI_Get_accumulate(biggacc, BIGGACC_N, MPI_LONG, bigold, BIGGACC_N, MPI_LONG, t,
+                                     tbase[t] + BIGGACC_AT * (MPI_Aint)sizeof(long), BIGGACC_N, MPI_LONG, MPI_SUM,
+                                     win));
+        CHECK_MPI(MPI_Get(bigget, BIGGET_N, MPI_LONG, t, tbase[t] + BIGGET_AT * (MPI_Aint)sizeof(long), BIGGET_N,
+                          MPI_LONG, win));
         if (k == 0) { /* nothing, accumulated and fetched: allowed, and changes nothing */
             CHECK_MPI(MPI_Accumulate(add, 0, MPI_LONG, t, tbase[t] + ACC_AT * (MPI_Aint)sizeof(long), 0, MPI_LONG,
                                      MPI_SUM, win));
@@ -131,6 +146,20 @@ static void polled(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *wh
                                          tbase[t] + GACC_AT * (MPI_Aint)sizeof(long), 0, MPI_LONG, MPI_SUM, win));
         }
         CHECK_MPI(MPI_Win_flush(t, win));
+        for (int i = 0; i < BIGGACC_N; i++)
+            if (bigold[i] != k) {
+                CHECK(0, "%s round %d: Get_accumulate of %d longs found %ld at %d, expected %d", what, k, BIGGACC_N,
+                      bigold[i], i, k);
+                break;
+            }
+        for (int i = 0; i < BIGGET_N; i++)
+            if (bigget[i] != fixed(t, BIGGET_AT + i)) {
+                CHECK(0, "%s round %d: Get of %d longs gave %ld at %d, expected %ld", what, k, BIGGET_N, bigget[i],
+                      i, fixed(t, BIGGET_AT + i));
+                break;
+            }
+        free(bigold);
+        free(bigget);
         long tri = (long)k * (k + 1) / 2; /* 1 + 2 + ... + k: what k rounds' fetch-and-adds left */
         CHECK(fetched == tri, "%s round %d: Fetch_and_op gave %ld, expected %ld", what, k, fetched, tri);
         CHECK(seen == tri + k + 1, "%s round %d: Fetch_and_op MPI_NO_OP gave %ld, expected %ld", what, k, seen,
@@ -169,6 +198,12 @@ static void polled(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *wh
           "%s: after %d Accumulates from rank %d: %ld %ld %ld, expected %ld %ld %ld", what, ROUNDS, from,
           mem[ACC_AT], mem[ACC_AT + 1], mem[ACC_AT + 2], sum[0], sum[1], sum[2]);
     CHECK(mem[CAS_AT] == ROUNDS, "%s: after %d Compare_and_swaps: %ld", what, ROUNDS, mem[CAS_AT]);
+    for (int i = 0; i < BIGACC_N; i++)
+        if (mem[BIGACC_AT + i] != (long)ROUNDS * (ROUNDS + 1) / 2 + (long)ROUNDS * (i % 7)) {
+            CHECK(0, "%s: after %d Accumulates of %d longs, element %d is %ld, expected %ld", what, ROUNDS, BIGACC_N,
+                  i, mem[BIGACC_AT + i], (long)ROUNDS * (ROUNDS + 1) / 2 + (long)ROUNDS * (i % 7));
+            break;
+        }
     CHECK(got_mx == mx, "%s: MPI_MAX of doubles left %g, expected %g", what, got_mx, mx);
     MPI_Barrier(MPI_COMM_WORLD);
     /* Every rank adds to one counter on rank 0 at once: the sums are atomic
@@ -208,7 +243,7 @@ static void polled(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *wh
 
 /* Rank 0 computes for BUSY seconds outside MPI; the others put to it and
  * get from it, flushing each time, and must be done well before. */
-#define BUSY 0.3
+#define BUSY 1.0
 static void computing(MPI_Win win, long *mem, const MPI_Aint *tbase, const char *what)
 {
     enum { TIMES = 20 };
@@ -250,7 +285,9 @@ static void computing(MPI_Win win, long *mem, const MPI_Aint *tbase, const char 
 static void fill(long *mem)
 {
     for (int i = 0; i < W; i++)
-        mem[i] = i >= CONST_AT && i < CONST_AT + CONST_N ? fixed(mt_rank, i - CONST_AT) : 0;
+        mem[i] = i >= CONST_AT && i < CONST_AT + CONST_N ? fixed(mt_rank, i - CONST_AT)
+                 : i >= BIGGET_AT && i < BIGGET_AT + BIGGET_N ? fixed(mt_rank, i)
+                                                              : 0;
 }
 
 int main(int argc, char **argv)
@@ -265,10 +302,13 @@ int main(int argc, char **argv)
 
     fill(mem);
     CHECK_MPI(MPI_Win_create(mem, W * sizeof *mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+#ifdef BOLT_MPI
+    int boxes = box_path();
+#endif
     polled(win, mem, zero, "Win_create");
 #ifdef BOLT_MPI
     unsigned long long box = counter(box_h);
-    if (box_path())
+    if (boxes)
         CHECK(box > 0, "Win_create: no run of %d rounds was applied by a polling target from its box", ROUNDS);
     else
         CHECK(box == 0, "Win_create: %llu runs went through boxes where none is used", box);
@@ -303,6 +343,8 @@ int main(int argc, char **argv)
 #ifdef BOLT_MPI
     if (box_path())
         CHECK(counter(box_h) > box, "Win_create_dynamic: no run was applied by a polling target from its box");
+    else
+        CHECK(counter(box_h) == box, "Win_create_dynamic: runs went through boxes where none is served");
 #endif
     CHECK_MPI(MPI_Win_detach(win, mem));
     CHECK_MPI(MPI_Win_free(&win));

@@ -1,7 +1,9 @@
-/* rma_mail.c — Puts and Gets on a sibling's window (MPI_Win_create,
- * MPI_Win_create_dynamic on one host) applied by the sibling itself while
- * it polls, through a box in the window's host segment, with the kernel
- * (rma_cma.c) as the way when it does not pick them up in time.
+/* rma_mail.c — Puts, Gets and accumulates on a sibling's window
+ * (MPI_Win_create, MPI_Win_create_dynamic on one host) applied by the
+ * sibling itself while it polls, through a box in the window's host
+ * segment, with the kernel (rma_cma.c) as the way when it does not pick
+ * them up in time. Accumulates are applied under the target's accumulate
+ * lock, the one origins take on the kernel path, so both kinds mix.
  *
  * Why: a call into the kernel costs 1-3 us here (process_vm_writev of one
  * byte 2.2 us, getppid alone 1.1 us in this VM), so a Put and its flush

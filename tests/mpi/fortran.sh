@@ -181,6 +181,11 @@ else
     fails=$((fails + 1))
 fi
 
+if [ "${BOLT_TEST_CROSSCHECK:-1}" = 0 ]; then
+    echo "SKIP: the cross-check on Open MPI runs in the normal build's suite (BOLT_TEST_CROSSCHECK=0)"
+    finish
+    exit $?
+fi
 if [ -z "${BOLT_TEST_OMPI_MPIFORT:-}" ] || ! command -v mpirun.openmpi >/dev/null 2>&1; then
     echo "SKIP: Open MPI's mpifort is not installed here: the Fortran programs were not cross-checked on it"
     finish

@@ -104,7 +104,7 @@ int rma_cma_queue(struct face_win *w, int target, void *local, uint64_t raddr, s
 
 char *rma_scratch(struct face_win *w, size_t n)
 {
-    if (n > w->scratch_bytes) {
+    if (!w->scratch || n > w->scratch_bytes) {
         char *p = malloc(n ? n : 1);
         if (!p)
             return NULL;
@@ -112,7 +112,7 @@ char *rma_scratch(struct face_win *w, size_t n)
         w->scratch = p;
         w->scratch_bytes = n;
     }
-    return w->scratch ? w->scratch : (w->scratch = malloc(1));
+    return w->scratch;
 }
 
 void rma_cma_free(struct face_win *w)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "runtime/memcopy.h"
 
 /* Sends of steps k >= ks and receives of k >= kr (1 and 1: all of them). */
 static int direct_steps(struct coll_sched *s, const void *in, char *buf, const size_t *counts,
@@ -52,7 +53,7 @@ int coll_allgatherv_direct_now(struct bolt_comm *c, const void *in, void *vbuf, 
     size_t mine = coll_blk_bytes(counts, bytes, r);
     const int tag = coll_tag_take(c);
     if (own != in && mine)
-        memmove(own, in, mine);
+        bolt_mem_move(own, in, mine);
     if (mine <= COLL_NOW_MAX)
         ks = coll_send_all_now(c, in, mine, r, tag);
     /* only once ours went to all: a peer may wait for it before it sends */

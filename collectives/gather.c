@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "runtime/memcopy.h"
 
 /* The receives from child edge m up (into tmp, the subtree's blocks in
  * vrank order, this rank's own at its start), then the subtree to the
@@ -69,7 +70,7 @@ int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *vout, si
     struct coll_sched *s;
     int m = 1;
     if ((sub > 1 || !v) && bytes)
-        memmove(tmp, in, bytes);
+        bolt_mem_move(tmp, in, bytes);
     for (; m < mask && v + m < n; m <<= 1) {
         int cs = v + 2 * m < n ? m : n - v - m;
         if (!coll_take_now(c, tmp + (size_t)m * bytes, (size_t)cs * bytes, (v + m + root) % n, tag))
@@ -86,8 +87,8 @@ int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *vout, si
             return coll_launch(s, NULL, fn);
         }
     } else if (!own && bytes) {
-        memcpy(out + (size_t)root * bytes, tmp, (size_t)(n - root) * bytes);
-        memcpy(out, tmp + (size_t)(n - root) * bytes, (size_t)root * bytes);
+        bolt_mem_copy(out + (size_t)root * bytes, tmp, (size_t)(n - root) * bytes);
+        bolt_mem_copy(out, tmp + (size_t)(n - root) * bytes, (size_t)root * bytes);
     }
     return BOLT_OK;
 rest:
@@ -143,7 +144,7 @@ int coll_gatherv_linear_now(struct bolt_comm *c, const void *in, size_t bytes, v
     } else {
         size_t own = coll_blk_bytes(counts, bytes, r);
         if (own)
-            memmove(out + coll_blk_off(displs, bytes, r), in, own);
+            bolt_mem_move(out + coll_blk_off(displs, bytes, r), in, own);
         for (; k < n; k++) {
             int from = (r + k) % n;
             size_t b = coll_blk_bytes(counts, bytes, from);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "runtime/memcopy.h"
 
 static int overlap(const void *a, size_t na, const void *b, size_t nb)
 {
@@ -39,7 +40,7 @@ static void parts_fold(struct coll_sched *s, char **part, char *out, size_t coun
             if (s)
                 coll_sched_copy(s, out, part[r], mine);
             else
-                memmove(out, part[r], mine);
+                bolt_mem_move(out, part[r], mine);
             dst = out;
         }
         if (s)
@@ -51,7 +52,7 @@ static void parts_fold(struct coll_sched *s, char **part, char *out, size_t coun
     if (s)
         coll_sched_copy(s, out, acc, mine);
     else if (acc != out)
-        memmove(out, acc, mine);
+        bolt_mem_move(out, acc, mine);
 }
 
 /* Every peer's chunk out (steps k >= ks) and every copy of ours in (k >=

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collectives/coll.h"
+#include "runtime/memcopy.h"
 
 /* The sends from child edge m down (tmp: the subtree's blocks in vrank
  * order), then this rank's own block out of tmp. */
@@ -76,8 +77,8 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *vin, void *out, s
     if (sub == 1 && v)
         return BOLT_OK;
     if (v == 0 && !own) {
-        memcpy(stk, in + (size_t)root * bytes, (size_t)(n - root) * bytes);
-        memcpy(stk + (size_t)(n - root) * bytes, in, (size_t)root * bytes);
+        bolt_mem_copy(stk, in + (size_t)root * bytes, (size_t)(n - root) * bytes);
+        bolt_mem_copy(stk + (size_t)(n - root) * bytes, in, (size_t)root * bytes);
     }
     for (int m = mask >> 1; m > 0; m >>= 1)
         if (v + m < n) {
@@ -90,7 +91,7 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *vin, void *out, s
                 return coll_launch(s, NULL, fn);
             }
         }
-    memmove(out, tmp, bytes);
+    bolt_mem_move(out, tmp, bytes);
     return BOLT_OK;
 whole:
     if ((s = coll_sched_resume(c, fn, "binomial", COLL_BLOCKING, tag)))
@@ -148,7 +149,7 @@ int coll_scatterv_linear_now(struct bolt_comm *c, const void *vin, const size_t 
     }
     size_t own = coll_blk_bytes(counts, bytes, r);
     if (own)
-        memmove(out, in + coll_blk_off(displs, bytes, r), own);
+        bolt_mem_move(out, in + coll_blk_off(displs, bytes, r), own);
     for (; k < n; k++) {
         int to = (r + k) % n;
         if (!coll_send_now(c, in + coll_blk_off(displs, bytes, to), coll_blk_bytes(counts, bytes, to), to, tag))

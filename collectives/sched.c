@@ -16,6 +16,7 @@
 #include "runtime/errors.h"
 #include "runtime/progress.h"
 #include "runtime/proto.h"
+#include "runtime/memcopy.h"
 
 #define COLL_TAG_BASE 16
 #define COLL_TAG_SPAN 0x3fffff00u
@@ -305,7 +306,7 @@ void coll_sched_copy(struct coll_sched *s, void *dst, const void *src, size_t by
 {
     if (direct(s)) {
         if (bytes && dst != src)
-            memmove(dst, src, bytes);
+            bolt_mem_move(dst, src, bytes);
         return;
     }
     struct step *st = bytes && dst != src ? add(s, STEP_COPY) : NULL;
@@ -411,7 +412,7 @@ static void run_local(const struct step *st)
     if (st->kind == STEP_REDUCE)
         coll_reduce(st->src, st->dst, st->n, st->dt, st->op);
     else
-        memmove(st->dst, st->src, st->n);
+        bolt_mem_move(st->dst, st->src, st->n);
 }
 
 /* Posts the send or receive of step pos into the round's requests. */

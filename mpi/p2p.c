@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mpi/face.h"
+#include "runtime/memcopy.h"
 
 void face_unpack_partial(const struct face_type *t, const void *src, size_t bytes, void *dst);
 
@@ -111,7 +112,7 @@ int face_p2p_start(struct face_req *q, const char *fn)
                                   "the buffer attached with MPI_Buffer_attach has no room for "
                                   "%zu more bytes (plus MPI_BSEND_OVERHEAD)", bytes);
             }
-            memcpy(block, src, bytes);
+            bolt_mem_copy(block, src, bytes);
             free(q->tmp);
             q->tmp = NULL;
             q->bsend_block = block;

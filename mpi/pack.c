@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "mpi/dtype.h"
+#include "runtime/memcopy.h"
 
 void face_pack(const struct face_type *t, const void *src, size_t count, void *dst)
 {
@@ -9,7 +10,7 @@ void face_pack(const struct face_type *t, const void *src, size_t count, void *d
     char *d = dst;
     MPI_Aint ext = face_type_extent(t);
     if (t->contig) {
-        memcpy(d, s + t->true_lb, count * t->size);
+        bolt_mem_copy(d, s + t->true_lb, count * t->size);
         return;
     }
     for (size_t i = 0; i < count; i++, s += ext)
@@ -25,7 +26,7 @@ void face_unpack(const struct face_type *t, const void *src, size_t count, void 
     char *d = dst;
     MPI_Aint ext = face_type_extent(t);
     if (t->contig) {
-        memcpy(d + t->true_lb, s, count * t->size);
+        bolt_mem_copy(d + t->true_lb, s, count * t->size);
         return;
     }
     for (size_t i = 0; i < count; i++, d += ext)

@@ -8,6 +8,7 @@
 
 #include "mpi/dtype.h"
 #include "mpi/rma.h"
+#include "runtime/memcopy.h"
 
 bolt_datatype_t face_native_basic(MPI_Datatype dt);
 int face_op_native(MPI_Comm comm, MPI_Op op, const char *fn, bolt_op_t *out, int *is_user);
@@ -72,7 +73,7 @@ int64_t rma_layout_span(const struct rma_layout *l, int64_t *lowest)
 void rma_layout_pack(const struct rma_layout *l, const char *base, char *dst)
 {
     EACH_BLOCK(l, base, {
-        memcpy(dst, at, len);
+        bolt_mem_copy(dst, at, len);
         dst += len;
     })
 }
@@ -80,7 +81,7 @@ void rma_layout_pack(const struct rma_layout *l, const char *base, char *dst)
 void rma_layout_unpack(const struct rma_layout *l, const char *src, char *base)
 {
     EACH_BLOCK(l, base, {
-        memcpy(at, src, len);
+        bolt_mem_copy(at, src, len);
         src += len;
     })
 }

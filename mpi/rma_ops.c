@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mpi/rma.h"
+#include "runtime/memcopy.h"
 #include "runtime/progress.h"
 #include "runtime/request.h"
 
@@ -542,9 +543,9 @@ static inline int copy_fast(MPI_Win win, const struct rma_args *a)
     if (n) {
         char *mine = (char *)(a->kind == RMA_PUT ? (void *)a->oaddr : a->raddr) + ot->true_lb;
         if (a->kind == RMA_PUT)
-            memcpy(p->base + off, mine, n);
+            bolt_mem_copy(p->base + off, mine, n);
         else
-            memcpy(mine, p->base + off, n);
+            bolt_mem_copy(mine, p->base + off, n);
     }
     return 1;
 }

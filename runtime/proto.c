@@ -11,6 +11,7 @@
 #include "runtime/proto.h"
 #include "runtime/proto_internal.h"
 #include "runtime/runtime.h"
+#include "runtime/memcopy.h"
 
 /* Sends to oneself up to this size are buffered, like an eager send. */
 #define SELF_EAGER_LIMIT (64 * 1024)
@@ -325,7 +326,7 @@ static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
         }
         req->world_peer = u->world_src;
         if (min_size(u->size, req->bytes))
-            memcpy(req->buf, u->data, min_size(u->size, req->bytes));
+            bolt_mem_copy(req->buf, u->data, min_size(u->size, req->bytes));
         bolt_match_remove_unexp(&bolt_rt.match, u);
         recv_finish(req, u->src, u->tag, u->size, min_size(u->size, req->bytes));
         if (u->sync)
@@ -342,7 +343,7 @@ static void recv_take_unexp(struct bolt_request *req, struct bolt_unexp *u)
         bolt_match_remove_unexp(&bolt_rt.match, u);
         req->world_peer = bolt_rt.rank;
         if (min_size(u->size, req->bytes))
-            memcpy(req->buf, sreq->buf, min_size(u->size, req->bytes));
+            bolt_mem_copy(req->buf, sreq->buf, min_size(u->size, req->bytes));
         recv_finish(req, u->src, u->tag, u->size, min_size(u->size, req->bytes));
         sreq->self_entry = NULL;
         sreq->sync_pending = 0;
@@ -361,7 +362,7 @@ static int send_to_self(struct bolt_request *req, int src)
     if (r) {
         r->world_peer = bolt_rt.rank;
         if (min_size(req->bytes, r->bytes))
-            memcpy(r->buf, req->buf, min_size(req->bytes, r->bytes));
+            bolt_mem_copy(r->buf, req->buf, min_size(req->bytes, r->bytes));
         recv_finish(r, src, req->tag, req->bytes, min_size(req->bytes, r->bytes));
         bolt_req_complete(req, BOLT_OK);
         return BOLT_OK;
@@ -383,7 +384,7 @@ static int send_to_self(struct bolt_request *req, int src)
                 free(u);
                 return BOLT_ERR_NOMEM;
             }
-            memcpy(u->data, req->buf, req->bytes);
+            bolt_mem_copy(u->data, req->buf, req->bytes);
         }
         bolt_match_add_unexp(&bolt_rt.match, u);
         bolt_req_complete(req, BOLT_OK);
@@ -498,7 +499,7 @@ int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const stru
     if (u->kind != BOLT_UNEXP_EAGER || u->size != bytes || u->sync)
         return -1;
     if (bytes)
-        memcpy(buf, u->data, bytes);
+        bolt_mem_copy(buf, u->data, bytes);
     bolt_match_remove_unexp(&bolt_rt.match, u);
     bolt_unexp_free(u);
     return 1;

@@ -550,33 +550,41 @@ static inline int copy_fast(MPI_Win win, const struct rma_args *a)
     return 1;
 }
 
-/* Fetch_and_op and Compare_and_swap of one predefined element on a sibling
- * reached directly, in an epoch: the checks rma_op would make, on this one
- * shape, then the operation under the target's accumulate lock. 0 leaves
- * the call to rma_op (nothing done). */
+/* Accumulate, Get_accumulate and Fetch_and_op of up to 32 bytes of one
+ * predefined type (the same type and count on every side), and
+ * Compare_and_swap of one element, on a sibling reached directly, in an
+ * epoch: the checks rma_op would make, on this one shape, then the
+ * operation under the target's accumulate lock. 0 leaves the call to rma_op
+ * (nothing done: an operation rma_acc_few has no kernel for, say). */
 static inline int atomic_fast(MPI_Win win, const struct rma_args *a)
 {
-    struct win_peer *p =
-        a->ttype != a->otype || a->ttype != a->rtype ? NULL : fast_peer(win, a);
+    const int gets = a->kind != RMA_ACC;
+    if (a->ttype != a->otype || a->ocount != a->tcount || a->tcount < 1 ||
+        (gets && (a->ttype != a->rtype || a->rcount != a->tcount)) ||
+        (a->kind == RMA_CAS && a->tcount != 1))
+        return 0;
+    struct win_peer *p = fast_peer(win, a);
     struct face_type *t = face_type_get(a->ttype);
-    if (!p || !t || !t->predefined || !t->contig || t->basic != a->ttype || t->size > 16)
+    if (!p || !t || !t->predefined || !t->contig || t->basic != a->ttype || t->size > 32)
         return 0;
+    const size_t n = t->size * (size_t)a->tcount;
     int64_t off = (int64_t)a->tdisp * p->disp_unit + t->true_lb;
-    if (off < 0 || off + (int64_t)t->size > (int64_t)p->size)
+    if (n > 32 || off < 0 || off + (int64_t)n > (int64_t)p->size)
         return 0;
-    char *at = p->base + off, old[16];
+    char *at = p->base + off, old[32];
     int done = 1;
     rma_acc_lock(p->ctrl);
-    memcpy(old, at, t->size);
+    if (gets)
+        memcpy(old, at, n);
     if (a->kind == RMA_CAS)
-        rma_cas(at, a->oaddr, a->caddr, old, t->size);
+        rma_cas(at, a->oaddr, a->caddr, old, n);
     else if (a->op == MPI_REPLACE)
-        memcpy(at, a->oaddr, t->size);
+        memcpy(at, a->oaddr, n);
     else if (a->op != MPI_NO_OP)
-        done = rma_acc_few(a->ttype, a->op, a->oaddr, at, t->size);
+        done = rma_acc_few(a->ttype, a->op, a->oaddr, at, n);
     rma_acc_unlock(p->ctrl);
-    if (done)
-        memcpy(a->raddr, old, t->size);
+    if (done && gets)
+        memcpy(a->raddr, old, n);
     return done;
 }
 
@@ -584,8 +592,8 @@ static int rma_op(MPI_Win win, const struct rma_args *a, MPI_Request *req, const
 {
     if (!req && (a->kind == RMA_PUT || a->kind == RMA_GET) && copy_fast(win, a))
         return MPI_SUCCESS;
-    if (!req && (a->kind == RMA_GACC || a->kind == RMA_CAS) && a->ocount == 1 &&
-        a->rcount == 1 && a->tcount == 1 && atomic_fast(win, a))
+    if (!req && (a->kind == RMA_ACC || a->kind == RMA_GACC || a->kind == RMA_CAS) &&
+        atomic_fast(win, a))
         return MPI_SUCCESS;
     struct face_win *w = NULL;
     int rc = face_win_check(win, fn, &w);

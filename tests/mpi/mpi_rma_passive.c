@@ -565,6 +565,47 @@ static void accumulate_types(void)
  * 300 Puts of 512 bytes, more than an implementation keeps waiting for the
  * epoch's end, then 300 Gets of them into separate places in another
  * epoch, in reverse order. */
+#ifdef BOLT_MPI
+/* An operation the type has not, on a window its ranks reach with loads
+ * and stores (Bolt applies small accumulates there at once): MPI_BAND on
+ * doubles and MPI_OP_NULL come back as MPI_ERR_OP, for one element and for
+ * a few, and leave the target as it was. */
+static void accumulate_bad_op_direct(void)
+{
+    double *w;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_allocate(4 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &w, &win));
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    for (int i = 0; i < 4; i++)
+        w[i] = 1.5 + i;
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    int t = (mt_rank + 1) % mt_size;
+    double d[4] = {8, 8, 8, 8}, old[4];
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int n = 1; n <= 4; n += 3) {
+        int rc = MPI_Accumulate(d, n, MPI_DOUBLE, t, 0, n, MPI_DOUBLE, MPI_BAND, win), cls = -1;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "Accumulate of %d double(s) with MPI_BAND: class %d, expected MPI_ERR_OP", n, cls);
+        rc = MPI_Get_accumulate(d, n, MPI_DOUBLE, old, n, MPI_DOUBLE, t, 0, n, MPI_DOUBLE, MPI_OP_NULL, win);
+        cls = -1;
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_OP, "Get_accumulate of %d double(s) with MPI_OP_NULL: class %d, expected MPI_ERR_OP",
+              n, cls);
+    }
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    for (int i = 0; i < 4; i++)
+        CHECK(w[i] == 1.5 + i, "after refused accumulates element %d is %g, expected %g", i, w[i], 1.5 + i);
+    CHECK_MPI(MPI_Win_unlock(mt_rank, win));
+    CHECK_MPI(MPI_Win_free(&win));
+}
+#endif
+
 static void many_in_one_epoch(void)
 {
     enum { K = 300, B = 512 };
@@ -668,6 +709,9 @@ int main(int argc, char **argv)
     exclusive_rmw();
     accumulate_atomic_ordered();
     accumulate_types();
+#ifdef BOLT_MPI
+    accumulate_bad_op_direct();
+#endif
     many_in_one_epoch();
     return mt_finish();
 }

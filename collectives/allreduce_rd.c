@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "collectives/coll.h"
-#include "runtime/memcopy.h"
 
 /* Rank of participant newrank after the fold. */
 static int rd_rank(int newrank, int rem)
@@ -122,7 +121,7 @@ int coll_allreduce_rd_now(struct bolt_comm *c, const void *in, void *buf, size_t
     const int tag = coll_tag_take(c);
     _Alignas(64) unsigned char tmp[COLL_NOW_MAX];
     struct rd_state q = {.cur = buf, .other = (char *)tmp, .out = in, .stage = PRE};
-    bolt_mem_move(buf, in, bytes);
+    memmove(buf, in, bytes);
     if (r < 2 * rem && r % 2 == 0) {
         if (!coll_send_now(c, q.out, bytes, r + 1, tag))
             return rd_rest(c, tag, &q, buf, count, dt, op, fn);
@@ -156,7 +155,7 @@ int coll_allreduce_rd_now(struct bolt_comm *c, const void *in, void *buf, size_t
         }
         q.out = q.cur;
     }
-    bolt_mem_move(buf, q.cur, bytes);
+    memmove(buf, q.cur, bytes);
     q.stage = POST;
     if (r < 2 * rem) {
         if (r % 2 && !coll_send_now(c, buf, bytes, r - 1, tag))

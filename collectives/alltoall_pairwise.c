@@ -74,7 +74,7 @@ int coll_alltoallv_pairwise_now(struct bolt_comm *c, const void *vin, const size
     const int tag = coll_tag_take(c);
     size_t own = own_bytes(scounts, rcounts, r);
     if (own)
-        bolt_mem_move(out + rdispls[r], in + sdispls[r], own);
+        bolt_mem_copy(out + rdispls[r], in + sdispls[r], own);
     for (; ks < n; ks++) {
         int to = (r + ks) % n;
         if (scounts[to] > COLL_NOW_MAX || !coll_send_now(c, in + sdispls[to], scounts[to], to, tag))

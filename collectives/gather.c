@@ -70,7 +70,7 @@ int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *vout, si
     struct coll_sched *s;
     int m = 1;
     if ((sub > 1 || !v) && bytes)
-        bolt_mem_move(tmp, in, bytes);
+        memmove(tmp, in, bytes);
     for (; m < mask && v + m < n; m <<= 1) {
         int cs = v + 2 * m < n ? m : n - v - m;
         if (!coll_take_now(c, tmp + (size_t)m * bytes, (size_t)cs * bytes, (v + m + root) % n, tag))
@@ -87,8 +87,8 @@ int coll_gather_binomial_now(struct bolt_comm *c, const void *in, void *vout, si
             return coll_launch(s, NULL, fn);
         }
     } else if (!own && bytes) {
-        bolt_mem_copy(out + (size_t)root * bytes, tmp, (size_t)(n - root) * bytes);
-        bolt_mem_copy(out, tmp + (size_t)(n - root) * bytes, (size_t)root * bytes);
+        memcpy(out + (size_t)root * bytes, tmp, (size_t)(n - root) * bytes);
+        memcpy(out, tmp + (size_t)(n - root) * bytes, (size_t)root * bytes);
     }
     return BOLT_OK;
 rest:

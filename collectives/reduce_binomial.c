@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "collectives/coll.h"
-#include "runtime/memcopy.h"
 
 /* This rank's place in the tree: its vrank, the tree's root and the mask
  * of its parent edge (n or more at the tree's root). */
@@ -108,7 +107,7 @@ int coll_reduce_binomial_now(struct bolt_comm *c, const void *in, void *out, siz
     }
     const int dest = p.v ? (p.v - p.mask + p.top) % p.n : p.top != root ? root : -1;
     if (dest < 0)
-        bolt_mem_move(out, acc, bytes);
+        memmove(out, acc, bytes);
     else if (!coll_send_now(c, acc, bytes, dest, tag))
         return rest(c, tag, &p, acc, out, count, dt, op, root, m, fn); /* no child left: the send on */
     if (c->rank == root && p.top != root && !coll_take_now(c, out, bytes, p.top, tag))

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "collectives/coll.h"
-#include "runtime/memcopy.h"
 
 static int overlap(const void *a, size_t na, const void *b, size_t nb)
 {
@@ -40,7 +39,7 @@ static void parts_fold(struct coll_sched *s, char **part, char *out, size_t coun
             if (s)
                 coll_sched_copy(s, out, part[r], mine);
             else
-                bolt_mem_move(out, part[r], mine);
+                memmove(out, part[r], mine);
             dst = out;
         }
         if (s)
@@ -52,7 +51,7 @@ static void parts_fold(struct coll_sched *s, char **part, char *out, size_t coun
     if (s)
         coll_sched_copy(s, out, acc, mine);
     else if (acc != out)
-        bolt_mem_move(out, acc, mine);
+        memmove(out, acc, mine);
 }
 
 /* Every peer's chunk out (steps k >= ks) and every copy of ours in (k >=

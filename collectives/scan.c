@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "collectives/coll.h"
-#include "runtime/memcopy.h"
 
 /* Where a rank is: at step d (its send gone when sent), have: out holds a
  * prefix already (exclusive). */
@@ -72,7 +71,7 @@ int coll_scan_rd_now(struct bolt_comm *c, const void *in, void *out, size_t coun
     const int tag = coll_tag_take(c);
     _Alignas(64) unsigned char part[COLL_NOW_MAX], rtmp[COLL_NOW_MAX];
     void *buf = exclusive ? (void *)part : out;
-    bolt_mem_move(buf, in, bytes);
+    memmove(buf, in, bytes);
     struct scan_state q = {.d = 1};
     for (; q.d < n; q.d <<= 1) {
         const int d = q.d;
@@ -88,7 +87,7 @@ int coll_scan_rd_now(struct bolt_comm *c, const void *in, void *out, size_t coun
             if (q.have)
                 coll_reduce(rtmp, out, count, dt, op);
             else
-                bolt_mem_copy(out, rtmp, bytes);
+                memcpy(out, rtmp, bytes);
             q.have = 1;
         }
         if (!exclusive || r + 2 * d < n)

@@ -77,8 +77,8 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *vin, void *out, s
     if (sub == 1 && v)
         return BOLT_OK;
     if (v == 0 && !own) {
-        bolt_mem_copy(stk, in + (size_t)root * bytes, (size_t)(n - root) * bytes);
-        bolt_mem_copy(stk + (size_t)(n - root) * bytes, in, (size_t)root * bytes);
+        memcpy(stk, in + (size_t)root * bytes, (size_t)(n - root) * bytes);
+        memcpy(stk + (size_t)(n - root) * bytes, in, (size_t)root * bytes);
     }
     for (int m = mask >> 1; m > 0; m >>= 1)
         if (v + m < n) {
@@ -91,7 +91,7 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *vin, void *out, s
                 return coll_launch(s, NULL, fn);
             }
         }
-    bolt_mem_move(out, tmp, bytes);
+    memmove(out, tmp, bytes);
     return BOLT_OK;
 whole:
     if ((s = coll_sched_resume(c, fn, "binomial", COLL_BLOCKING, tag)))

@@ -358,7 +358,9 @@ void rma_layout_unpack(const struct rma_layout *l, const char *src, char *base);
  * there into it (Get_accumulate). Returns MPI_SUCCESS or an MPI class. */
 int rma_layout_acc(const struct rma_layout *l, char *base, const char *src, MPI_Datatype basic,
                    MPI_Op op, char *old);
-/* Accumulates up to 32 bytes of a common predefined C type in place
+/* The most bytes rma_acc_few takes (and the atomic fast path with it). */
+#define RMA_ACC_FEW_MAX 32
+/* Accumulates up to RMA_ACC_FEW_MAX bytes of a common predefined C type in place
  * (len bytes of src into at) without the general reduction's dispatch;
  * 0 when the type or op is not one it does (nothing touched then). */
 int rma_acc_few(MPI_Datatype basic, MPI_Op op, const char *src, char *at, size_t len);

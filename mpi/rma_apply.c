@@ -122,7 +122,7 @@ static int acc_pairs(const struct rma_layout *l, char *base, const char *src, MP
  * (arithmetic on the unsigned type). Fortran's types, whose ops differ, go
  * the general way. 1 when done. */
 #define ACC_FEW(T, CASES)                                                               \
-    if (len % sizeof(T) || len > 32)                                                     \
+    if (len % sizeof(T) || len > RMA_ACC_FEW_MAX)                                        \
         return 0;                                                                       \
     for (size_t i = 0; i < len / sizeof(T); i++) {                                      \
         T x, y;                                                                         \

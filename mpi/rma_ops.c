@@ -550,7 +550,7 @@ static inline int copy_fast(MPI_Win win, const struct rma_args *a)
     return 1;
 }
 
-/* Accumulate, Get_accumulate and Fetch_and_op of up to 32 bytes of one
+/* Accumulate, Get_accumulate and Fetch_and_op of up to RMA_ACC_FEW_MAX bytes of one
  * predefined type (the same type and count on every side), and
  * Compare_and_swap of one element, on a sibling reached directly, in an
  * epoch: the checks rma_op would make, on this one shape, then the
@@ -565,13 +565,13 @@ static inline int atomic_fast(MPI_Win win, const struct rma_args *a)
         return 0;
     struct win_peer *p = fast_peer(win, a);
     struct face_type *t = face_type_get(a->ttype);
-    if (!p || !t || !t->predefined || !t->contig || t->basic != a->ttype || t->size > 32)
+    if (!p || !t || !t->predefined || !t->contig || t->basic != a->ttype)
         return 0;
     const size_t n = t->size * (size_t)a->tcount;
     int64_t off = (int64_t)a->tdisp * p->disp_unit + t->true_lb;
-    if (n > 32 || off < 0 || off + (int64_t)n > (int64_t)p->size)
+    if (n > RMA_ACC_FEW_MAX || off < 0 || off + (int64_t)n > (int64_t)p->size)
         return 0;
-    char *at = p->base + off, old[32];
+    char *at = p->base + off, old[RMA_ACC_FEW_MAX];
     int done = 1;
     rma_acc_lock(p->ctrl);
     if (gets)

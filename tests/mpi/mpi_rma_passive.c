@@ -586,10 +586,22 @@ static void accumulate_bad_op_direct(void)
     double d[4] = {8, 8, 8, 8}, old[4];
     CHECK_MPI(MPI_Win_lock_all(0, win));
     /* the origin finds the type's missing op where it applies the operation
-     * itself (the window in reach of loads and stores); a target reached by
-     * messages refuses it on its own handler, so none is sent there */
+     * itself (a target of its own host, the window in reach of loads and
+     * stores); a target reached by messages refuses it on its own handler,
+     * so none is sent there */
     const char *shared = getenv("BOLT_RMA_SHARED"), *tr = getenv("BOLT_TRANSPORTS");
-    int direct = mt_size == 1 || (!(shared && !strcmp(shared, "0")) && (!tr || strstr(tr, "shm")));
+    MPI_Comm node;
+    MPI_Group wg, ng;
+    int tn = MPI_UNDEFINED; /* the target's rank on this host, if it is on it */
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    CHECK_MPI(MPI_Comm_group(node, &ng));
+    CHECK_MPI(MPI_Group_translate_ranks(wg, 1, &t, ng, &tn));
+    CHECK_MPI(MPI_Group_free(&wg));
+    CHECK_MPI(MPI_Group_free(&ng));
+    CHECK_MPI(MPI_Comm_free(&node));
+    int direct = mt_size == 1 || (tn != MPI_UNDEFINED && !(shared && !strcmp(shared, "0")) &&
+                                  (!tr || strstr(tr, "shm")));
     for (int n = 1; n <= 4; n += 3) {
         int rc, cls = -1;
         if (direct) {

@@ -254,6 +254,12 @@ struct face_win {
     /* target side */
     bolt_request_t hdr_req;
     char *hdr_buf;
+    /* A receive of the target side failed (a peer gone): not posted again;
+     * raised on the handler at once, or after a grace for a dead peer. */
+    int serve_lost;        /* 0, 1 waiting to be raised, 2 raised */
+    int serve_err;         /* its native error, and what the runtime said */
+    double serve_lost_at;
+    char *serve_msg;
     struct rma_inflight *inflight;
     struct rma_lockreq *lockq;
     uint64_t *fence_counts; /* scratch: 2 * size entries */

@@ -291,9 +291,41 @@ static int handle(struct face_win *w, int src, char *msg, size_t len)
     return 1;
 }
 
+/* A receive of the target side failed: its origin, or for the header
+ * receive any origin, is gone. The header receive is not posted again (it
+ * would fail at once, for ever, while the peer stays gone). The error goes to
+ * the window's handler (by default it ends the job with the cause), a dead
+ * peer's only after a grace: the launcher ends the job when a rank dies, and
+ * its report of which rank died and how is the one to read; a job that goes
+ * on without the peer learns it here, not by a target gone silent. */
+enum { SERVE_PEER_GRACE_S = 3 };
+static void serve_raise(struct face_win *w)
+{
+    w->serve_lost = 2;
+    face_win_error(w, "MPI one-sided progress (the window's target side)",
+                   face_class_of_native(w->serve_err), "%s",
+                   w->serve_msg ? w->serve_msg : bolt_strerror(w->serve_err));
+}
+
+static void serve_failed(struct face_win *w, int native)
+{
+    if (w->serve_lost)
+        return;
+    w->serve_lost = 1;
+    w->serve_err = native;
+    w->serve_lost_at = bolt_wtime();
+    w->serve_msg = strdup(bolt_error_message());
+    if (native != BOLT_ERR_PEER)
+        serve_raise(w);
+}
+
 static void inflight_done(struct face_win *w, struct rma_inflight *x)
 {
-    bolt_wait(&x->req, NULL); /* done already: only frees it */
+    int rc = bolt_wait(&x->req, NULL); /* done already: frees it */
+    if (rc != BOLT_OK) {
+        serve_failed(w, rc);
+        x->apply = 0; /* what came is not the origin's data */
+    }
     if (x->apply) {
         struct rma_hdr *h = &x->hdr;
         struct rma_layout l = {h->count, h->extent, h->nblocks, (struct rma_block *)x->buf};
@@ -380,20 +412,28 @@ static int serve(struct face_win *w)
     }
     while (w->hdr_req && w->hdr_req->done) {
         bolt_status_t st;
-        bolt_wait(&w->hdr_req, &st);
+        int rc = bolt_wait(&w->hdr_req, &st);
+        if (rc != BOLT_OK) {
+            serve_failed(w, rc);
+            break;
+        }
         int src = st.source;
         size_t len = st.bytes;
         if (src >= 0 && src < w->size && (w->peers[src].busy || src_waiting(w, src)))
             defer(w, src, w->hdr_buf, len);
         else
             handle(w, src, w->hdr_buf, len);
-        if (bolt_irecv(w->hdr_buf, RMA_HDR_BUF, BOLT_ANY_SOURCE, RMA_TAG_HDR, w->native,
-                       &w->hdr_req) != BOLT_OK)
+        if ((rc = bolt_irecv(w->hdr_buf, RMA_HDR_BUF, BOLT_ANY_SOURCE, RMA_TAG_HDR, w->native,
+                             &w->hdr_req)) != BOLT_OK) {
             w->hdr_req = BOLT_REQUEST_NULL;
+            serve_failed(w, rc);
+        }
         n++;
     }
     if (w->lockq)
         rma_target_grant(w);
+    if (w->serve_lost == 1 && bolt_wtime() - w->serve_lost_at >= SERVE_PEER_GRACE_S)
+        serve_raise(w);
     return n;
 }
 
@@ -476,6 +516,8 @@ void rma_target_stop(struct face_win *w)
         w->lockq = q->next;
         free(q);
     }
+    free(w->serve_msg);
+    w->serve_msg = NULL;
     if (w->hdr_buf) {
         free(w->hdr_buf);
         w->hdr_buf = NULL;

@@ -5,7 +5,10 @@
  * and must not return: the program does not check, as many do not) |
  * rma-range (a Put past the end of the target's window) | rma-dead (the
  * last rank dies holding an exclusive lock on rank 0's window while the
- * others wait for it: the job must end, not wait forever). */
+ * others wait for it: the job must end, not wait forever) | rma-dead-held
+ * (the same, the others ignoring SIGTERM, as a program that saves its state
+ * on it does: until the launcher's SIGKILL they go on, the window's target
+ * side without its dead peer). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,7 +36,7 @@ int main(int argc, char **argv)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (!strcmp(mode, "rma-dead")) {
+    if (!strncmp(mode, "rma-dead", 8)) {
         static int mem[4];
         MPI_Win win;
         MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
@@ -46,6 +49,8 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == size - 1)
             raise(SIGKILL);
+        if (!strcmp(mode, "rma-dead-held"))
+            signal(SIGTERM, SIG_IGN);
         usleep(100000);
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
         MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win);

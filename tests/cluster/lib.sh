@@ -12,6 +12,13 @@ TOP_BUILDDIR=${TOP_BUILDDIR:-$(dirname "$BOLTRUN")}
 BOLT_KILL_GRACE=${BOLT_KILL_GRACE:-1}
 BOLT_TIMEOUT=${BOLT_TIMEOUT:-20}
 export BOLT_KILL_GRACE BOLT_TIMEOUT
+# The hosts share this machine's cores, each believing it has them all:
+# bound to "its" cores, the ranks of several hosts pile onto one core, each
+# spinning as if alone there, and the scheduler let some starve for seconds
+# (6 ranks on 3 hosts x 2, a passive-target spin lock over TCP: 4-120 s
+# bound, 0.2-0.6 s unbound). A test that wants binding sets it.
+BOLT_BIND_TO=${BOLT_BIND_TO:-none}
+export BOLT_BIND_TO
 cluster_up "${CLUSTER_HOSTS:-4}" || { echo "FAIL: cannot bring the cluster up" >&2; exit 1; }
 T=$CL
 

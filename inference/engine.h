@@ -21,6 +21,9 @@ typedef struct inf_tp {
     int (*allreduce_sum)(void *self, float *x, size_t n);
     /* rank r's counts[r] floats at x + displs[r] to every rank */
     int (*allgatherv)(void *self, float *x, const size_t *counts, const size_t *displs);
+    /* every rank's `bytes` at mine, in rank order at all (NULL: the MLP's
+     * split stays even, whatever tp_balance asks) */
+    int (*allgather)(void *self, const void *mine, void *all, size_t bytes);
 } inf_tp_t;
 
 /* Pipeline parallel: this process is stage `stage` of `stages`, holding
@@ -51,6 +54,9 @@ typedef struct inf_ctx_params {
     const inf_pp_t *pp; /* NULL: every layer here */
     int n_ubatch;       /* under pp, tokens a stage passes on at once (0: a prompt in up to
                            2 x stages pieces of 64 tokens at least, so that the stages overlap) */
+    double tp_balance;  /* under tp, a dense MLP: each rank holds up to this fraction (under 0.5)
+                           of its even share of hidden units more, and the ranks move the split
+                           within it toward equal time a token (balance.h); 0: the even split */
 } inf_ctx_params_t;
 
 /* How tensor parallel shares a mixture of experts: every rank a slice of
@@ -83,6 +89,9 @@ const inf_model_t *inf_ctx_model(const inf_ctx_t *c);
  * [fe0, fe0 + nfe). */
 typedef struct inf_shard {
     int hk0, nhk, f0, nf, v0, nv;
+    int fh0, nfh, fblock; /* hidden units held [fh0, fh0 + nfh) (f0 .. within them, moving when
+                             the split is balanced); the split moves in blocks of fblock */
+    int vh0, nvh;         /* vocabulary rows held, v0 .. within them */
     int x0, nx, fe0, nfe;
     int l0, nl; /* layers (pipeline parallel) */
 } inf_shard_t;
@@ -91,6 +100,14 @@ inf_shard_t inf_ctx_shard(const inf_ctx_t *c);
  * parallel its own copy of its shard; else the model's, *own 0) and of its
  * KV cache. */
 void inf_ctx_memory(const inf_ctx_t *c, size_t *weights, int *own, size_t *kv);
+/* Bytes of this rank's weights held beyond its even share, for a balanced
+ * split to move within (tp_balance). */
+size_t inf_ctx_margin_bytes(const inf_ctx_t *c);
+/* Under a balanced split (tp_balance): the times the MLP's split (vocab 0)
+ * or the output's (vocab 1) moved and its boundaries now (rank r of the
+ * tensor-parallel group computes hidden units, or vocabulary rows,
+ * [bounds[r], bounds[r + 1])); -1 when that split stays even. */
+int inf_ctx_balance(const inf_ctx_t *c, int vocab, const int **bounds);
 /* Every run of the model's bytes a context made with p would read, told to
  * need (in the order of the weights, the embeddings last): what a rank
  * without the file must be sent (bolt-llm --share-model). The model's

@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "inference/err.h"
 #include "inference/attn.h"
+#include "inference/balance.h"
 #include "inference/engine.h"
 #include "inference/matmul.h"
 #include "inference/mem.h"
@@ -26,6 +28,10 @@ enum { FAILED_TP = 1, FAILED_PP };
 /* Tokens from which a batch's attention goes by blocks (attn.h) rather
  * than one dot product a position. */
 #define ATT_BLOCKED_MIN 4
+
+/* Tokens generated between two moves of a balanced split (balance.h):
+ * each costs one all-gather of 16 bytes a rank */
+#define BAL_PERIOD 8
 
 struct inf_ctx {
     inf_model_t *m;
@@ -62,7 +68,21 @@ struct inf_ctx {
     /* experts; macc: their weighted sum, this rank's share before the all-reduce */
     float *router, *selw, *ex, *ea, *eb, *eo, *macc;
     int *sel, *etok;
+    /* balanced splits (tp_balance) of the MLP's hidden units (bal) and of
+     * the output's vocabulary rows (vbal); the seconds their products took
+     * in this period's single-token batches; every rank's, shared */
+    int bal_on, vbal_on, bal_tokens;
+    inf_bal_t bal, vbal;
+    double t_ffn, t_out;
+    int64_t *bal_shared;
 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 void inf_ctx_free(inf_ctx_t *c)
 {
@@ -75,6 +95,9 @@ void inf_ctx_free(inf_ctx_t *c)
     inf_region_free(&c->wmem);
     free(c->vcounts);
     free(c->vdispls);
+    inf_bal_free(&c->bal);
+    inf_bal_free(&c->vbal);
+    free(c->bal_shared);
     void *bufs[] = {c->x, c->x2, c->xn, c->q, c->k, c->v, c->att, c->tmp, c->fa, c->fb,
                     c->logits, c->scores, c->cosv, c->sinv, c->tpos, c->router, c->selw, c->ex, c->ea,
                     c->eb, c->eo, c->macc, c->sel, c->etok};
@@ -90,9 +113,52 @@ void inf_ctx_memory(const inf_ctx_t *c, size_t *weights, int *own, size_t *kv)
     *kv = c->kv.size;
 }
 
+size_t inf_ctx_margin_bytes(const inf_ctx_t *c)
+{
+    size_t b = 0;
+    const inf_shard_t *s = &c->sh;
+    for (int l = s->l0; c->bal_on && l < s->l0 + s->nl; l++) {
+        const inf_w_t *g = &c->lw[l].w_gate, *u = &c->lw[l].w_up, *d = &c->lw[l].w_down;
+        const int64_t share = inf_shard_of(c->m, c->tp->rank, c->tp->size, c->moe_split).nf, more = s->nfh - share;
+        b += (size_t)more * (g->row_bytes + u->row_bytes) +
+             (size_t)d->ne[1] * (d->row_bytes - inf_row_bytes(d->type, share));
+    }
+    if (c->vbal_on)
+        b += (size_t)(c->sh.nvh - inf_shard_of(c->m, c->tp->rank, c->tp->size, c->moe_split).nv) * c->out.row_bytes;
+    return b;
+}
+
 inf_shard_t inf_ctx_shard(const inf_ctx_t *c)
 {
     return c->sh;
+}
+
+int inf_ctx_balance(const inf_ctx_t *c, int vocab, const int **bounds)
+{
+    const int on = vocab ? c->vbal_on : c->bal_on;
+    const inf_bal_t *b = vocab ? &c->vbal : &c->bal;
+    *bounds = on ? b->b : NULL;
+    return on ? b->moves : -1;
+}
+
+/* The margins of balanced splits: the windows of the MLP's boundaries (a
+ * dense MLP: the experts' split stays as it is) and of the vocabulary's (the
+ * stage with the output), 0 where the split stays even. */
+static void bal_windows(const inf_ctx_t *c, const inf_ctx_params_t *p, int *units, int *rows)
+{
+    const inf_model_t *m = c->m;
+    const int on = c->tp && c->tp->allgather && p->tp_balance > 0;
+    *units = on && !(m->arch->flags & INF_ARCH_MOE) ? inf_bal_window(m->hp.n_ff, c->sh.fblock, c->tp->size, p->tp_balance) : 0;
+    *rows = on && (!c->pp || c->pp->stage == c->pp->stages - 1) ? inf_bal_window(m->hp.n_vocab, 1, c->tp->size, p->tp_balance)
+                                                                   : 0;
+}
+
+/* [*h0, *h0 + *nh): a share [a, a + na) of all, with `window` more on each
+ * side it shares with a neighbour. */
+static void held(int a, int na, int all, int window, int r, int n, int *h0, int *nh)
+{
+    *h0 = r > 0 ? (a - window > 0 ? a - window : 0) : 0;
+    *nh = (r < n - 1 ? (a + na + window < all ? a + na + window : all) : all) - *h0;
 }
 
 /* c->tp, c->pp, c->moe_split and c->sh from p (c->m set). */
@@ -107,7 +173,11 @@ static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t
             return inf_fail(err, errlen, "the experts' split must be INF_MOE_SLICE or INF_MOE_EXPERT, not %d", p->moe_split);
     }
     c->sh = c->tp ? inf_shard_of(m, c->tp->rank, c->tp->size, c->moe_split)
-                  : (inf_shard_t){0, hp->n_head_kv, 0, hp->n_ff, 0, hp->n_vocab, 0, hp->n_expert, 0, hp->n_ff_exp, 0, 0};
+                  : (inf_shard_t){.nhk = hp->n_head_kv, .nf = hp->n_ff, .nfh = hp->n_ff, .fblock = 1, .nv = hp->n_vocab, .nvh = hp->n_vocab,
+                                  .nx = hp->n_expert, .nfe = hp->n_ff_exp};
+    if (p->tp_balance < 0 || p->tp_balance >= 0.5)
+        return inf_fail(err, errlen, "the margin of a balanced split is a fraction of a rank's share from 0 to under 0.5, not %g",
+                    p->tp_balance);
     c->sh.l0 = 0; /* every layer, unless pipeline stages split them */
     c->sh.nl = hp->n_layer;
     c->pp = p->pp && p->pp->stages > 1 ? p->pp : NULL;
@@ -116,6 +186,13 @@ static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t
                     p->pp->stages, hp->n_layer);
     if (c->pp)
         inf_shard_layers(m, c->pp->stage, c->pp->stages, &c->sh.l0, &c->sh.nl);
+    /* a balanced split holds the margins around its share */
+    int wu, wr;
+    bal_windows(c, p, &wu, &wr);
+    if (wu > 0)
+        held(c->sh.f0, c->sh.nf, hp->n_ff, wu, c->tp->rank, c->tp->size, &c->sh.fh0, &c->sh.nfh);
+    if (wr > 0)
+        held(c->sh.v0, c->sh.nv, hp->n_vocab, wr, c->tp->rank, c->tp->size, &c->sh.vh0, &c->sh.nvh);
     return 0;
 }
 
@@ -233,6 +310,32 @@ int inf_ctx_new(inf_model_t *m, const inf_ctx_params_t *p, inf_ctx_t **out, char
         for (int l = 0; l < hp->n_layer; l++)
             c->lw[l] = m->layers[l];
         c->out = m->output;
+    }
+    int wu, wr;
+    bal_windows(c, p, &wu, &wr);
+    if (wu > 0 || wr > 0) {
+        const int n = c->tp->size;
+        int *ef = malloc(((size_t)n + 1) * sizeof *ef), *ev = malloc(((size_t)n + 1) * sizeof *ev);
+        for (int r = 0; ef && ev && r < n; r++) {
+            const inf_shard_t s = inf_shard_of(m, r, n, c->moe_split);
+            ef[r] = s.f0;
+            ev[r] = s.v0;
+        }
+        if (ef && ev) {
+            ef[n] = hp->n_ff;
+            ev[n] = hp->n_vocab;
+        }
+        const int bad = !ef || !ev || !(c->bal_shared = calloc(2 * (size_t)n, sizeof *c->bal_shared)) ||
+                        (wu > 0 && inf_bal_init(&c->bal, n, hp->n_ff, c->sh.fblock, ef, wu)) ||
+                        (wr > 0 && inf_bal_init(&c->vbal, n, hp->n_vocab, 1, ev, wr));
+        free(ef);
+        free(ev);
+        if (bad) {
+            inf_ctx_free(c);
+            return inf_fail(err, errlen, "out of memory");
+        }
+        c->bal_on = wu > 0;
+        c->vbal_on = wr > 0;
     }
     if (c->tp && !c->p.local_logits) {
         c->vcounts = malloc((size_t)c->tp->size * sizeof *c->vcounts);
@@ -411,16 +514,27 @@ static void stream_add(inf_ctx_t *c, int n, const float *add)
         c->x2[i] = c->x[i] + add[i];
 }
 
+/* x[0 .. n) summed over the ranks (tensor parallel). */
+static void tp_sum(inf_ctx_t *c, float *x, size_t n)
+{
+    if (c->tp->allreduce_sum(c->tp->self, x, n))
+        c->failed = FAILED_TP;
+}
+
 /* y of m (all of its rows, n tokens) from `cols` of this rank's columns of
- * x (ld cols): every rank's share of the sum, summed over the ranks. */
-static void partial_product(inf_ctx_t *c, const float *x, int cols, int n, const inf_mm_in_t *in, inf_mm_t *m)
+ * x (ld cols): every rank's share of the sum, summed over the ranks. The
+ * product's own time, from `since` (0: not counted), goes to the MLP's. */
+static void partial_product(inf_ctx_t *c, const float *x, int cols, int n, const inf_mm_in_t *in, inf_mm_t *m,
+                            double since)
 {
     if (cols)
         inf_matmul(c->pool, x, cols, n, cols, in, m, 1, c->mmq);
     else
         memset(m->y, 0, (size_t)n * (size_t)m->ldy * sizeof(float));
-    if (c->tp && c->tp->allreduce_sum(c->tp->self, m->y, (size_t)n * (size_t)m->ldy))
-        c->failed = FAILED_TP;
+    if (since > 0)
+        c->t_ffn += now_s() - since;
+    if (c->tp)
+        tp_sum(c, m->y, (size_t)n * (size_t)m->ldy);
 }
 
 /* The input of a product that normalises the residual stream x with
@@ -445,8 +559,14 @@ static void stream_swap(inf_ctx_t *c)
 static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *add)
 {
     const inf_hparams_t *hp = &c->m->hp;
-    const int E = hp->n_embd, F = c->sh.nf;
+    const int E = hp->n_embd, F = c->sh.nf, skip = c->sh.f0 - c->sh.fh0;
+    const double t0 = c->bal_on && n == 1 ? now_s() : 0;
+    /* this rank's units of those it holds: rows of gate and up, columns of
+     * down (the held ones, packed: a row's stride stays) */
     inf_mm_t gu[2] = {inf_mm_of(&L->w_gate, 0, c->fa, F, NULL), inf_mm_of(&L->w_up, 0, c->fb, F, NULL)};
+    for (int i = 0; i < 2; i++)
+        gu[i].w = (const uint8_t *)gu[i].w + (size_t)skip * gu[i].row_bytes;
+    gu[0].rows = gu[1].rows = F;
     const inf_mm_in_t norm = norm_in(c, L->ffn_norm, add);
     if (F)
         inf_matmul(c->pool, c->x, E, n, E, &norm, gu, 2, c->mmq);
@@ -455,8 +575,10 @@ static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *ad
     if (add)
         stream_swap(c);
     inf_mm_t d = inf_mm_of(&L->w_down, 0, c->tmp, E, NULL);
+    if (d.t)
+        d.w = (const uint8_t *)d.w + inf_row_bytes(d.t, skip);
     const inf_mm_in_t swiglu = {.kind = INF_MM_IN_SWIGLU, .up = c->fb};
-    partial_product(c, c->fa, F, n, &swiglu, &d);
+    partial_product(c, c->fa, F, n, &swiglu, &d, t0);
 }
 
 /* Softmax over the experts, the top k (ties to the lower index), their
@@ -526,11 +648,42 @@ static void moe_ffn(inf_ctx_t *c, const inf_layer_t *L, int n)
                 c->macc[(size_t)t * E + d2] += w * c->eo[(size_t)i * E + d2];
         }
     }
-    if (c->tp && c->tp->allreduce_sum(c->tp->self, c->macc, (size_t)n * (size_t)E))
-        c->failed = FAILED_TP;
+    if (c->tp)
+        tp_sum(c, c->macc, (size_t)n * (size_t)E);
 }
 
 /* ---- one batch ---- */
+
+/* Balanced splits: after a period of single-token batches, before the
+ * next batch (whose logits the caller then reads by the split it computed
+ * them by), what their products took on every rank to every rank, and the
+ * splits moved. */
+static void bal_move(inf_ctx_t *c)
+{
+    if (c->bal_tokens < BAL_PERIOD)
+        return;
+    /* ps a token, whole: the same numbers on every rank, in integers */
+    const int64_t mine[2] = {(int64_t)(c->t_ffn / BAL_PERIOD * 1e12), (int64_t)(c->t_out / BAL_PERIOD * 1e12)};
+    if (c->tp->allgather(c->tp->self, mine, c->bal_shared, sizeof mine)) {
+        c->failed = FAILED_TP;
+        return;
+    }
+    const int r = c->tp->rank;
+    if (c->bal_on && inf_bal_update(&c->bal, c->bal_shared, 2)) {
+        c->sh.f0 = c->bal.b[r];
+        c->sh.nf = c->bal.b[r + 1] - c->sh.f0;
+    }
+    if (c->vbal_on && inf_bal_update(&c->vbal, c->bal_shared + 1, 2)) {
+        c->sh.v0 = c->vbal.b[r];
+        c->sh.nv = c->vbal.b[r + 1] - c->sh.v0;
+        for (int k = 0; c->vcounts && k < c->tp->size; k++) {
+            c->vdispls[k] = (size_t)c->vbal.b[k];
+            c->vcounts[k] = (size_t)(c->vbal.b[k + 1] - c->vbal.b[k]);
+        }
+    }
+    c->bal_tokens = 0;
+    c->t_ffn = c->t_out = 0;
+}
 
 static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
 {
@@ -539,6 +692,9 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     /* this rank's heads */
     const int E = hp->n_embd, D = hp->head_dim, G = hp->n_head / hp->n_head_kv, KV = c->sh.nhk * D,
               HD = KV * G;
+    bal_move(c);
+    if (c->failed)
+        return;
     for (int t = 0; t < n; t++)
         c->tpos[t] = c->pos + t;
     c->n_logits = 0;
@@ -571,7 +727,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
         att_job_t aj = {c, l, n};
         inf_pool_run(c->pool, att_run, &aj);
         inf_mm_t o = inf_mm_of(&L->wo, 0, c->tmp, E, NULL);
-        partial_product(c, c->att, HD, n, NULL, &o);
+        partial_product(c, c->att, HD, n, NULL, &o, 0);
         if (m->arch->flags & INF_ARCH_MOE) {
             for (size_t i = 0; i < (size_t)n * E; i++)
                 c->x[i] += c->tmp[i];
@@ -592,20 +748,27 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
         }
         if (!c->failed && c->pp->send(c->pp->self, c->x, (size_t)n * E))
             c->failed = FAILED_PP;
+        c->bal_tokens += (c->bal_on || c->vbal_on) && n == 1 && !c->failed;
         return;
     }
     /* the logits: the last token's, or every token's */
     const int first = want_all ? 0 : n - 1, rows = n - first;
     const int V = hp->n_vocab;
     inf_mm_t out = inf_mm_of(&c->out, 0, c->logits + c->sh.v0, V, NULL);
+    out.w = (const uint8_t *)out.w + (size_t)(c->sh.v0 - c->sh.vh0) * out.row_bytes; /* its rows of those it holds */
+    out.rows = c->sh.nv;
     inf_mm_in_t norm = norm_in(c, m->output_norm, pending ? pending + (size_t)first * E : NULL);
     norm.sum = NULL; /* the stream ends here */
+    const double t0 = c->vbal_on && n == 1 ? now_s() : 0;
     if (c->sh.nv)
         inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
+    if (t0 > 0)
+        c->t_out += now_s() - t0;
     /* every rank the whole logits, to sample the same token */
     for (int t = 0; c->vcounts && t < rows && !c->failed; t++)
         if (c->tp->allgatherv(c->tp->self, c->logits + (size_t)t * V, c->vcounts, c->vdispls))
             c->failed = FAILED_TP;
+    c->bal_tokens += (c->bal_on || c->vbal_on) && n == 1 && !c->failed;
     c->n_logits = rows;
 }
 

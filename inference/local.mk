@@ -7,7 +7,7 @@ INF_SOURCES = \
 	inference/types/bf16.c inference/types/q8_0.c inference/types/q8_0p.c inference/types/q4_0.c inference/types/q8_k.c inference/types/q8_kn.c \
 	inference/types/q4_k.c inference/types/q5_k.c inference/types/q6_k.c \
 	inference/model.h inference/model.c inference/arch.c inference/pool.h inference/pool.c \
-	inference/matmul.h inference/matmul.c inference/attn.h inference/attn.c inference/engine.h inference/shard.h inference/shard.c inference/forward.c inference/sample.h inference/sample.c
+	inference/matmul.h inference/matmul.c inference/attn.h inference/attn.c inference/engine.h inference/shard.h inference/shard.c inference/balance.h inference/balance.c inference/forward.c inference/sample.h inference/sample.c
 noinst_LTLIBRARIES += libinference.la
 libinference_la_SOURCES = $(INF_SOURCES)
 # no errno from math functions: lrintf becomes one instruction (the K-quant

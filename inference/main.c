@@ -25,6 +25,7 @@ typedef struct opts {
     const char *model, *prompt, *file;
     int n_predict, threads, ctx, batch, ubatch, display_prompt, ignore_eos, no_mmap, moe_split, pp, share_model;
     uint32_t kv_type;
+    float tp_balance;
     inf_sampler_params_t s;
     int seed_given;
 } opts_t;
@@ -55,6 +56,10 @@ static void usage(FILE *f)
           "                          ranks each rank reads its own shard into memory, whatever this says)\n"
           "  --moe-split S           across ranks, a mixture of experts: expert (default; whole\n"
           "                          experts a rank) or slice (a slice of every expert a rank)\n"
+          "  --tp-balance F          across ranks, a dense MLP: each rank holds up to F (a fraction of\n"
+          "                          its share, under 0.5) more hidden units, and the ranks move the\n"
+          "                          split within that toward equal time a token: faster ranks do more\n"
+          "                          (default 0.125; 0: the even split, no more memory)\n"
           "  --share-model           across ranks, a host without the model file (at the same path)\n"
           "                          is sent by rank 0 the part its ranks need, each chunk checked\n"
           "  --pp K                  across ranks (boltrun -np N): K pipeline stages, the layers\n"
@@ -91,7 +96,7 @@ static int fnum(const char *opt, const char *v, float lo, float hi, float *out)
 
 static int parse(int argc, char **argv, opts_t *o)
 {
-    *o = (opts_t){.n_predict = 128, .batch = 512, .pp = 1, .display_prompt = 1, .kv_type = GGML_F16,
+    *o = (opts_t){.n_predict = 128, .batch = 512, .pp = 1, .display_prompt = 1, .kv_type = GGML_F16, .tp_balance = 0.125f,
                   .s = {.temp = 0.8f, .top_k = 40, .top_p = 0.95f, .min_p = 0.05f, .repeat_penalty = 1.0f, .repeat_last_n = 64}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -132,6 +137,8 @@ static int parse(int argc, char **argv, opts_t *o)
             rc = num(a, v, -1, INT_MAX, &l), o->n_predict = (int)l;
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads"))
             rc = num(a, v, 1, 1024, &l), o->threads = (int)l;
+        else if (!strcmp(a, "--tp-balance"))
+            rc = fnum(a, v, 0.0f, 0.49f, &o->tp_balance);
         else if (!strcmp(a, "--pp"))
             rc = num(a, v, 1, 4096, &l), o->pp = (int)l;
         else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size"))
@@ -330,6 +337,16 @@ static int tp_allreduce(void *self, float *x, size_t n)
     return rc;
 }
 
+static int tp_allgather(void *self, const void *mine, void *all, size_t bytes)
+{
+    tp_comm_t *t = self;
+    const double t0 = bolt_wtime();
+    const int rc = bolt_allgather(mine, all, bytes, BOLT_BYTE, t->comm) != BOLT_OK;
+    t->secs += bolt_wtime() - t0;
+    t->bytes += bytes;
+    return rc;
+}
+
 static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_t *displs)
 {
     tp_comm_t *t = self;
@@ -391,7 +408,7 @@ int main(int argc, char **argv)
     }
     tp_comm_t tpc = {.comm = group, .rank = rank % T, .size = T, .world = world, .wrank = rank, .group = T};
     inf_tp_t tp = {.rank = rank % T, .size = T, .self = &tpc, .allreduce_sum = tp_allreduce,
-                   .allgatherv = tp_allgatherv};
+                   .allgatherv = tp_allgatherv, .allgather = tp_allgather};
     inf_pp_t pp = {.stage = stage, .stages = K, .self = &tpc, .send = pp_send, .recv = pp_recv};
     if (!o.seed_given)
         o.s.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20);
@@ -432,7 +449,7 @@ int main(int argc, char **argv)
     if (inf_model_load_with(size > 1 ? shm.path : o.model, &(inf_load_params_t){.no_mmap = o.no_mmap && size == 1}, &m,
                             err, sizeof err) ||
         (shm.any && share_fetch(&shm, &m, &(inf_ctx_params_t){.tp = T > 1 ? &tp : NULL, .pp = K > 1 ? &pp : NULL,
-                                                               .moe_split = o.moe_split}, world, err, sizeof err)) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
+                                                               .moe_split = o.moe_split, .tp_balance = o.tp_balance}, world, err, sizeof err)) || inf_vocab_load(m->gguf, o.model, &v, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
     }
@@ -451,7 +468,8 @@ int main(int argc, char **argv)
      * of those (MAXLOC), not every logit to every rank */
     inf_ctx_params_t cp = {.n_ctx = o.ctx, .n_batch = o.batch, .n_threads = o.threads, .kv_type = o.kv_type,
                            .tp = T > 1 ? &tp : NULL, .local_logits = T > 1 && inf_sampler_greedy(smp),
-                           .moe_split = o.moe_split, .pp = K > 1 ? &pp : NULL, .n_ubatch = o.ubatch};
+                           .moe_split = o.moe_split, .pp = K > 1 ? &pp : NULL, .n_ubatch = o.ubatch,
+                           .tp_balance = o.tp_balance};
     if (inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "bolt-llm: %s\n", err);
         goto out;
@@ -489,8 +507,9 @@ int main(int argc, char **argv)
                         sh.fe0 + sh.nfe - 1, m->hp.n_ff_exp, sh.v0, sh.v0 + sh.nv - 1, m->hp.n_vocab);
             else if (r == rank)
                 fprintf(stderr, "bolt-llm: tensor parallel, rank %d of %d on %s: key/value heads %d-%d of %d, hidden units "
-                        "%d-%d of %d, vocabulary %d-%d of %d\n", rank % T, T, bolt_hostname(), sh.hk0, sh.hk0 + sh.nhk - 1,
-                        m->hp.n_head_kv, sh.f0, sh.f0 + sh.nf - 1, m->hp.n_ff, sh.v0, sh.v0 + sh.nv - 1, m->hp.n_vocab);
+                        "%d-%d of %d (held: %d-%d), vocabulary %d-%d of %d\n", rank % T, T, bolt_hostname(), sh.hk0,
+                        sh.hk0 + sh.nhk - 1, m->hp.n_head_kv, sh.f0, sh.f0 + sh.nf - 1, m->hp.n_ff, sh.fh0,
+                        sh.fh0 + sh.nfh - 1, sh.v0, sh.v0 + sh.nv - 1, m->hp.n_vocab);
             bolt_barrier(world);
         }
     }
@@ -586,7 +605,7 @@ int main(int argc, char **argv)
     printf("\n");
     /* each rank's memory, to rank 0 */
     typedef struct {
-        double resident, weights, kv;
+        double resident, weights, kv, margin;
         int peak, own;
         char host[64];
     } mem_t;
@@ -597,6 +616,7 @@ int main(int argc, char **argv)
         inf_ctx_memory(c, &w, &me.own, &kv);
         me.weights = (double)w;
         me.kv = (double)kv;
+        me.margin = (double)inf_ctx_margin_bytes(c);
         snprintf(me.host, sizeof me.host, "%s", bolt_hostname());
     }
     if (size > 1 && bolt_gather(&me, all, sizeof me, BOLT_BYTE, 0, world) != BOLT_OK) {
@@ -615,11 +635,15 @@ int main(int argc, char **argv)
     if (rank != 0)
         goto done;
     fprintf(stderr, "bolt-llm: load time = %10.2f ms\n", t_load * 1e3);
-    for (int r = 0; all && r < size; r++)
-        fprintf(stderr, "bolt-llm: memory, rank %d on %s: %.1f MiB resident%s, weights %.1f MiB (%s), KV cache %.1f MiB\n", r,
-                all[r].host, all[r].resident / 1048576.0, all[r].peak ? " at the peak" : "", all[r].weights / 1048576.0,
-                all[r].own ? "its own shard" : o.no_mmap ? "the model's, read in" : "the model's, mapped",
+    for (int r = 0; all && r < size; r++) {
+        char margin[64] = "";
+        if (all[r].margin > 0)
+            snprintf(margin, sizeof margin, ", %.1f MiB of it margins to balance", all[r].margin / 1048576.0);
+        fprintf(stderr, "bolt-llm: memory, rank %d on %s: %.1f MiB resident%s, weights %.1f MiB (%s%s), KV cache %.1f MiB\n",
+                r, all[r].host, all[r].resident / 1048576.0, all[r].peak ? " at the peak" : "", all[r].weights / 1048576.0,
+                all[r].own ? "its own shard" : o.no_mmap ? "the model's, read in" : "the model's, mapped", margin,
                 all[r].kv / 1048576.0);
+    }
     free(all);
     all = NULL;
     fprintf(stderr, "bolt-llm: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n",
@@ -638,6 +662,18 @@ int main(int argc, char **argv)
                 "%.3f ms (%.1f%%) on rank %d, the most; %.1f KB a token rank 0's part of them\n", size,
                 tpc.secs * 1e3 / decoded, 100.0 * tpc.secs / t_gen, most.v * 1e3 / decoded, 100.0 * most.v / t_gen, most.i,
                 (double)tpc.bytes / 1024.0 / decoded);
+    for (int vocab = 0; vocab < 2; vocab++) {
+        const int *bounds;
+        const int moves = inf_ctx_balance(c, vocab, &bounds);
+        if (moves < 0)
+            continue;
+        /* rank 0's group; under pipeline parallel each stage moves its own */
+        fprintf(stderr, "bolt-llm: the %s split (--tp-balance %.3g) moved %d time%s%s:", vocab ? "vocabulary's" : "MLP's hidden units'",
+                (double)o.tp_balance, moves, moves == 1 ? "" : "s", K > 1 && !vocab ? " in rank 0's stage" : "");
+        for (int r = 0; r < T; r++)
+            fprintf(stderr, " %d", bounds[r + 1] - bounds[r]);
+        fprintf(stderr, " a rank (even: %d)\n", (vocab ? m->hp.n_vocab : m->hp.n_ff) / T);
+    }
 done:
     free(all);
     rc = 0;

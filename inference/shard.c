@@ -47,8 +47,13 @@ inf_shard_t inf_shard_of(const inf_model_t *m, int r, int n, int split)
     s.nhk = (b < Hk ? b : Hk) - s.hk0;
     s.f0 = fb * r / n * bd;
     s.nf = (r == n - 1 ? F : fb * (r + 1) / n * bd) - s.f0;
+    s.fh0 = s.f0;
+    s.nfh = s.nf;
+    s.fblock = bd;
     s.v0 = (int)((int64_t)V * r / n);
     s.nv = (int)((int64_t)V * (r + 1) / n) - s.v0;
+    s.vh0 = s.v0;
+    s.nvh = s.nv;
     s.x0 = 0;
     s.nx = hp->n_expert;
     s.fe0 = 0;
@@ -74,7 +79,8 @@ uint64_t inf_w_bytes(const inf_w_t *w)
  * than a file's pages here) and lets the file's pages go as it copies
  * (gguf_release), so that it holds its shard, not the model: of its layers,
  * the rows of Q, K, V, gate and up and the columns of the attention's output
- * and of down that it takes, its experts (or their slices), its rows of the
+ * and of down that it takes (of the MLP, every hidden unit it holds: its
+ * share and the margins a balanced split moves within), its experts (or their slices), its rows of the
  * output. The columns are packed row after row: sliced in place, a rank
  * streamed strided runs of every row (Qwen3-0.6B Q4_K_M on two ranks 95 ->
  * 142 tokens/s). The embedding table stays mapped (a token reads a row). */
@@ -136,9 +142,9 @@ void inf_shard_weights(const inf_model_t *m, const inf_shard_t *s, int last, inf
         W->bq = L->bq ? L->bq + q0 : NULL;
         W->bk = L->bk ? L->bk + k0 : NULL;
         W->bv = L->bv ? L->bv + k0 : NULL;
-        own_part(o, &W->w_gate, &L->w_gate, 0, 1, s->f0, s->nf, 0, E);
-        own_part(o, &W->w_up, &L->w_up, 0, 1, s->f0, s->nf, 0, E);
-        own_part(o, &W->w_down, &L->w_down, 0, 1, 0, E, s->f0, s->nf);
+        own_part(o, &W->w_gate, &L->w_gate, 0, 1, s->fh0, s->nfh, 0, E);
+        own_part(o, &W->w_up, &L->w_up, 0, 1, s->fh0, s->nfh, 0, E);
+        own_part(o, &W->w_down, &L->w_down, 0, 1, 0, E, s->fh0, s->nfh);
         own_part(o, &W->router, &L->router, 0, 1, 0, hp->n_expert, 0, E);
         own_part(o, &W->gate_exps, &L->gate_exps, s->x0, s->nx, s->fe0, s->nfe, 0, E);
         own_part(o, &W->up_exps, &L->up_exps, s->x0, s->nx, s->fe0, s->nfe, 0, E);
@@ -146,7 +152,7 @@ void inf_shard_weights(const inf_model_t *m, const inf_shard_t *s, int last, inf
     }
     *out = m->output;
     if (last)
-        own_part(o, out, &m->output, 0, 1, s->v0, s->nv, 0, E);
+        own_part(o, out, &m->output, 0, 1, s->vh0, s->nvh, 0, E);
 }
 
 /* The layers of stage s of n: cut where the bytes so far come nearest to

@@ -36,6 +36,22 @@ for spec in "s15 llama-spm stories15M" "tq3 qwen2 tiny-qwen3" "q2 qwen2 qwen2-sm
     done
 done
 
+# balanced splits (tp_check's ranks report their times 1 + 2 x rank times
+# what they were, so that every split must move toward rank 0): the logits
+# and greedy tokens of one rank as above, every rank of a group the same
+# boundaries, none past its margin; 2, 3 and 4 ranks (hidden units in
+# blocks of 32 and of 1, the vocabulary), a stage of each of 2 x 2; the
+# mixture of experts below (its vocabulary only)
+for spec in "s15-F32 0.001 2" "s15-Q8_0 0.03 3" "s15-F32 0.001 4" "s15-Q4_K_M 0.03 2"; do
+    set -- $spec
+    TP_CHECK_BALANCE="0.25 2" "$RUN" -np $3 -x TP_CHECK_BALANCE "$CHECK" "$T/$1.gguf" $2 32 >"$T/out" 2>"$T/err" ||
+        { cat "$T/err"; fail "tp_check $1 on $3 ranks, balanced"; }
+    cat "$T/out"
+done
+TP_CHECK_BALANCE="0.25 2" "$RUN" -np 4 -x TP_CHECK_BALANCE "$CHECK" "$T/s15-Q8_0.gguf" 0.03 32 expert 2 >"$T/out" 2>"$T/err" ||
+    { cat "$T/err"; fail "tp_check stories15M Q8_0 on 2 x 2 ranks, balanced"; }
+cat "$T/out"
+
 # bolt-llm: the text of one rank on two and three, the layout on stderr (on
 # an untied model: random weights on a tied one repeat the prompt's last
 # word, whatever the ranks compute)
@@ -121,28 +137,39 @@ rank1_fails "$T/s15-F32.gguf" "a failed stage" "pipeline parallel, stage 0 of 2:
 
 # memory: a rank holds its shard (its own copy of its parts, the file's
 # pages let go as it copies), not the model. On N ranks (tensor, pipeline or
-# both) each rank's weights are at most 1.1 / N of the model's, and its
-# resident memory at most 1 / N of one rank's that reads the whole model in,
-# plus 32 MiB (the runtime, the libraries, the scratch: about 20 here)
+# both) each rank's weights but the margins of its balanced splits are at
+# most 1.1 / N of the model's, the margins at most 1/8 of the rest (the
+# default --tp-balance, of the MLP and the output only), and its resident
+# memory at most 1 / N of one rank's that reads the whole model in, plus
+# the margins, plus 32 MiB (the runtime, the libraries, the scratch: about
+# 20 here); with --tp-balance 0, no margins
 mk s110 llama-spm stories110M Q8_0 || finish
 llm -m "$T/s110.gguf" -p "$P" -n 8 --temp 0 -t 1 --ignore-eos --no-mmap
 [ "$rc" -eq 0 ] || fail "stories110M on one rank: exit $rc"
 one=$(sed -n 's/.*memory, rank 0 on .*: \([0-9.]*\) MiB resident, weights \([0-9.]*\) MiB (the model.s, read in).*/\1 \2/p' "$T/err")
 [ -n "$one" ] || fail "one rank: no memory reported"
 echo "one rank: $one MiB resident and weights"
-for a in "2 1" "4 1" "2 2" "4 2"; do
+for a in "2 1 0.125" "4 1 0.125" "2 2 0.125" "4 2 0.125" "2 1 0" "4 2 0"; do
     set -- $a
-    "$RUN" -np $1 "$LLM" -m "$T/s110.gguf" -p "$P" -n 8 --temp 0 -t 1 --ignore-eos --pp $2 >"$T/out" 2>"$T/err" </dev/null ||
-        fail "stories110M on $1 ranks in $2 stages: exit $?"
-    [ "$(grep -c "memory, rank [0-9] on .*MiB resident, weights .* MiB (its own shard), KV cache" "$T/err")" -eq $1 ] ||
+    "$RUN" -np $1 "$LLM" -m "$T/s110.gguf" -p "$P" -n 8 --temp 0 -t 1 --ignore-eos --pp $2 --tp-balance $3 >"$T/out" 2>"$T/err" \
+        </dev/null || fail "stories110M on $1 ranks in $2 stages, --tp-balance $3: exit $?"
+    [ "$(grep -c "memory, rank [0-9] on .*MiB resident, weights .* MiB (its own shard.*), KV cache" "$T/err")" -eq $1 ] ||
         fail "stories110M on $1 ranks in $2 stages: no memory of each rank reported"
+    margins=$(grep -c "margins to balance" "$T/err")
+    if [ "$3" = 0 ] || [ $1 = $2 ]; then # no margins, or no tensor parallel in a stage
+        [ "$margins" -eq 0 ] || fail "stories110M on $1 ranks in $2 stages, --tp-balance 0: margins held"
+    else
+        [ "$margins" -eq $1 ] || fail "stories110M on $1 ranks in $2 stages: no margins to balance reported by every rank"
+    fi
     case "${BOLT_TEST_CFLAGS:-}" in *-fsanitize=*) san=1 ;; *) san=0 ;; esac
-    sed -n 's/.*memory, rank \([0-9]\) on .*: \([0-9.]*\) MiB resident, weights \([0-9.]*\) MiB.*/\1 \2 \3/p' "$T/err" |
-        awk -v n=$1 -v one="$one" -v san=$san '
+    sed -n 's/.*memory, rank \([0-9]\) on .*: \([0-9.]*\) MiB resident, weights \([0-9.]*\) MiB (its own shard\(, \([0-9.]*\) MiB of it margins to balance\)*).*/\1 \2 \3 \5/p' "$T/err" |
+        awk -v n=$1 -v one="$one" -v san=$san -v bal=$3 '
             BEGIN { split(one, o, " ") }
-            { print "  rank " $1 ": " $2 " MiB resident, weights " $3 " MiB"
-              if ($3 > 1.1 * o[2] / n) { print "FAIL: rank " $1 "'"'"'s weights " $3 " MiB, more than 1.1 / " n " of " o[2]; bad = 1 }
-              if (!san && $2 > o[1] / n + 32) { print "FAIL: rank " $1 " resident " $2 " MiB, more than " o[1] " / " n " + 32"; bad = 1 } }
+            { m = $4 + 0; w = $3 - m
+              print "  rank " $1 ": " $2 " MiB resident, weights " $3 " MiB, margins " m " MiB"
+              if (w > 1.1 * o[2] / n) { print "FAIL: rank " $1 "'"'"'s weights but its margins " w " MiB, more than 1.1 / " n " of " o[2]; bad = 1 }
+              if (m > bal * w + 0.1) { print "FAIL: rank " $1 "'"'"'s margins " m " MiB, more than " bal " of its " w; bad = 1 }
+              if (!san && $2 > o[1] / n + m + 32) { print "FAIL: rank " $1 " resident " $2 " MiB, more than " o[1] " / " n " + " m " + 32"; bad = 1 } }
             END { exit bad }' || fail "stories110M on $1 ranks in $2 stages: a rank holds more than its shard"
 done
 rm -f "$T/s110.gguf"
@@ -158,6 +185,12 @@ for split in expert slice; do
         cat "$T/out"
     done
 done
+TP_CHECK_BALANCE="0.25 2" "$RUN" -np 3 -x TP_CHECK_BALANCE "$CHECK" "$T/moe.gguf" 0.03 32 >"$T/out" 2>"$T/err" ||
+    { cat "$T/err"; fail "tp_check qwen3moe-small Q8_0 on 3 ranks, balanced"; }
+cat "$T/out"
+grep -q "vocabulary rows split moved" "$T/out" || fail "qwen3moe-small on 3 ranks, balanced: the vocabulary's split not reported"
+! grep -q "hidden units split" "$T/out" || fail "qwen3moe-small on 3 ranks, balanced: a split of hidden units reported"
+
 "$RUN" -np 4 "$CHECK" "$T/moe.gguf" 0.03 24 expert 2 >"$T/out" 2>"$T/err" ||
     fail "tp_check qwen3moe-small Q8_0 on 4 ranks in 2 stages"
 cat "$T/out"

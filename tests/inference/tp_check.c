@@ -16,6 +16,11 @@
  * tie within rounding).
  * Every rank of the last stage must hold the same logits (each samples for
  * itself); rank 0 compares the first of them.
+ * With TP_CHECK_BALANCE="MARGIN SKEW" the splits are balanced (tp_balance
+ * MARGIN) and each rank r reports its times (1 + SKEW x r) times what they
+ * were, so that the splits must move toward the lower ranks, each rank's
+ * share at most its even share plus MARGIN of it, ranks of one stage
+ * holding the same boundaries; the logits as above.
  * Prints the worst relative error, the tokens compared and the ties; exits 1
  * on a failure.
  */
@@ -27,14 +32,68 @@
 #include "bolt.h"
 #include "inference/engine.h"
 
+typedef struct group {
+    bolt_comm_t comm;
+    double skew; /* times reported (1 + skew x rank) as they were */
+    int rank;
+} group_t;
+
 static int tp_allreduce(void *self, float *x, size_t n)
 {
-    return bolt_allreduce(BOLT_IN_PLACE, x, n, BOLT_FLOAT32, BOLT_SUM, *(bolt_comm_t *)self) != BOLT_OK;
+    return bolt_allreduce(BOLT_IN_PLACE, x, n, BOLT_FLOAT32, BOLT_SUM, ((group_t *)self)->comm) != BOLT_OK;
 }
 
 static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_t *displs)
 {
-    return bolt_allgatherv(BOLT_IN_PLACE, 0, x, counts, displs, BOLT_FLOAT32, *(bolt_comm_t *)self) != BOLT_OK;
+    return bolt_allgatherv(BOLT_IN_PLACE, 0, x, counts, displs, BOLT_FLOAT32, ((group_t *)self)->comm) != BOLT_OK;
+}
+
+static int tp_allgather(void *self, const void *mine, void *all, size_t bytes)
+{
+    group_t *g = self;
+    int64_t t[8];
+    if (bytes > sizeof t)
+        return 1;
+    memcpy(t, mine, bytes);
+    for (size_t i = 0; i < bytes / sizeof *t; i++)
+        t[i] = (int64_t)((double)t[i] * (1 + g->skew * g->rank));
+    return bolt_allgather(t, all, bytes, BOLT_BYTE, g->comm) != BOLT_OK;
+}
+
+/* A split's boundaries: every rank of the group the same, moved toward the
+ * lower ranks (skew > 0), no share above even + margin of it. Returns the
+ * failures. */
+static int check_split(inf_ctx_t *c, int vocab, int all, int T, double margin, bolt_comm_t comm, int rank)
+{
+    const int *b;
+    const int moves = inf_ctx_balance(c, vocab, &b);
+    const char *what = vocab ? "vocabulary rows" : "hidden units";
+    if (moves < 0)
+        return 0;
+    int fails = 0, *got = malloc(((size_t)T + 1) * sizeof *got);
+    memcpy(got, b, ((size_t)T + 1) * sizeof *got);
+    bolt_bcast(got, (size_t)T + 1, BOLT_INT32, 0, comm);
+    if (memcmp(got, b, ((size_t)T + 1) * sizeof *got)) {
+        fprintf(stderr, "FAIL: rank %d's split of the %s differs from its group's first rank's\n", rank, what);
+        fails++;
+    }
+    printf("rank %d: %s split moved %d time%s:", rank, what, moves, moves == 1 ? "" : "s");
+    for (int r = 0; r < T; r++)
+        printf(" %d", b[r + 1] - b[r]);
+    printf(" (even %d)\n", all / T);
+    if (moves == 0 || b[1] - b[0] <= b[T] - b[T - 1]) {
+        fprintf(stderr, "FAIL: rank %d: the %s split did not move toward rank 0, the fastest\n", rank, what);
+        fails++;
+    }
+    const int block = vocab ? 1 : inf_ctx_shard(c).fblock;
+    for (int r = 0; r < T; r++)
+        if (b[r + 1] - b[r] > (all / T + block) * (1 + margin) || b[r + 1] < b[r]) {
+            fprintf(stderr, "FAIL: rank %d: the %s split gives rank %d %d, more than its share and margin\n", rank, what, r,
+                    b[r + 1] - b[r]);
+            fails++;
+        }
+    free(got);
+    return fails;
 }
 
 typedef struct link {
@@ -88,8 +147,15 @@ int main(int argc, char **argv)
     bolt_comm_t group = world;
     if (K > 1 && T > 1 && bolt_comm_split(world, stage, rank, &group) != BOLT_OK)
         bolt_abort(1, "tp_check: the stages' communicators");
-    inf_tp_t tp = {.rank = rank % T, .size = T, .self = &group, .allreduce_sum = tp_allreduce,
-                   .allgatherv = tp_allgatherv};
+    double margin = 0, skew = 0;
+    const char *bal = getenv("TP_CHECK_BALANCE");
+    if (bal && sscanf(bal, "%lf %lf", &margin, &skew) != 2) {
+        fprintf(stderr, "tp_check: TP_CHECK_BALANCE is \"MARGIN SKEW\", not '%s'\n", bal);
+        return 2;
+    }
+    group_t gr = {group, skew, rank % T};
+    inf_tp_t tp = {.rank = rank % T, .size = T, .self = &gr, .allreduce_sum = tp_allreduce,
+                   .allgatherv = tp_allgatherv, .allgather = bal ? tp_allgather : NULL};
     link_t ln = {world, rank, T};
     inf_pp_t pp = {.stage = stage, .stages = K, .self = &ln, .send = pp_send, .recv = pp_recv};
     char err[512];
@@ -98,7 +164,7 @@ int main(int argc, char **argv)
     /* a mixture of experts: whole experts a rank, or a slice of each */
     const int split = argc > 4 && !strcmp(argv[4], "slice") ? INF_MOE_SLICE : INF_MOE_EXPERT;
     inf_ctx_params_t cp = {.n_ctx = 128, .n_batch = 16, .n_threads = 1, .tp = T > 1 ? &tp : NULL, .moe_split = split,
-                           .pp = K > 1 ? &pp : NULL};
+                           .pp = K > 1 ? &pp : NULL, .tp_balance = margin};
     if (inf_model_load(argv[1], &m, err, sizeof err) || inf_ctx_new(m, &cp, &c, err, sizeof err)) {
         fprintf(stderr, "tp_check, rank %d: %s\n", rank, err);
         bolt_abort(1, err);
@@ -179,6 +245,10 @@ int main(int argc, char **argv)
         }
         bolt_bcast(&next, 1, BOLT_INT32, 0, world);
         tok[0] = next;
+    }
+    if (bal && T > 1) {
+        fails += check_split(c, 0, m->hp.n_ff, T, margin, group, rank);
+        fails += check_split(c, 1, V, T, margin, group, rank);
     }
     int all = 0;
     bolt_allreduce(&fails, &all, 1, BOLT_INT32, BOLT_SUM, world);

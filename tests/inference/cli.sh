@@ -71,6 +71,8 @@ check "unknown option '--frobnicate'" 2 -m "$T/tiny.gguf" --frobnicate 3
 check "-t expects an integer" 2 -m "$T/tiny.gguf" -t many
 check "--top-p expects a number from 0 to 1" 2 -m "$T/tiny.gguf" --top-p 2
 check "-ctk expects f16, f32 or q8_0" 2 -m "$T/tiny.gguf" -ctk q4_0
+check "--tp-balance expects a number from 0 to 0.49" 2 -m "$T/tiny.gguf" --tp-balance 0.6
+check "--tp-balance expects a number from 0 to 0.49" 2 -m "$T/tiny.gguf" --tp-balance much
 check "give -p or -f, not both" 2 -m "$T/tiny.gguf" -p a -f b
 check "no-such.gguf: cannot open" 1 -m "$T/no-such.gguf" -p "$P"
 check "no-such.gguf: cannot open" 1 -m "$T/no-such.gguf" -p "$P" --no-mmap

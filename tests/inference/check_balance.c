@@ -63,6 +63,15 @@ static void run_periods(inf_bal_t *bal, const int64_t *cost, int periods)
     }
 }
 
+/* Two ranks sharing 2048 units evenly, in blocks of `block`, boundary
+ * windows of 128. */
+static void two_ranks(inf_bal_t *bal, int block)
+{
+    int even[3];
+    even_split(2048, block, 2, even);
+    ck_assert_int_eq(inf_bal_init(bal, 2, 2048, block, even, 128), 0);
+}
+
 START_TEST(window_is_whole_blocks_half_a_side_between_two_others)
 {
     ck_assert_int_eq(inf_bal_window(2048, 32, 2, 0.125), 128); /* 1024 a rank, 1/8 of it */
@@ -117,10 +126,8 @@ END_TEST
 
 START_TEST(noise_under_two_percent_moves_nothing)
 {
-    int even[3];
-    even_split(2048, 1, 2, even);
     inf_bal_t bal;
-    ck_assert_int_eq(inf_bal_init(&bal, 2, 2048, 1, even, 128), 0);
+    two_ranks(&bal, 1);
     /* moving 7 units would gain 0.7% */
     const int64_t cost[2] = {1000, 1015};
     run_periods(&bal, cost, 20);
@@ -132,10 +139,8 @@ END_TEST
 
 START_TEST(a_slow_rank_keeps_what_its_window_leaves)
 {
-    int even[3];
-    even_split(2048, 32, 2, even);
     inf_bal_t bal;
-    ck_assert_int_eq(inf_bal_init(&bal, 2, 2048, 32, even, 128), 0);
+    two_ranks(&bal, 32);
     const int64_t cost[2] = {1000, 10000};
     run_periods(&bal, cost, 4);
     ck_assert_int_eq(bal.b[1], 1024 + 128);

@@ -44,7 +44,7 @@ void inf_bal_held(const inf_bal_t *bal, int r, int *h0, int *h1);
 
 /* A period's measurements, the same on every rank: ps[r * stride] the ps
  * rank r's part took a token. Moves the boundaries when the slowest rank's
- * predicted time falls by more than 2% (noise moves nothing); returns 1 when
+ * predicted time falls by more than 3% (noise moves nothing); returns 1 when
  * they moved. */
 int inf_bal_update(inf_bal_t *bal, const int64_t *ps, int stride);
 

@@ -108,6 +108,10 @@ size_t inf_ctx_margin_bytes(const inf_ctx_t *c);
  * tensor-parallel group computes hidden units, or vocabulary rows,
  * [bounds[r], bounds[r + 1])); -1 when that split stays even. */
 int inf_ctx_balance(const inf_ctx_t *c, int vocab, const int **bounds);
+/* Under tensor parallel: the seconds this rank's MLP products and output
+ * product took a generated token, on average over the tokens it returns
+ * (single-token decodes; 0 before any). */
+int inf_ctx_tp_times(const inf_ctx_t *c, double *mlp, double *out);
 /* Every run of the model's bytes a context made with p would read, told to
  * need (in the order of the weights, the embeddings last): what a rank
  * without the file must be sent (bolt-llm --share-model). The model's

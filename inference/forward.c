@@ -70,10 +70,11 @@ struct inf_ctx {
     int *sel, *etok;
     /* balanced splits (tp_balance) of the MLP's hidden units (bal) and of
      * the output's vocabulary rows (vbal); the seconds their products took
-     * in this period's single-token batches; every rank's, shared */
-    int bal_on, vbal_on, bal_tokens;
+     * in this period's single-token batches (t_) and in all of them (all_,
+     * over all_tokens: timed under tensor parallel, balanced or not) */
+    int bal_on, vbal_on, bal_tokens, all_tokens;
     inf_bal_t bal, vbal;
-    double t_ffn, t_out;
+    double t_ffn, t_out, all_ffn, all_out;
     int64_t *bal_shared;
 };
 
@@ -131,6 +132,13 @@ size_t inf_ctx_margin_bytes(const inf_ctx_t *c)
 inf_shard_t inf_ctx_shard(const inf_ctx_t *c)
 {
     return c->sh;
+}
+
+int inf_ctx_tp_times(const inf_ctx_t *c, double *mlp, double *out)
+{
+    *mlp = c->all_tokens ? c->all_ffn / c->all_tokens : 0;
+    *out = c->all_tokens ? c->all_out / c->all_tokens : 0;
+    return c->all_tokens;
 }
 
 int inf_ctx_balance(const inf_ctx_t *c, int vocab, const int **bounds)
@@ -531,8 +539,11 @@ static void partial_product(inf_ctx_t *c, const float *x, int cols, int n, const
         inf_matmul(c->pool, x, cols, n, cols, in, m, 1, c->mmq);
     else
         memset(m->y, 0, (size_t)n * (size_t)m->ldy * sizeof(float));
-    if (since > 0)
-        c->t_ffn += now_s() - since;
+    if (since > 0) {
+        const double t = now_s() - since;
+        c->t_ffn += t;
+        c->all_ffn += t;
+    }
     if (c->tp)
         tp_sum(c, m->y, (size_t)n * (size_t)m->ldy);
 }
@@ -560,7 +571,7 @@ static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *ad
 {
     const inf_hparams_t *hp = &c->m->hp;
     const int E = hp->n_embd, F = c->sh.nf, skip = c->sh.f0 - c->sh.fh0;
-    const double t0 = c->bal_on && n == 1 ? now_s() : 0;
+    const double t0 = c->tp && n == 1 ? now_s() : 0;
     /* this rank's units of those it holds: rows of gate and up, columns of
      * down (the held ones, packed: a row's stride stays) */
     inf_mm_t gu[2] = {inf_mm_of(&L->w_gate, 0, c->fa, F, NULL), inf_mm_of(&L->w_up, 0, c->fb, F, NULL)};
@@ -749,6 +760,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
         if (!c->failed && c->pp->send(c->pp->self, c->x, (size_t)n * E))
             c->failed = FAILED_PP;
         c->bal_tokens += (c->bal_on || c->vbal_on) && n == 1 && !c->failed;
+        c->all_tokens += c->tp && n == 1;
         return;
     }
     /* the logits: the last token's, or every token's */
@@ -759,16 +771,20 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     out.rows = c->sh.nv;
     inf_mm_in_t norm = norm_in(c, m->output_norm, pending ? pending + (size_t)first * E : NULL);
     norm.sum = NULL; /* the stream ends here */
-    const double t0 = c->vbal_on && n == 1 ? now_s() : 0;
+    const double t0 = c->tp && n == 1 ? now_s() : 0;
     if (c->sh.nv)
         inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
-    if (t0 > 0)
-        c->t_out += now_s() - t0;
+    if (t0 > 0) {
+        const double t = now_s() - t0;
+        c->t_out += t;
+        c->all_out += t;
+    }
     /* every rank the whole logits, to sample the same token */
     for (int t = 0; c->vcounts && t < rows && !c->failed; t++)
         if (c->tp->allgatherv(c->tp->self, c->logits + (size_t)t * V, c->vcounts, c->vdispls))
             c->failed = FAILED_TP;
     c->bal_tokens += (c->bal_on || c->vbal_on) && n == 1 && !c->failed;
+    c->all_tokens += c->tp && n == 1;
     c->n_logits = rows;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +57,10 @@ static void usage(FILE *f)
           "                          ranks each rank reads its own shard into memory, whatever this says)\n"
           "  --moe-split S           across ranks, a mixture of experts: expert (default; whole\n"
           "                          experts a rank) or slice (a slice of every expert a rank)\n"
-          "  --tp-balance F          across ranks, a dense MLP: each rank holds up to F (a fraction of\n"
-          "                          its share, under 0.5) more hidden units, and the ranks move the\n"
-          "                          split within that toward equal time a token: faster ranks do more\n"
-          "                          (default 0.125; 0: the even split, no more memory)\n"
+          "  --tp-balance F          across ranks: each rank holds up to F (a fraction of its share,\n"
+          "                          under 0.5) more of the MLP's hidden units and of the vocabulary,\n"
+          "                          and the ranks move those splits toward equal time a token, for\n"
+          "                          ranks that differ in speed (default 0: the even split)\n"
           "  --share-model           across ranks, a host without the model file (at the same path)\n"
           "                          is sent by rank 0 the part its ranks need, each chunk checked\n"
           "  --pp K                  across ranks (boltrun -np N): K pipeline stages, the layers\n"
@@ -96,7 +97,7 @@ static int fnum(const char *opt, const char *v, float lo, float hi, float *out)
 
 static int parse(int argc, char **argv, opts_t *o)
 {
-    *o = (opts_t){.n_predict = 128, .batch = 512, .pp = 1, .display_prompt = 1, .kv_type = GGML_F16, .tp_balance = 0.125f,
+    *o = (opts_t){.n_predict = 128, .batch = 512, .pp = 1, .display_prompt = 1, .kv_type = GGML_F16,
                   .s = {.temp = 0.8f, .top_k = 40, .top_p = 0.95f, .min_p = 0.05f, .repeat_penalty = 1.0f, .repeat_last_n = 64}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -357,6 +358,43 @@ static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_
     return rc;
 }
 
+/* Under tensor parallel, how long each rank's MLP and output products took
+ * a token (the doubles at offsets mlp and out of n records of `size`
+ * bytes): the slowest sets the pace between two collectives, so ranks that
+ * differ in speed are told, with the balance that would even them out. */
+static void report_speeds(const void *recs, size_t size, size_t mlp, size_t out, int n, float balance)
+{
+    const char *what[2] = {"MLP", "output"};
+    const size_t at[2] = {mlp, out};
+    double most_ratio = 1;
+    for (int k = 0; k < 2; k++) {
+        double lo = 0, hi = 0;
+        int slow = 0, fast = 0;
+        for (int r = 0; r < n; r++) {
+            double t;
+            memcpy(&t, (const char *)recs + (size_t)r * size + at[k], sizeof t);
+            if (t <= 0)
+                continue;
+            if (lo == 0 || t < lo)
+                lo = t, fast = r;
+            if (t > hi)
+                hi = t, slow = r;
+        }
+        if (lo <= 0)
+            continue; /* not timed (a mixture of experts' MLP) */
+        fprintf(stderr, "bolt-llm: a token's %s products took %.3f-%.3f ms on the ranks (rank %d the fastest, rank %d the "
+                "slowest, %.2fx)\n", what[k], lo * 1e3, hi * 1e3, fast, slow, hi / lo);
+        most_ratio = hi / lo > most_ratio ? hi / lo : most_ratio;
+    }
+    /* two ranks apart by x even out at shares 2x / (1 + x) and 2 / (1 + x) of the even one */
+    if (balance == 0 && most_ratio > 1.1) {
+        double f = (most_ratio - 1) / (most_ratio + 1) + 0.05;
+        f = f > 0.45 ? 0.45 : f;
+        fprintf(stderr, "bolt-llm: the ranks differ in speed: --tp-balance %.2f would give the faster ones more of the MLP "
+                "and the vocabulary (each rank then holds up to %.0f%% more of them)\n", f, f * 100);
+    }
+}
+
 /* The ranks of the job on this host (they share its CPUs). */
 static int ranks_here(bolt_comm_t world)
 {
@@ -605,7 +643,7 @@ int main(int argc, char **argv)
     printf("\n");
     /* each rank's memory, to rank 0 */
     typedef struct {
-        double resident, weights, kv, margin;
+        double resident, weights, kv, margin, t_mlp, t_out;
         int peak, own;
         char host[64];
     } mem_t;
@@ -617,6 +655,7 @@ int main(int argc, char **argv)
         me.weights = (double)w;
         me.kv = (double)kv;
         me.margin = (double)inf_ctx_margin_bytes(c);
+        inf_ctx_tp_times(c, &me.t_mlp, &me.t_out);
         snprintf(me.host, sizeof me.host, "%s", bolt_hostname());
     }
     if (size > 1 && bolt_gather(&me, all, sizeof me, BOLT_BYTE, 0, world) != BOLT_OK) {
@@ -644,6 +683,8 @@ int main(int argc, char **argv)
                 all[r].own ? "its own shard" : o.no_mmap ? "the model's, read in" : "the model's, mapped", margin,
                 all[r].kv / 1048576.0);
     }
+    if (all && T > 1 && K == 1)
+        report_speeds(all, sizeof *all, offsetof(mem_t, t_mlp), offsetof(mem_t, t_out), size, o.tp_balance);
     free(all);
     all = NULL;
     fprintf(stderr, "bolt-llm: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n",

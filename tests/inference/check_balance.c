@@ -4,7 +4,7 @@
  * two others); ranks whose cost a unit differs end at boundaries where the
  * slowest rank's time is least among every block-aligned split within the
  * windows (found by trying them all); windows and blocks always hold; equal
- * ranks, or a difference under 2%, move nothing; a rank known to be slow
+ * ranks, or a difference under 3%, move nothing; a rank known to be slow
  * still gets what its window leaves it; the same numbers give the same
  * boundaries.
  */
@@ -103,8 +103,8 @@ START_TEST(uneven_ranks_end_where_the_slowest_is_least)
             b[n] = units;
             const int64_t best = best_of_all(&bal, costs[i], b, 1), got = slowest(bal.b, costs[i], n),
                           at_even = slowest(even, costs[i], n);
-            /* within the 2% a move must gain to be made */
-            ck_assert_msg(got * 100 <= best * 102, "case %zu, block %d: slowest %lld, best %lld", i, block, (long long)got,
+            /* within the 3% a move must gain to be made */
+            ck_assert_msg(got * 100 <= best * 103, "case %zu, block %d: slowest %lld, best %lld", i, block, (long long)got,
                           (long long)best);
             ck_assert(got <= at_even);
             for (int k = 0; k <= n; k++) {
@@ -117,19 +117,19 @@ START_TEST(uneven_ranks_end_where_the_slowest_is_least)
             ck_assert_int_eq(bal.b[n], units);
             if (costs[i][0] == costs[i][1] && n == 4) /* equal ranks stay even */
                 ck_assert_int_eq(bal.moves, 0);
-            else if (at_even * 100 > best * 102)
+            else if (at_even * 100 > best * 103)
                 ck_assert_int_gt(bal.moves, 0);
             inf_bal_free(&bal);
         }
 }
 END_TEST
 
-START_TEST(noise_under_two_percent_moves_nothing)
+START_TEST(a_gain_under_three_percent_moves_nothing)
 {
     inf_bal_t bal;
     two_ranks(&bal, 1);
-    /* moving 7 units would gain 0.7% */
-    const int64_t cost[2] = {1000, 1015};
+    /* ranks 4% apart: moving 20 units would gain 2% */
+    const int64_t cost[2] = {1000, 1040};
     run_periods(&bal, cost, 20);
     ck_assert_int_eq(bal.moves, 0);
     ck_assert_int_eq(bal.b[1], 1024);
@@ -144,7 +144,7 @@ START_TEST(a_slow_rank_keeps_what_its_window_leaves)
     const int64_t cost[2] = {1000, 10000};
     run_periods(&bal, cost, 4);
     ck_assert_int_eq(bal.b[1], 1024 + 128);
-    /* and back when the other slows down, one period's half-step at a time */
+    /* and back when the other slows down, a quarter of the way each period */
     const int64_t later[2] = {10000, 1000};
     run_periods(&bal, later, 6);
     ck_assert_int_eq(bal.b[1], 1024 - 128);
@@ -177,7 +177,7 @@ int main(void)
     TCase *tc = tcase_create("balance");
     tcase_add_test(tc, window_is_whole_blocks_half_a_side_between_two_others);
     tcase_add_test(tc, uneven_ranks_end_where_the_slowest_is_least);
-    tcase_add_test(tc, noise_under_two_percent_moves_nothing);
+    tcase_add_test(tc, a_gain_under_three_percent_moves_nothing);
     tcase_add_test(tc, a_slow_rank_keeps_what_its_window_leaves);
     tcase_add_test(tc, the_same_numbers_give_the_same_boundaries);
     suite_add_tcase(s, tc);

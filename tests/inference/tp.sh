@@ -67,6 +67,8 @@ for np in 2 3; do
     cmp -s "$T/out" "$T/one" || fail "bolt-llm on $np ranks: not the text of one rank"
     [ "$(grep -c "tensor parallel, rank [0-9] of $np" "$T/err")" -eq $np ] || fail "bolt-llm on $np ranks: no layout of each rank"
     grep -q "  eval time = .* / *23 runs" "$T/err" || fail "bolt-llm on $np ranks: no generation speed"
+    grep -q "a token's MLP products took [0-9.]*-[0-9.]* ms on the ranks (rank [0-9] the fastest, rank [0-9] the slowest" \
+        "$T/err" || fail "bolt-llm on $np ranks: no time of each rank's MLP products reported"
     grep -q "tensor parallel over $np ranks: collectives .* ms per token (.*) on rank 0, .* on rank [0-9], the most; .* KB a token" \
         "$T/err" || fail "bolt-llm on $np ranks: no time in the collectives reported"
 done
@@ -138,11 +140,11 @@ rank1_fails "$T/s15-F32.gguf" "a failed stage" "pipeline parallel, stage 0 of 2:
 # memory: a rank holds its shard (its own copy of its parts, the file's
 # pages let go as it copies), not the model. On N ranks (tensor, pipeline or
 # both) each rank's weights but the margins of its balanced splits are at
-# most 1.1 / N of the model's, the margins at most 1/8 of the rest (the
-# default --tp-balance, of the MLP and the output only), and its resident
+# most 1.1 / N of the model's, the margins at most 1/8 of the rest (with
+# --tp-balance 0.125, of the MLP and the output only), and its resident
 # memory at most 1 / N of one rank's that reads the whole model in, plus
 # the margins, plus 32 MiB (the runtime, the libraries, the scratch: about
-# 20 here); with --tp-balance 0, no margins
+# 20 here); with --tp-balance 0 (the default), no margins
 mk s110 llama-spm stories110M Q8_0 || finish
 llm -m "$T/s110.gguf" -p "$P" -n 8 --temp 0 -t 1 --ignore-eos --no-mmap
 [ "$rc" -eq 0 ] || fail "stories110M on one rank: exit $rc"

@@ -183,7 +183,7 @@ static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t
     c->sh = c->tp ? inf_shard_of(m, c->tp->rank, c->tp->size, c->moe_split)
                   : (inf_shard_t){.nhk = hp->n_head_kv, .nf = hp->n_ff, .nfh = hp->n_ff, .fblock = 1, .nv = hp->n_vocab, .nvh = hp->n_vocab,
                                   .nx = hp->n_expert, .nfe = hp->n_ff_exp};
-    if (p->tp_balance < 0 || p->tp_balance >= 0.5)
+    if (!(p->tp_balance >= 0 && p->tp_balance < 0.5))
         return inf_fail(err, errlen, "the margin of a balanced split is a fraction of a rank's share from 0 to under 0.5, not %g",
                     p->tp_balance);
     c->sh.l0 = 0; /* every layer, unless pipeline stages split them */
@@ -675,8 +675,11 @@ static void bal_move(inf_ctx_t *c)
         return;
     /* ps a token, whole: the same numbers on every rank, in integers */
     const int64_t mine[2] = {(int64_t)(c->t_ffn / BAL_PERIOD * 1e12), (int64_t)(c->t_out / BAL_PERIOD * 1e12)};
+    c->bal_tokens = 0;
     if (c->tp->allgather(c->tp->self, mine, c->bal_shared, sizeof mine)) {
+        /* the group's collectives are broken: the split stays */
         c->failed = FAILED_TP;
+        c->bal_on = c->vbal_on = 0;
         return;
     }
     const int r = c->tp->rank;
@@ -692,7 +695,6 @@ static void bal_move(inf_ctx_t *c)
             c->vcounts[k] = (size_t)(c->vbal.b[k + 1] - c->vbal.b[k]);
         }
     }
-    c->bal_tokens = 0;
     c->t_ffn = c->t_out = 0;
 }
 
@@ -759,7 +761,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
         }
         if (!c->failed && c->pp->send(c->pp->self, c->x, (size_t)n * E))
             c->failed = FAILED_PP;
-        c->bal_tokens += (c->bal_on || c->vbal_on) && n == 1 && !c->failed;
+        c->bal_tokens += (c->bal_on || c->vbal_on) && n == 1; /* every rank alike, failed or not */
         c->all_tokens += c->tp && n == 1;
         return;
     }
@@ -783,7 +785,7 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     for (int t = 0; c->vcounts && t < rows && !c->failed; t++)
         if (c->tp->allgatherv(c->tp->self, c->logits + (size_t)t * V, c->vcounts, c->vdispls))
             c->failed = FAILED_TP;
-    c->bal_tokens += (c->bal_on || c->vbal_on) && n == 1 && !c->failed;
+    c->bal_tokens += (c->bal_on || c->vbal_on) && n == 1; /* every rank alike, failed or not */
     c->all_tokens += c->tp && n == 1;
     c->n_logits = rows;
 }

@@ -78,6 +78,25 @@ cp "$T/out" "$T/one"
 "$RUN" -np 2 "$LLM" -m "$T/tl-Q8_0.gguf" -p "$P" -n 24 --seed 5 --temp 0.9 --ignore-eos >"$T/out" 2>"$T/err" </dev/null ||
     fail "sampling on 2 ranks: exit $?"
 cmp -s "$T/out" "$T/one" || fail "sampling on 2 ranks: not the text of one rank with the same seed"
+# balanced splits as a user runs them, the splits moved (BOLT_LLM_TP_SKEW: each
+# rank reports its times 1 + 2 x its rank times what they were): greedy (each
+# rank the best of its vocabulary rows as they are after each move, then
+# MAXLOC) and sampled (the logits gathered by the moved rows) text the same
+# as one rank's, on 2 and 3 ranks
+llm -m "$T/tl-Q8_0.gguf" -p "$P" -n 40 --temp 0 -t 1 --ignore-eos
+cp "$T/out" "$T/one-greedy"
+llm -m "$T/tl-Q8_0.gguf" -p "$P" -n 40 --seed 5 --temp 0.9 -t 1 --ignore-eos
+cp "$T/out" "$T/one-sampled"
+for np in 2 3; do
+    for how in "greedy --temp 0" "sampled --seed 5 --temp 0.9"; do
+        set -- $how
+        BOLT_LLM_TP_SKEW=2 "$RUN" -np $np -x BOLT_LLM_TP_SKEW "$LLM" -m "$T/tl-Q8_0.gguf" -p "$P" -n 40 -t 1 --ignore-eos \
+            --tp-balance 0.25 "$2" "$3" ${4:+"$4"} ${5:+"$5"} >"$T/out" 2>"$T/err" </dev/null || fail "balanced, $1, on $np ranks: exit $?"
+        cmp -s "$T/out" "$T/one-$1" || fail "balanced, $1, on $np ranks: not the text of one rank"
+        grep -q "the vocabulary's split (--tp-balance 0.25) moved [1-9][0-9]* times*: " "$T/err" ||
+            { cat "$T/err"; fail "balanced, $1, on $np ranks: the vocabulary's split did not move"; }
+    done
+done
 
 # a rank that fails (its context is too short for the prompt) ends the job
 # with both ranks' messages, not a hang

@@ -27,6 +27,25 @@ void inf_bal_free(inf_bal_t *bal)
     *bal = (inf_bal_t){0};
 }
 
+/* A boundary at `at` moves within [lo_of, hi_of] (the first and the last,
+ * 0 and units, stay). Windows never cross: inf_bal_window keeps two of them
+ * under half a share. */
+static int lo_of(int at, int window, int inner)
+{
+    return inner && at - window > 0 ? at - window : inner ? 0 : at;
+}
+
+static int hi_of(int at, int window, int units, int inner)
+{
+    return inner && at + window < units ? at + window : inner ? units : at;
+}
+
+void inf_bal_hold(int units, int window, int r, int n, int a, int na, int *h0, int *nh)
+{
+    *h0 = lo_of(a, window, r > 0);
+    *nh = hi_of(a + na, window, units, r + 1 < n) - *h0;
+}
+
 int inf_bal_init(inf_bal_t *bal, int n, int units, int block, const int *even, int window)
 {
     *bal = (inf_bal_t){.n = n, .units = units, .block = block};
@@ -42,23 +61,10 @@ int inf_bal_init(inf_bal_t *bal, int n, int units, int block, const int *even, i
     for (int k = 0; k <= n; k++) {
         const int inner = k > 0 && k < n;
         bal->b[k] = even[k];
-        bal->lo[k] = inner && even[k] - window > 0 ? even[k] - window : inner ? 0 : even[k];
-        bal->hi[k] = inner && even[k] + window < units ? even[k] + window : inner ? units : even[k];
-    }
-    /* neighbouring windows never cross (a share may shrink to nothing) */
-    for (int k = 1; k < n; k++) {
-        if (bal->lo[k] < bal->hi[k - 1])
-            bal->lo[k] = bal->hi[k - 1];
-        if (bal->hi[k] < bal->lo[k])
-            bal->hi[k] = bal->lo[k];
+        bal->lo[k] = lo_of(even[k], window, inner);
+        bal->hi[k] = hi_of(even[k], window, units, inner);
     }
     return 0;
-}
-
-void inf_bal_held(const inf_bal_t *bal, int r, int *h0, int *h1)
-{
-    *h0 = bal->lo[r];
-    *h1 = bal->hi[r + 1];
 }
 
 /* The slowest rank's predicted ps with boundaries b. */

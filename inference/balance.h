@@ -39,8 +39,10 @@ int inf_bal_window(int units, int block, int n, double margin);
 int inf_bal_init(inf_bal_t *bal, int n, int units, int block, const int *even, int window);
 void inf_bal_free(inf_bal_t *bal);
 
-/* Rank r's units it holds: [*h0, *h1). */
-void inf_bal_held(const inf_bal_t *bal, int r, int *h0, int *h1);
+/* [*h0, *h0 + *nh): what rank r of n holds of `units` when its even share
+ * is [a, a + na): the windows of the boundaries it shares with a neighbour
+ * around it (those of inf_bal_init, so a split never leaves it). */
+void inf_bal_hold(int units, int window, int r, int n, int a, int na, int *h0, int *nh);
 
 /* A period's measurements, the same on every rank: ps[r * stride] the ps
  * rank r's part took a token. Moves the boundaries when the slowest rank's

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "inference/err.h"
 #include "inference/attn.h"
@@ -78,13 +77,6 @@ struct inf_ctx {
     int64_t *bal_shared;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void inf_ctx_free(inf_ctx_t *c)
 {
     if (!c)
@@ -116,16 +108,17 @@ void inf_ctx_memory(const inf_ctx_t *c, size_t *weights, int *own, size_t *kv)
 
 size_t inf_ctx_margin_bytes(const inf_ctx_t *c)
 {
+    if (!c->bal_on && !c->vbal_on)
+        return 0;
     size_t b = 0;
-    const inf_shard_t *s = &c->sh;
+    const inf_shard_t *s = &c->sh, even = inf_shard_of(c->m, c->tp->rank, c->tp->size, c->moe_split);
     for (int l = s->l0; c->bal_on && l < s->l0 + s->nl; l++) {
         const inf_w_t *g = &c->lw[l].w_gate, *u = &c->lw[l].w_up, *d = &c->lw[l].w_down;
-        const int64_t share = inf_shard_of(c->m, c->tp->rank, c->tp->size, c->moe_split).nf, more = s->nfh - share;
-        b += (size_t)more * (g->row_bytes + u->row_bytes) +
-             (size_t)d->ne[1] * (d->row_bytes - inf_row_bytes(d->type, share));
+        b += (size_t)(s->nfh - even.nf) * (g->row_bytes + u->row_bytes) +
+             (size_t)d->ne[1] * (d->row_bytes - inf_row_bytes(d->type, even.nf));
     }
     if (c->vbal_on)
-        b += (size_t)(c->sh.nvh - inf_shard_of(c->m, c->tp->rank, c->tp->size, c->moe_split).nv) * c->out.row_bytes;
+        b += (size_t)(s->nvh - even.nv) * c->out.row_bytes;
     return b;
 }
 
@@ -161,14 +154,6 @@ static void bal_windows(const inf_ctx_t *c, const inf_ctx_params_t *p, int *unit
                                                                    : 0;
 }
 
-/* [*h0, *h0 + *nh): a share [a, a + na) of all, with `window` more on each
- * side it shares with a neighbour. */
-static void held(int a, int na, int all, int window, int r, int n, int *h0, int *nh)
-{
-    *h0 = r > 0 ? (a - window > 0 ? a - window : 0) : 0;
-    *nh = (r < n - 1 ? (a + na + window < all ? a + na + window : all) : all) - *h0;
-}
-
 /* c->tp, c->pp, c->moe_split and c->sh from p (c->m set). */
 static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t errlen)
 {
@@ -198,9 +183,9 @@ static int ctx_layout(inf_ctx_t *c, const inf_ctx_params_t *p, char *err, size_t
     int wu, wr;
     bal_windows(c, p, &wu, &wr);
     if (wu > 0)
-        held(c->sh.f0, c->sh.nf, hp->n_ff, wu, c->tp->rank, c->tp->size, &c->sh.fh0, &c->sh.nfh);
+        inf_bal_hold(hp->n_ff, wu, c->tp->rank, c->tp->size, c->sh.f0, c->sh.nf, &c->sh.fh0, &c->sh.nfh);
     if (wr > 0)
-        held(c->sh.v0, c->sh.nv, hp->n_vocab, wr, c->tp->rank, c->tp->size, &c->sh.vh0, &c->sh.nvh);
+        inf_bal_hold(hp->n_vocab, wr, c->tp->rank, c->tp->size, c->sh.v0, c->sh.nv, &c->sh.vh0, &c->sh.nvh);
     return 0;
 }
 
@@ -540,7 +525,7 @@ static void partial_product(inf_ctx_t *c, const float *x, int cols, int n, const
     else
         memset(m->y, 0, (size_t)n * (size_t)m->ldy * sizeof(float));
     if (since > 0) {
-        const double t = now_s() - since;
+        const double t = inf_now() - since;
         c->t_ffn += t;
         c->all_ffn += t;
     }
@@ -571,7 +556,7 @@ static void dense_ffn(inf_ctx_t *c, const inf_layer_t *L, int n, const float *ad
 {
     const inf_hparams_t *hp = &c->m->hp;
     const int E = hp->n_embd, F = c->sh.nf, skip = c->sh.f0 - c->sh.fh0;
-    const double t0 = c->tp && n == 1 ? now_s() : 0;
+    const double t0 = c->tp && n == 1 ? inf_now() : 0;
     /* this rank's units of those it holds: rows of gate and up, columns of
      * down (the held ones, packed: a row's stride stays) */
     inf_mm_t gu[2] = {inf_mm_of(&L->w_gate, 0, c->fa, F, NULL), inf_mm_of(&L->w_up, 0, c->fb, F, NULL)};
@@ -773,11 +758,11 @@ static void batch(inf_ctx_t *c, const int32_t *tok, int n, int want_all)
     out.rows = c->sh.nv;
     inf_mm_in_t norm = norm_in(c, m->output_norm, pending ? pending + (size_t)first * E : NULL);
     norm.sum = NULL; /* the stream ends here */
-    const double t0 = c->tp && n == 1 ? now_s() : 0;
+    const double t0 = c->tp && n == 1 ? inf_now() : 0;
     if (c->sh.nv)
         inf_matmul(c->pool, c->x + (size_t)first * E, E, rows, E, &norm, &out, 1, c->mmq);
     if (t0 > 0) {
-        const double t = now_s() - t0;
+        const double t = inf_now() - t0;
         c->t_out += t;
         c->all_out += t;
     }

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,21 +374,27 @@ static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_
     return rc;
 }
 
-/* Under tensor parallel, how long each rank's MLP and output products took
- * a token (the doubles at offsets mlp and out of n records of `size`
- * bytes): the slowest sets the pace between two collectives, so ranks that
- * differ in speed are told, with the balance that would even them out. */
-static void report_speeds(const void *recs, size_t size, size_t mlp, size_t out, int n, float balance)
+/* What each rank tells rank 0 at the end: its memory, and how long its
+ * MLP and output products took a token under tensor parallel. */
+typedef struct {
+    double resident, weights, kv, margin, t_mlp, t_out;
+    int peak, own;
+    char host[64];
+} rank_report_t;
+
+/* Under tensor parallel, how long each of the n ranks' MLP and output
+ * products took a token: the slowest sets the pace between two
+ * collectives, so ranks that differ in speed are told, with the balance
+ * that would even them out. */
+static void report_speeds(const rank_report_t *all, int n, float balance)
 {
     const char *what[2] = {"MLP", "output"};
-    const size_t at[2] = {mlp, out};
     double most_ratio = 1;
     for (int k = 0; k < 2; k++) {
         double lo = 0, hi = 0;
         int slow = 0, fast = 0;
         for (int r = 0; r < n; r++) {
-            double t;
-            memcpy(&t, (const char *)recs + (size_t)r * size + at[k], sizeof t);
+            const double t = k ? all[r].t_out : all[r].t_mlp;
             if (t <= 0)
                 continue;
             if (lo == 0 || t < lo)
@@ -661,12 +666,7 @@ int main(int argc, char **argv)
     int decoded = gen > 0 ? gen - 1 : 0;
     printf("\n");
     /* each rank's memory, to rank 0 */
-    typedef struct {
-        double resident, weights, kv, margin, t_mlp, t_out;
-        int peak, own;
-        char host[64];
-    } mem_t;
-    mem_t me = {0}, *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
+    rank_report_t me = {0}, *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
     {
         size_t w, kv;
         me.resident = (double)inf_mem_resident(&me.peak);
@@ -703,7 +703,7 @@ int main(int argc, char **argv)
                 all[r].kv / 1048576.0);
     }
     if (all && T > 1 && K == 1)
-        report_speeds(all, sizeof *all, offsetof(mem_t, t_mlp), offsetof(mem_t, t_out), size, o.tp_balance);
+        report_speeds(all, size, o.tp_balance);
     free(all);
     all = NULL;
     fprintf(stderr, "bolt-llm: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n",

@@ -53,6 +53,11 @@ static long long now_ns(void)
     return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
 }
 
+double inf_now(void)
+{
+    return (double)now_ns() * 1e-9;
+}
+
 static void *worker(void *v)
 {
     worker_arg_t *w = v;

@@ -19,5 +19,8 @@ int inf_pool_threads(const inf_pool_t *p);
 void inf_pool_run(inf_pool_t *p, inf_job_fn *fn, void *arg);
 /* Inside a job: waits until every thread of the job has reached it. */
 void inf_pool_barrier(inf_pool_t *p);
+/* Seconds of the monotonic clock (the pool's spins time by it; the
+ * engine times its products by it). */
+double inf_now(void);
 
 #endif

@@ -36,8 +36,9 @@ for spec in "s15 llama-spm stories15M" "tq3 qwen2 tiny-qwen3" "q2 qwen2 qwen2-sm
     done
 done
 
-# balanced splits (tp_check's ranks report their times 1 + 2 x rank times
-# what they were, so that every split must move toward rank 0): the logits
+# balanced splits (tp_check's ranks report as their times what they hold
+# times 1 + 2 x rank, so that every split must move toward rank 0 however
+# busy the machine): the logits
 # and greedy tokens of one rank as above, every rank of a group the same
 # boundaries, none past its margin; 2, 3 and 4 ranks (hidden units in
 # blocks of 32 and of 1, the vocabulary), a stage of each of 2 x 2; the

@@ -8,7 +8,7 @@ TCP_TEST_COMMON = \
 	tests/transport/test_tcp.c \
 	tests/transport/tcp_fake_kvs.c \
 	transport/tcp/tcp_ctx.c transport/tl_util.c \
-	transport/tcp/tcp_conn.c \
+	transport/tcp/tcp_conn.c transport/tcp/tcp_direct.c \
 	transport/tcp/tcp_addr.c transport/tcp/tcp_wireup.c \
 	transport/tcp/tcp_evloop_poll.c \
 	transport/tcp/tcp_retain.c transport/tcp/tcp_stream.c \

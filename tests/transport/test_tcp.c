@@ -348,6 +348,29 @@ static int all_done(struct ep *e, void *arg)
     return got == x->nframes && g_completed == x->nframes;
 }
 
+static const char *evloops[] = {"poll",
+#if TCP_HAVE_EPOLL
+                                "epoll",
+#endif
+                                "auto"};
+#define NEVLOOPS ((int)(sizeof evloops / sizeof evloops[0]))
+
+/* Tests looped over n event loops twice: the second time the busy peers'
+ * connections are read directly (tcp_direct.c), the first time only through
+ * the event loop. */
+static const char *evloop_of(int i, int n)
+{
+    setenv("BOLT_TCP_DIRECT_PEERS", i < n ? "0" : "3", 1);
+    return evloops[i % n];
+}
+
+/* Whether frames were read directly (tcp_direct.c) exactly when
+ * BOLT_TCP_DIRECT_PEERS lets them (its default does). */
+static int direct_as_set(const struct ep *e)
+{
+    return bolt_param_int(BOLT_P_TCP_DIRECT_PEERS) > 0 ? e->ctx->direct_frames > 0 : e->ctx->direct_frames == 0;
+}
+
 static int role_exchange(struct ep *e, void *arg)
 {
     struct xfer *x = arg;
@@ -368,6 +391,7 @@ static int role_exchange(struct ep *e, void *arg)
     if (buf && strcmp(buf, "0") != 0)
         REQUIRE(s[5].done == 0);
     REQUIRE(drive(e, all_done, x, 30));
+    REQUIRE(direct_as_set(e));
     for (int i = 0; i < x->nframes; i++) {
         REQUIRE(s[i].done == 1 && s[i].err == BOLT_OK);
         struct rx *f = &e->rt.f[i];
@@ -386,16 +410,10 @@ static int role_exchange(struct ep *e, void *arg)
     return 0;
 }
 
-static const char *evloops[] = {"poll",
-#if TCP_HAVE_EPOLL
-                                "epoll",
-#endif
-                                "auto"};
-#define NEVLOOPS ((int)(sizeof evloops / sizeof evloops[0]))
 
 START_TEST(test_sizes_in_order)
 {
-    setup_env(evloops[_i], "8K", 1, 20);
+    setup_env(evloop_of(_i, NEVLOOPS), "8K", 1, 20);
     struct xfer x;
     xfer_plan(&x);
     run_pair(role_exchange, role_exchange, &x);
@@ -499,7 +517,7 @@ static int role_stripe_receiver(struct ep *e, void *arg)
 
 START_TEST(test_striping)
 {
-    setup_env(evloops[_i], "16K", NCONNS, 20);
+    setup_env(evloop_of(_i, NEVLOOPS - 1), "16K", NCONNS, 20);
     run_pair(role_stripe_sender, role_stripe_receiver, NULL);
 }
 END_TEST
@@ -879,7 +897,7 @@ static int role_group(struct ep *e, void *arg)
 
 START_TEST(test_four_ranks)
 {
-    setup_env(evloops[_i], "32K", 2, 20);
+    setup_env(evloop_of(_i, NEVLOOPS - 1), "32K", 2, 20);
     pid_t pids[NGROUP];
     fflush(stderr);
     for (int r = 1; r < NGROUP; r++) {
@@ -1529,6 +1547,15 @@ START_TEST(test_bad_settings)
     ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
 #endif
     setenv("BOLT_TCP_EVLOOP", "auto", 1);
+    /* peers read directly: 0 (none) to TCP_DIRECT_MAX */
+    setenv("BOLT_TCP_DIRECT_PEERS", "9", 1);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
+    ck_assert_ptr_nonnull(strstr(bolt_error_message(), "BOLT_TCP_DIRECT_PEERS=9: must be between 0 and 8"));
+    setenv("BOLT_TCP_DIRECT_PEERS", "-1", 1);
+    ck_assert_int_eq(bolt_config_load(), BOLT_OK);
+    ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
+    unsetenv("BOLT_TCP_DIRECT_PEERS");
     setenv("BOLT_TCP_IF_ADDR", "999.1.1.1", 1);
     ck_assert_int_eq(bolt_config_load(), BOLT_OK);
     ck_assert_int_eq(T->init(&ctx, &a), BOLT_ERR_CONFIG);
@@ -1584,13 +1611,13 @@ static Suite *tcp_suite(void)
     tcase_add_test(tc, test_os_seam);
     tcase_add_loop_test(tc, test_singleton, 0, NEVLOOPS);
     tcase_add_test(tc, test_bad_settings);
-    tcase_add_loop_test(tc, test_sizes_in_order, 0, NEVLOOPS);
+    tcase_add_loop_test(tc, test_sizes_in_order, 0, 2 * NEVLOOPS);
     tcase_add_loop_test(tc, test_default_buffers, 0, NEVLOOPS - 1);
-    tcase_add_loop_test(tc, test_striping, 0, NEVLOOPS - 1);
+    tcase_add_loop_test(tc, test_striping, 0, 2 * (NEVLOOPS - 1));
     tcase_add_loop_test(tc, test_peer_killed, 0, NEVLOOPS - 1);
     tcase_add_loop_test(tc, test_peer_exits, 0, NEVLOOPS - 1);
     tcase_add_test(tc, test_bad_frame);
-    tcase_add_loop_test(tc, test_four_ranks, 0, NEVLOOPS - 1);
+    tcase_add_loop_test(tc, test_four_ranks, 0, 2 * (NEVLOOPS - 1));
     tcase_add_loop_test(tc, test_stranger_refused, 0, NEVLOOPS - 1);
     tcase_add_test(tc, test_wrong_secret);
     tcase_add_test(tc, test_if_addr);

@@ -3,6 +3,7 @@ libbolt_la_SOURCES += \
 	transport/tcp/tcp.h \
 	transport/tcp/tcp_ctx.c \
 	transport/tcp/tcp_conn.c \
+	transport/tcp/tcp_direct.c \
 	transport/tcp/tcp_addr.c \
 	transport/tcp/tcp_wireup.c \
 	transport/tcp/tcp_retain.h \

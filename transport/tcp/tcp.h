@@ -57,6 +57,12 @@
 #define TCP_READ_CAP ((uint64_t)1 << 30)
 /* Longest congestion control name, with its NUL (Linux's TCP_CA_NAME_MAX). */
 #define TCP_CONGESTION_MAX 16
+/* Direct reads (tcp_direct.c): at most this many peers (BOLT_TCP_DIRECT_PEERS);
+ * the event loop every TCP_DIRECT_EVERY-th progress call; a peer stays direct
+ * while heard from within TCP_DIRECT_QUIET event-loop passes. */
+#define TCP_DIRECT_MAX 8
+#define TCP_DIRECT_EVERY 8u
+#define TCP_DIRECT_QUIET 256u
 
 /* ---- wire-up handshake (host byte order, checked by magic/order) ----
  * acceptor  -> connector : struct tcp_hs_challenge (nonce)
@@ -270,6 +276,7 @@ struct tcp_conn {
     int rd_eof; /* the peer shut its side: we may still write (it drains) */
     int draining; /* read everything: the socket is being abandoned */
     struct tcp_fo *fo; /* armed for path failover, else NULL */
+    unsigned heard; /* the event-loop pass of the last frame read (tcp_direct.c) */
 };
 
 struct tcp_peer {
@@ -331,7 +338,22 @@ struct bolt_tl_ctx {
     int halfclosed;         /* finalize shut our sides: no more resumes */
     double accept_pause;    /* out of descriptors: accept again after this */
     char host[64];
+    /* direct reads (tcp_direct.c) */
+    int direct_max;            /* BOLT_TCP_DIRECT_PEERS */
+    int ndirect;               /* peers read directly; 0: all through the event loop */
+    int direct[TCP_DIRECT_MAX]; /* their ranks */
+    unsigned polls;            /* progress calls */
+    unsigned passes;           /* event-loop passes */
+    unsigned long direct_frames; /* frames read directly (for tests) */
 };
+
+/* tcp_direct.c */
+/* Peers read without the event loop, from those heard from lately. */
+void tcp_direct_refresh(struct bolt_tl_ctx *ctx);
+/* Reads the direct peers' connections. Returns frames completed. */
+int tcp_direct_read(struct bolt_tl_ctx *ctx);
+/* tcp_conn_read through here: it notes when the connection was heard. */
+int tcp_direct_conn_read(struct tcp_conn *c);
 
 /* tcp_ctx.c */
 /* The link to `peer` broke: peer_failed upcall (once), close its connections,

@@ -98,6 +98,13 @@ static int tcp_init(struct bolt_tl_ctx **out, const struct bolt_tl_init_args *ar
         goto fail;
     }
     ctx->nconns = (int)conns;
+    long long direct = bolt_param_int(BOLT_P_TCP_DIRECT_PEERS);
+    if (direct < 0 || direct > TCP_DIRECT_MAX) {
+        rc = bolt_err_set(BOLT_ERR_CONFIG, "BOLT_TCP_DIRECT_PEERS=%lld: must be between 0 and %d", direct,
+                          TCP_DIRECT_MAX);
+        goto fail;
+    }
+    ctx->direct_max = (int)direct;
     long long v = bolt_param_int(BOLT_P_TCP_EAGER_LIMIT);
     ctx->eager_limit = v > 0 ? (size_t)v : 0;
     v = bolt_param_int(BOLT_P_TCP_STRIPE_MIN);
@@ -295,11 +302,22 @@ static int tcp_progress(struct bolt_tl_ctx *ctx)
         report_deferred(ctx);
     if (ctx->fo_watch)
         tcp_fo_service(ctx);
+    int frames = 0;
+    if (ctx->ndirect) {
+        frames = tcp_direct_read(ctx);
+        if (++ctx->polls % TCP_DIRECT_EVERY)
+            return frames;
+    }
     struct tcp_event evs[TCP_EVENTS_BATCH];
     int n = ctx->evops->wait(ctx->ev, evs, TCP_EVENTS_BATCH, 0);
+    /* which peers to read directly: every pass while some are (a pass
+     * every TCP_DIRECT_EVERY-th call), else every TCP_DIRECT_EVERY-th pass
+     * (a walk over every peer) */
+    if (ctx->direct_max > 0 && (ctx->ndirect || ctx->passes % TCP_DIRECT_EVERY == 0))
+        tcp_direct_refresh(ctx);
+    ctx->passes++;
     if (n <= 0)
-        return 0;
-    int frames = 0;
+        return frames;
     for (int i = 0; i < n; i++) {
         if (*(int *)evs[i].data != TCP_SRC_CONN) {
             tcp_fo_event(ctx, evs[i].data, evs[i].events); /* listener, resume handshakes */
@@ -314,7 +332,7 @@ static int tcp_progress(struct bolt_tl_ctx *ctx)
             if ((evs[i].events & TCP_EV_ERR) && !c->sq_head)
                 tcp_peer_fail(ctx, c->peer, "closed the connection");
         } else if (evs[i].events & (TCP_EV_IN | TCP_EV_ERR)) {
-            frames += tcp_conn_read(c);
+            frames += tcp_direct_conn_read(c);
         }
         if (!c->dead && (evs[i].events & (TCP_EV_OUT | TCP_EV_ERR)) && (c->sq_head || c->fo))
             frames += tcp_conn_flush(c);

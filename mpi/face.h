@@ -399,7 +399,12 @@ void face_plan_unpack(struct face_req *q);
 void face_plan_free(struct face_req *q);
 
 int face_req_new(struct face_req **out, MPI_Request *handle);
+/* *handle := the one request every send that left at once shares (as Open
+ * MPI's ob1 does): complete, never released, nothing in it changes; a send
+ * that costs no request of its own to make, wait on and release. */
+int face_req_sent(MPI_Request *handle);
 struct face_req *face_req_get(MPI_Request r);
+/* Frees r's request (not the shared one of face_req_sent). */
 void face_req_release(MPI_Request r);
 /* Fills status (may be ignore) from a native status on a communicator
  * whose peers start at native rank base. */

@@ -316,6 +316,20 @@ static int make_req(int pmode, int persistent, void *buf, int count, MPI_Datatyp
         return rc;
     if (!req)
         return face_error(comm, fn, MPI_ERR_REQUEST, "request pointer is NULL");
+    if (fast && pmode != PM_RECV && pmode != PM_SSEND) {
+        /* Copied out at once (most small sends): complete, so the request
+         * all such sends share (face_req_sent) and none of its own to
+         * make, wait on or release. */
+        int sent = 0;
+        rc = bolt_send_now(p, bytes, face_native_peer(c, peer), tag, c->native, &sent);
+        if (rc) {
+            *req = MPI_REQUEST_NULL;
+            return face_native_error(comm, fn, rc);
+        }
+        if (sent)
+            return face_req_sent(req) ? face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for a request")
+                                      : MPI_SUCCESS;
+    }
     if ((rc = face_req_new(&q, req)))
         return face_error(comm, fn, MPI_ERR_NO_MEM, "out of memory for a request");
     q->comm = comm;
@@ -346,12 +360,7 @@ static int make_req(int pmode, int persistent, void *buf, int count, MPI_Datatyp
         } else if (pmode == PM_SSEND) {
             rc = bolt_issend(p, bytes, np, tag, c->native, &q->native);
         } else {
-            /* Copied out at once (most small sends): complete, no native
-             * request to make, wait on or release. */
-            int sent = 0;
-            rc = bolt_send_now(p, bytes, np, tag, c->native, &sent);
-            if (rc == BOLT_OK && !sent)
-                rc = bolt_isend(p, bytes, np, tag, c->native, &q->native);
+            rc = bolt_isend(p, bytes, np, tag, c->native, &q->native); /* not at once (above) */
         }
         if (rc) {
             face_req_release(*req);

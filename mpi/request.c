@@ -14,6 +14,34 @@ static struct face_req **reqs; /* chunks would avoid the copy; a table is simple
 static int nreqs, cap_reqs;
 static struct face_req *free_list;
 
+/* Slot 0 is MPI_REQUEST_NULL; slot REQ_SENT the shared request of every send
+ * that left at once: a send of the fast path (make_req) with nothing to
+ * wait for, as such a send's own request was (no native request; its wait's
+ * status is what bolt_wait gives for none). */
+enum { REQ_SENT = 1, REQ_FIRST };
+static struct face_req sent_req = {.live = 1, .kind = FACE_REQ_SEND, .active = 1, .comm = MPI_COMM_WORLD};
+
+static int table_init(void)
+{
+    if (nreqs)
+        return MPI_SUCCESS;
+    if (!(reqs = malloc(64 * sizeof *reqs)))
+        return MPI_ERR_NO_MEM;
+    cap_reqs = 64;
+    reqs[0] = NULL;
+    reqs[REQ_SENT] = &sent_req;
+    nreqs = REQ_FIRST;
+    return MPI_SUCCESS;
+}
+
+int face_req_sent(MPI_Request *handle)
+{
+    if (table_init())
+        return MPI_ERR_NO_MEM;
+    *handle = REQ_SENT;
+    return MPI_SUCCESS;
+}
+
 int face_req_new(struct face_req **out, MPI_Request *handle)
 {
     struct face_req *q = free_list;
@@ -26,8 +54,8 @@ int face_req_new(struct face_req **out, MPI_Request *handle)
         *handle = h;
         return MPI_SUCCESS;
     }
-    if (nreqs == 0)
-        nreqs = 1; /* slot 0 is MPI_REQUEST_NULL */
+    if (table_init())
+        return MPI_ERR_NO_MEM;
     if (nreqs >= cap_reqs) {
         int n = cap_reqs ? cap_reqs * 2 : 64;
         struct face_req **t = realloc(reqs, (size_t)n * sizeof *t);
@@ -54,6 +82,8 @@ struct face_req *face_req_get(MPI_Request r)
 
 void face_req_release(MPI_Request r)
 {
+    if (r == REQ_SENT)
+        return;
     struct face_req *q = reqs[r];
     if (q->tmp || q->coll_in || q->coll_op) {
         face_plan_free(q);
@@ -243,6 +273,14 @@ int PMPI_Waitall(int count, MPI_Request rs[], MPI_Status sts[])
     int failed = 0;
     MPI_Comm fcomm = MPI_COMM_WORLD; /* the first failed request's: its handler reports */
     for (int i = 0; i < count; i++) {
+        if (rs[i] == REQ_SENT) { /* wait_simple's outcome for it, sooner */
+            static const bolt_status_t none = {BOLT_ANY_SOURCE, BOLT_ANY_TAG, BOLT_OK, 0};
+            face_status_set(slot(sts, i), &none, 0);
+            rs[i] = MPI_REQUEST_NULL;
+            if (!STATUS_IGNORED(sts))
+                sts[i].MPI_ERROR = MPI_SUCCESS;
+            continue;
+        }
         /* Waiting on one request progresses all of them: order does not matter. */
         struct face_req *q = face_req_get(rs[i]);
         bolt_status_t ns = {0};

@@ -1,6 +1,7 @@
 /* mpi_p2p.c — point-to-point as MPI specifies it: blocking and nonblocking
  * modes, wildcards, MPI_PROC_NULL, probes, counts, persistent requests,
- * cancellation, buffered sends and the wait/test families. */
+ * cancellation, buffered sends, the wait/test families, and small sends
+ * completed by each of them. */
 #include "mtest.h"
 
 #define N 1000
@@ -154,6 +155,57 @@ static void wait_families(void)
     CHECK(out == MPI_UNDEFINED, "waitsome on null requests gave %d", out);
 }
 
+/* Small sends that leave at once (in Bolt all of them share one completed
+ * request, as in Open MPI): many outstanding at once, each completed by
+ * another of the wait and test families, cancelled, freed, its status read
+ * first; every message delivered once, in order. */
+static void sends_left_at_once(void)
+{
+    int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
+    enum { S = 16 };
+    int sb[S], rb[S], flag = 0, idx = -1, out = 0, idxs[S];
+    MPI_Request sr[S], rr[S];
+    MPI_Status st, sts[S];
+    for (int k = 0; k < S; k++) {
+        sb[k] = mt_rank * 1000 + k;
+        rb[k] = -1;
+        CHECK_MPI(MPI_Isend(&sb[k], 1, MPI_INT, right, 70, MPI_COMM_WORLD, &sr[k]));
+        CHECK(sr[k] != MPI_REQUEST_NULL, "Isend %d gave MPI_REQUEST_NULL", k);
+    }
+    /* its status read, the request left as it is */
+    CHECK_MPI(MPI_Request_get_status(sr[0], &flag, &st));
+    CHECK(flag && sr[0] != MPI_REQUEST_NULL, "Request_get_status: flag %d", flag);
+    CHECK_MPI(MPI_Test(&sr[0], &flag, &st));
+    CHECK(flag && sr[0] == MPI_REQUEST_NULL, "Test: flag %d", flag);
+    CHECK_MPI(MPI_Cancel(&sr[1])); /* too late: it is delivered, and reads so */
+    CHECK_MPI(MPI_Wait(&sr[1], &st));
+    CHECK_MPI(MPI_Test_cancelled(&st, &flag));
+    CHECK(!flag && sr[1] == MPI_REQUEST_NULL, "a sent message's Wait after Cancel: cancelled %d", flag);
+    CHECK_MPI(MPI_Request_free(&sr[2]));
+    CHECK(sr[2] == MPI_REQUEST_NULL, "Request_free did not null");
+    CHECK_MPI(MPI_Waitany(S, sr, &idx, &st));
+    CHECK(idx >= 3 && idx < S && sr[idx] == MPI_REQUEST_NULL, "Waitany index %d", idx);
+    CHECK_MPI(MPI_Testany(S, sr, &idx, &flag, &st));
+    CHECK(flag && idx >= 3 && idx < S && sr[idx] == MPI_REQUEST_NULL, "Testany: flag %d index %d", flag, idx);
+    CHECK_MPI(MPI_Waitsome(S, sr, &out, idxs, sts));
+    CHECK(out >= 1 && out <= S - 5, "Waitsome outcount %d", out);
+    for (int i = 0; i < out; i++)
+        CHECK(sr[idxs[i]] == MPI_REQUEST_NULL, "Waitsome left %d live", idxs[i]);
+    CHECK_MPI(MPI_Testsome(S, sr, &out, idxs, sts));
+    CHECK(out == MPI_UNDEFINED || (out >= 0 && out <= S), "Testsome outcount %d", out);
+    for (int i = 0; out != MPI_UNDEFINED && i < out; i++)
+        CHECK(sr[idxs[i]] == MPI_REQUEST_NULL, "Testsome left %d live", idxs[i]);
+    CHECK_MPI(MPI_Waitall(S, sr, sts));
+    for (int k = 0; k < S; k++)
+        CHECK(sr[k] == MPI_REQUEST_NULL && sts[k].MPI_ERROR == MPI_SUCCESS, "Waitall left %d live", k);
+    for (int k = 0; k < S; k++)
+        CHECK_MPI(MPI_Irecv(&rb[k], 1, MPI_INT, left, 70, MPI_COMM_WORLD, &rr[k]));
+    CHECK_MPI(MPI_Waitall(S, rr, sts));
+    for (int k = 0; k < S; k++)
+        CHECK(rb[k] == left * 1000 + k && sts[k].MPI_SOURCE == left, "message %d: %d from %d", k, rb[k],
+              sts[k].MPI_SOURCE);
+}
+
 static void persistent(void)
 {
     int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
@@ -276,6 +328,7 @@ int main(int argc, char **argv)
     proc_null();
     wildcards_and_probes();
     wait_families();
+    sends_left_at_once();
     persistent();
     cancel_and_free();
     sendrecv_replace();

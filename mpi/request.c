@@ -19,6 +19,8 @@ static struct face_req *free_list;
  * wait for, as such a send's own request was (no native request; its wait's
  * status is what bolt_wait gives for none). */
 enum { REQ_SENT = 1, REQ_FIRST };
+/* What bolt_wait gives for no native request: a send's wait that had none. */
+static const bolt_status_t no_native = {BOLT_ANY_SOURCE, BOLT_ANY_TAG, BOLT_OK, 0};
 static struct face_req sent_req = {.live = 1, .kind = FACE_REQ_SEND, .active = 1, .comm = MPI_COMM_WORLD};
 
 static int table_init(void)
@@ -172,7 +174,7 @@ static int wait_simple(MPI_Request *r, struct face_req *q, MPI_Status *st, bolt_
             return 0;
     } else { /* a send that left at once (make_req): what bolt_wait gives for none */
         *nrc = BOLT_OK;
-        *ns = (bolt_status_t){BOLT_ANY_SOURCE, BOLT_ANY_TAG, BOLT_OK, 0};
+        *ns = no_native;
     }
     face_status_set(st, ns, q->peer_base);
     if (q->cancelled && ns->source == BOLT_ANY_SOURCE && !STATUS_IGNORED(st))
@@ -274,8 +276,7 @@ int PMPI_Waitall(int count, MPI_Request rs[], MPI_Status sts[])
     MPI_Comm fcomm = MPI_COMM_WORLD; /* the first failed request's: its handler reports */
     for (int i = 0; i < count; i++) {
         if (rs[i] == REQ_SENT) { /* wait_simple's outcome for it, sooner */
-            static const bolt_status_t none = {BOLT_ANY_SOURCE, BOLT_ANY_TAG, BOLT_OK, 0};
-            face_status_set(slot(sts, i), &none, 0);
+            face_status_set(slot(sts, i), &no_native, 0);
             rs[i] = MPI_REQUEST_NULL;
             if (!STATUS_IGNORED(sts))
                 sts[i].MPI_ERROR = MPI_SUCCESS;

@@ -122,6 +122,13 @@ void coll_sched_copy(struct coll_sched *s, void *dst, const void *src, size_t by
 void coll_sched_round(struct coll_sched *s);
 /* Scratch memory owned by the schedule (NULL and a sticky error when out of memory). */
 void *coll_sched_tmp(struct coll_sched *s, size_t bytes);
+/* Scratch buffers kept between calls (scratch.c): get one of at least
+ * `bytes` (NULL when out of memory), give it back (NULL: nothing); the
+ * bytes kept now; all of them freed (at bolt_finalize). */
+void *coll_scratch_get(size_t bytes);
+void coll_scratch_put(void *p);
+size_t coll_scratch_kept(void);
+void coll_scratch_release_all(void);
 int coll_sched_error(const struct coll_sched *s);
 /* Makes err the schedule's sticky error (the first one stays). */
 void coll_sched_fail(struct coll_sched *s, int err);

@@ -2,7 +2,7 @@
 libbolt_la_SOURCES += \
 	collectives/coll.h \
 	collectives/datatype.c collectives/op.c collectives/reduce_kernels.c \
-	collectives/sched.c collectives/nbc.c collectives/select.c collectives/linkplan.c \
+	collectives/sched.c collectives/scratch.c collectives/nbc.c collectives/select.c collectives/linkplan.c \
 	collectives/api_common.c collectives/api_reduce.c collectives/api_data.c \
 	collectives/allreduce_rd.c collectives/allreduce_ring.c \
 	collectives/allreduce_rabenseifner.c collectives/allreduce_oneshot.c \

@@ -129,7 +129,7 @@ void coll_sched_free(struct coll_sched *s)
     if (s->leak_tmp)
         return; /* the inline scratch memory is in s itself */
     for (int i = 0; i < s->ntmp; i++)
-        free(s->tmp[i]);
+        coll_scratch_put(s->tmp[i]);
     free(s->tmp);
     if (s->steps != s->steps_inline)
         free(s->steps);
@@ -341,9 +341,9 @@ void *coll_sched_tmp(struct coll_sched *s, size_t bytes)
         return p;
     }
     void **t = realloc(s->tmp, (size_t)(s->ntmp + 1) * sizeof *t);
-    void *p = malloc(bytes ? bytes : 1);
+    void *p = coll_scratch_get(bytes);
     if (!t || !p) {
-        free(p);
+        coll_scratch_put(p);
         if (t)
             s->tmp = t;
         s->err = BOLT_ERR_NOMEM;

@@ -229,8 +229,22 @@ static int read_links(void)
     return rc;
 }
 
+#define TEARDOWN_MAX 4
+static void (*teardown_fns[TEARDOWN_MAX])(void);
+static int nteardown;
+
+int bolt_rt_on_teardown(void (*fn)(void))
+{
+    if (nteardown == TEARDOWN_MAX)
+        return BOLT_ERR_NOMEM;
+    teardown_fns[nteardown++] = fn;
+    return BOLT_OK;
+}
+
 static void teardown(void)
 {
+    for (int i = 0; i < nteardown; i++)
+        teardown_fns[i]();
     for (int t = 0; t < bolt_rt.ntls; t++) {
         bolt_rt.tls[t]->finalize(bolt_rt.tlctx[t]);
         bolt_rt.tlctx[t] = NULL; /* a standby finalizing later may still deliver tunnel frames */

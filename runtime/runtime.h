@@ -65,5 +65,8 @@ static inline void bolt_sent_count(int tl, uint64_t msgs, uint64_t bytes)
 
 /* Fills the error message of a request that failed because of its peer. */
 int bolt_peer_error(int world_peer, const char *doing);
+/* fn runs when bolt_finalize tears the runtime down (layers above free what
+ * they keep between calls); up to 4, BOLT_ERR_NOMEM past that. */
+int bolt_rt_on_teardown(void (*fn)(void));
 
 #endif

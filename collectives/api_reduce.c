@@ -175,14 +175,17 @@ static int scan(const void *sbuf, void *rbuf, size_t count, bolt_datatype_t dt, 
     const void *in = sbuf == BOLT_IN_PLACE ? rbuf : sbuf;
     if (!req && (rc = coll_scan_rd_now(comm, in, rbuf, count, dt, op, exclusive, fn)) != COLL_NOT_NOW)
         return rc;
-    struct coll_sched *s = coll_sched_new(comm, fn, "rd", COLL_EXCHANGE | (req == NULL));
+    int linear = coll_scan_use_linear(comm, bytes);
+    int (*algo)(struct coll_sched *, void *, size_t, bolt_datatype_t, bolt_op_t, int, void *) =
+        linear ? coll_scan_linear : coll_scan_rd;
+    struct coll_sched *s = coll_sched_new(comm, fn, linear ? "linear" : "rd", COLL_EXCHANGE | (req == NULL));
     if (s && exclusive) {
         void *partial = coll_sched_tmp(s, bytes);
         coll_sched_copy(s, partial, in, bytes);
-        coll_scan_rd(s, partial, count, dt, op, 1, rbuf);
+        algo(s, partial, count, dt, op, 1, rbuf);
     } else if (s) {
         coll_sched_copy(s, rbuf, in, bytes);
-        coll_scan_rd(s, rbuf, count, dt, op, 0, rbuf);
+        algo(s, rbuf, count, dt, op, 0, rbuf);
     }
     return coll_launch(s, req, fn);
 }

@@ -285,6 +285,11 @@ int coll_alltoallv_pairwise_now(struct bolt_comm *c, const void *in, const size_
                                 const size_t *rdispls, const char *fn);
 int coll_scan_rd(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t dt, bolt_op_t op,
                  int exclusive, void *out);
+/* The same result along a chain, rank r - 1 to r (scan.c); whether a scan
+ * of `bytes` on c goes that way (the same on every rank). */
+int coll_scan_linear(struct coll_sched *s, void *buf, size_t count, bolt_datatype_t dt, bolt_op_t op,
+                     int exclusive, void *out);
+int coll_scan_use_linear(const struct bolt_comm *c, size_t bytes);
 
 /* ---- public entry points (api_*.c) ---- */
 

@@ -524,10 +524,11 @@ const char *bolt_coll_algorithm(const char *op, size_t bytes, bolt_comm_t comm)
         {"scatterv", "linear"},
         {"alltoall", "pairwise"},     {"alltoallv", "pairwise"},
         {"reduce_scatter", "direct"}, {"reduce_scatter_block", "direct"},
-        {"scan", "rd"},               {"exscan", "rd"},
     };
     if (!op || bolt_comm_check(comm, "bolt_coll_algorithm"))
         return NULL;
+    if (strcmp(op, "scan") == 0 || strcmp(op, "exscan") == 0)
+        return coll_scan_use_linear(comm, bytes) ? "linear" : "rd";
     if (strcmp(op, "allgatherv") == 0) { /* blocks of `bytes`: as api_data.c's allgatherv */
         int algo = coll_select(COLL_ALLGATHER, bytes, comm, 1);
         return algo < 0 ? NULL : algo == AG_DIRECT ? "direct" : "ring";

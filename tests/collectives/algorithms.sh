@@ -50,6 +50,10 @@ shm*)
         run 3 "$T/coll_check" choice "barrier:0=linear"
         run 4 "$T/coll_check" choice "barrier:0=linear"
         run 8 "$T/coll_check" choice "barrier:0=linear"
+        # large scans along a chain: n - 1 messages and reductions, not
+        # n log2 n - (n - 1) (no idle core: the work sets the time)
+        run 4 "$T/coll_check" choice "scan:16384=rd,scan:16388=linear,exscan:1048576=linear"
+        run 8 "$T/coll_check" choice "scan:65536=linear"
     fi
     ;;
 esac
@@ -67,7 +71,7 @@ if [ "${cores:-1}" -eq 2 ]; then
 fi
 run 3 "$T/coll_check" choice "bcast:4!=flat,bcast:16777216!=flat"
 # a core per rank: dissemination (log2 n steps, no rank serving the others)
-run 2 "$T/coll_check" choice "barrier:0=dissemination"
+run 2 "$T/coll_check" choice "barrier:0=dissemination,scan:1048576=rd"
 # 2-rank mesh all-reduce folds what it receives into the result as it comes:
 # read piece by piece (above), and landed whole first when the receiver does
 # not read the sender itself (TCP; shm without single-copy)

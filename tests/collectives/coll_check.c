@@ -219,6 +219,8 @@ static void suite_reduce(void)
             check_reduce(counts[c], mt, cmatmul, root, seed++);
         check_scan(counts[c], mt, cmatmul, seed++);
     }
+    /* 80 KB: along the chain where ranks crowd the cores (coll_scan_use_linear) */
+    check_scan(5000, mt, cmatmul, seed++);
     check_reduce_scatter(0, 0, mt, cmatmul, seed++);
     check_reduce_scatter(4, 0, mt, cmatmul, seed++);
     check_reduce_scatter(4, 1 + 1024 / bolt_type_size(mt), mt, cmatmul, seed++);

@@ -35,10 +35,9 @@ static int pairwise_steps(struct coll_sched *s, const char *in, const size_t *sc
     /* Decided by each rank on its own blocks: a round only orders this
      * rank's own waits, so the ranks need not agree. */
     int one_round = 1;
-    for (int i = 0; i < n && one_round; i++)
-        one_round = scounts[i] <= ONE_ROUND_MAX && rcounts[i] <= ONE_ROUND_MAX;
-    if (!one_round && coll_crowded_cores())
-        one_round = 1;
+    if (!coll_crowded_cores())
+        for (int i = 0; i < n && one_round; i++)
+            one_round = scounts[i] <= ONE_ROUND_MAX && rcounts[i] <= ONE_ROUND_MAX;
     for (int k = 1; k < n; k++) {
         int to = (r + k) % n, from = (r - k + n) % n;
         if (k >= ks)

@@ -24,22 +24,7 @@
 #include "collectives/coll.h"
 #include "runtime/config.h"
 #include "runtime/runtime.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SCRATCH_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SCRATCH_ASAN 1
-#endif
-#endif
-#ifdef SCRATCH_ASAN
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
+#include "runtime/sanitizer.h"
 
 /* The header before the data: its size, and a cache line so that the
  * data starts on one (the reduction kernels' vectors). */
@@ -54,7 +39,6 @@ struct kept {
 
 static struct kept kept[SLOTS]; /* most recently released last */
 static int nkept;
-static size_t kept_bytes;
 static int registered;
 
 static size_t cap(void)
@@ -63,22 +47,29 @@ static size_t cap(void)
     return v > 0 ? (size_t)v : 0;
 }
 
-void coll_scratch_release_all(void)
+size_t coll_scratch_kept(void)
 {
-    for (int i = 0; i < nkept; i++) {
-        UNPOISON(kept[i].base, HDR + kept[i].size);
-        free(kept[i].base);
-    }
-    nkept = 0;
-    kept_bytes = 0;
+    size_t n = 0;
+    for (int i = 0; i < nkept; i++)
+        n += kept[i].size;
+    return n;
 }
 
-static void drop(int i)
+/* Takes kept buffer i out of the list (its memory unpoisoned: the caller's now). */
+static unsigned char *take(int i)
 {
-    kept_bytes -= kept[i].size;
+    unsigned char *base = kept[i].base;
+    BOLT_UNPOISON(base, HDR + kept[i].size);
     for (int j = i; j + 1 < nkept; j++)
         kept[j] = kept[j + 1];
     nkept--;
+    return base;
+}
+
+void coll_scratch_release_all(void)
+{
+    while (nkept)
+        free(take(0));
 }
 
 void *coll_scratch_get(size_t bytes)
@@ -87,12 +78,8 @@ void *coll_scratch_get(size_t bytes)
     for (int i = 0; i < nkept; i++)
         if (kept[i].size >= bytes && (best < 0 || kept[i].size < kept[best].size))
             best = i;
-    if (best >= 0) {
-        unsigned char *base = kept[best].base;
-        UNPOISON(base, HDR + kept[best].size);
-        drop(best);
-        return base + HDR;
-    }
+    if (best >= 0)
+        return take(best) + HDR;
     size_t size = bytes > ROUND ? (bytes + ROUND - 1) / ROUND * ROUND : bytes;
     if (size < bytes || size > SIZE_MAX - HDR)
         return NULL;
@@ -113,21 +100,12 @@ void coll_scratch_put(void *p)
         free(base);
         return;
     }
-    while (nkept && (nkept == SLOTS || kept_bytes + size > limit)) {
-        UNPOISON(kept[0].base, HDR + kept[0].size);
-        free(kept[0].base); /* the least recently released */
-        drop(0);
-    }
+    while (nkept && (nkept == SLOTS || coll_scratch_kept() + size > limit))
+        free(take(0)); /* the least recently released */
     if (!registered)
         registered = bolt_rt_on_teardown(coll_scratch_release_all) == BOLT_OK;
     kept[nkept].base = base;
     kept[nkept].size = size;
     nkept++;
-    kept_bytes += size;
-    POISON(base, HDR + size);
-}
-
-size_t coll_scratch_kept(void)
-{
-    return kept_bytes;
+    BOLT_POISON(base, HDR + size);
 }

@@ -43,7 +43,7 @@ libbolt_la_SOURCES += \
 	runtime/wire.h \
 	runtime/bootstrap.c runtime/bootstrap.h \
 	runtime/runtime.h \
-	runtime/request.c runtime/request.h runtime/memzero.h runtime/memcopy.h \
+	runtime/request.c runtime/request.h runtime/memzero.h runtime/memcopy.h runtime/sanitizer.h \
 	runtime/match.c runtime/match.h \
 	runtime/comm.c runtime/comm.h \
 	runtime/proto.c runtime/proto.h runtime/proto_internal.h \

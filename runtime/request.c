@@ -5,6 +5,7 @@
 #include "runtime/comm.h"
 #include "runtime/memzero.h"
 #include "runtime/request.h"
+#include "runtime/sanitizer.h"
 
 /* id = generation << 32 | (slot + 1): a slot reused for a new request gets a
  * new generation, so a late frame naming the old id finds nothing. */
@@ -20,14 +21,9 @@ static uint32_t nslots, free_head = UINT32_MAX;
 /* Released requests kept for reuse: a blocking send or receive then costs no
  * trip through malloc. (Not under AddressSanitizer, which should see every
  * request freed.) */
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef BOLT_ASAN
 #define REQ_CACHE_MAX 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REQ_CACHE_MAX 0
-#endif
-#endif
-#ifndef REQ_CACHE_MAX
+#else
 #define REQ_CACHE_MAX 64
 #endif
 static struct bolt_request *req_cache; /* linked through ->next */

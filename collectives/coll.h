@@ -52,7 +52,9 @@ struct coll_sched;
  * COLL_BLOCKING: it will be run by coll_sched_run (coll_launch without a
  * request), so its steps run as they are added; COLL_EXCHANGE: every rank
  * receives (and reduces) about as much as it sends, so its large sends ask
- * the transport for a copy by the receiver alone (BOLT_PROTO_SENDER_BUSY). */
+ * the transport for a copy by the receiver alone (BOLT_PROTO_SENDER_BUSY);
+ * COLL_FAN_OUT (with COLL_BLOCKING): a rank sends to several at once and only
+ * waits, so each receiver copies its own (BOLT_PROTO_FAN_OUT). */
 /* Messages of a blocking collective without a schedule or a request (see
  * coll_bcast_binomial_now). The tag the next schedule on comm would take
  * (the collective takes it for good with comm->coll_seq++). Send: 1 when the
@@ -89,6 +91,7 @@ static inline size_t coll_blk_off(const size_t *displs, size_t bytes, int i)
 
 #define COLL_BLOCKING 0x1
 #define COLL_EXCHANGE 0x2
+#define COLL_FAN_OUT 0x4
 struct coll_sched *coll_sched_new(struct bolt_comm *comm, const char *fn, const char *algo,
                                   int flags);
 /* A schedule for the rest of a collective begun without one (the *_now

@@ -157,7 +157,7 @@ int coll_scatterv_linear_now(struct bolt_comm *c, const void *vin, const size_t 
     }
     if (k == n)
         return BOLT_OK;
-    if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
+    if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING | (n - k > 1 ? COLL_FAN_OUT : 0), tag)))
         scatterv_sends(s, k, in, counts, displs, bytes);
     return coll_launch(s, NULL, fn);
 }

@@ -522,7 +522,8 @@ int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bo
     req->bytes = bytes;
     req->sync = sync;
     req->hints = (flags & BOLT_PROTO_SENDER_BUSY ? BOLT_TL_HINT_SENDER_BUSY : 0) |
-                 (flags & BOLT_PROTO_WAITS ? BOLT_TL_HINT_SENDER_WAITS : 0);
+                 (flags & BOLT_PROTO_WAITS ? BOLT_TL_HINT_SENDER_WAITS : 0) |
+                 (flags & BOLT_PROTO_FAN_OUT ? BOLT_TL_HINT_FAN_OUT : 0);
     *out = req;
 
     int wp = req->world_peer, rc;

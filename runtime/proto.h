@@ -42,10 +42,13 @@ int bolt_proto_recv_now(void *buf, size_t bytes, int source, int tag, const stru
 /* flags: BOLT_PROTO_SYNC (complete when matched: MPI_Ssend),
  * BOLT_PROTO_SENDER_BUSY (this rank copies as much meanwhile: see
  * BOLT_TL_HINT_SENDER_BUSY), BOLT_PROTO_WAITS (the caller waits for it at
- * once, in the library: BOLT_TL_HINT_SENDER_WAITS). */
+ * once, in the library: BOLT_TL_HINT_SENDER_WAITS), BOLT_PROTO_FAN_OUT (one
+ * of several sends to different ranks started at once, then only waited for:
+ * BOLT_TL_HINT_FAN_OUT). */
 #define BOLT_PROTO_SYNC 0x1u
 #define BOLT_PROTO_SENDER_BUSY 0x2u
 #define BOLT_PROTO_WAITS 0x4u
+#define BOLT_PROTO_FAN_OUT 0x8u
 int bolt_proto_isend(const void *buf, size_t bytes, int dest, int tag, struct bolt_comm *comm,
                      uint32_t ctx, unsigned flags, struct bolt_request **out);
 int bolt_proto_irecv(void *buf, size_t bytes, int source, int tag, struct bolt_comm *comm,

@@ -46,6 +46,11 @@ struct bolt_tl_send {
  * it may be asked to do part of the copy (split copies). Without it a send
  * must complete without the sender's help (an isend, then computation). */
 #define BOLT_TL_HINT_SENDER_WAITS 0x4u
+/* One of several sends the sender starts at once to different peers and then
+ * only waits for (a scatter's root): each receiver copying its own message,
+ * all in parallel, beats the sender copying them in turn, whole or in part
+ * (shm: single-copy even on a crowded host, never split). */
+#define BOLT_TL_HINT_FAN_OUT 0x8u
 
 /* Runtime callbacks a transport calls for incoming traffic. */
 struct bolt_tl_upcalls {

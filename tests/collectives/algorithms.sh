@@ -54,6 +54,10 @@ shm*)
         # n log2 n - (n - 1) (no idle core: the work sets the time)
         run 4 "$T/coll_check" choice "scan:16384=rd,scan:16388=linear,exscan:1048576=linear"
         run 8 "$T/coll_check" choice "scan:65536=linear"
+        # gather and scatter straight to and from the root (no forwarder
+        # waits for a core), the tree where each rank has one
+        run 4 "$T/coll_check" choice "gather:4=linear,scatter:262144=linear"
+        run 2 "$T/coll_check" choice "gather:4=binomial,scatter:262144=binomial"
     fi
     ;;
 esac

@@ -717,6 +717,8 @@ static int child_put(int rank, int size, void *arg)
         CHILD_CHECK(!T->put_ok(e.ctx, 1, n, waits | BOLT_TL_HINT_SENDER_BUSY),
                     "offered by a busy sender");
         CHILD_CHECK(!T->put_ok(e.ctx, 1, n, 0), "offered by a sender that does not wait for it");
+        CHILD_CHECK(!T->put_ok(e.ctx, 1, n, waits | BOLT_TL_HINT_FAN_OUT),
+                    "offered to a fan-out (its receivers copy in parallel)");
         CHILD_CHECK(!T->put_ok(e.ctx, 1, 16 * 1024, waits), "offered below BOLT_SHM_SPLIT_MIN");
         unsigned char *buf = make_payload(6, n);
         rc = T->put(e.ctx, 1, buf + 4096, addr + 4096, n - 4096);
@@ -921,7 +923,7 @@ END_TEST
 struct large_arg {
     const char *cma;  /* BOLT_SHM_CMA */
     int expect_cma;   /* 1: some must go single-copy, 0: none */
-    int expect_pipe;  /* 1: some must be staged (16 MiB under auto), 0: none */
+    int expect_pipe;  /* 1: some must be staged (16 MiB under auto), 2: that one alone, 0: none */
     unsigned hints;   /* of the DATA frames */
 };
 
@@ -972,9 +974,13 @@ static int child_large(int rank, int size, void *argp)
         }
         CHILD_CHECK((e.ctx->peers[1].cma == 1) == a->expect_cma,
                     "single-copy %d, expected %d", e.ctx->peers[1].cma, a->expect_cma);
-        CHILD_CHECK((e.ctx->peers[1].chunks_put > 0) == a->expect_pipe,
+        CHILD_CHECK((e.ctx->peers[1].chunks_put > 0) == (a->expect_pipe > 0),
                     "%llu chunks staged, expected %s", (unsigned long long)e.ctx->peers[1].chunks_put,
                     a->expect_pipe ? "some" : "none");
+        const uint64_t C = e.ctx->seg->chunk_bytes, largest = (16 * MiB + C - 1) / C;
+        CHILD_CHECK(a->expect_pipe != 2 || e.ctx->peers[1].chunks_put == largest,
+                    "%llu chunks staged, expected the 16 MiB message's %llu alone",
+                    (unsigned long long)e.ctx->peers[1].chunks_put, (unsigned long long)largest);
     } else if (rank == 1) {
         int all = 0;
         PROGRESS_UNTIL(&e, (all = e.rt.n == per, ({ for (int i = 0; all && i < e.rt.n; i++) all &= e.rt.f[i].done; all; })), 60);
@@ -1025,6 +1031,19 @@ START_TEST(test_large_auto_busy_sender_crowded_staged)
     if (cores < 1 || cores + 1 > 8)
         return; /* a host too large to crowd in a test */
     struct large_arg a = {"auto", have_cma(), 1, BOLT_TL_HINT_SENDER_BUSY};
+    ck_assert_int_eq(run_ranks((int)cores + 1, child_large, &a), 0);
+}
+END_TEST
+
+/* A fan-out (a scatter's root, waiting while its receivers copy) has them
+ * read single-copy up to BOLT_SHM_CMA_MAX even where ranks crowd the cores:
+ * their copies run in parallel, the sender's would run in turn. */
+START_TEST(test_large_auto_fan_out_crowded_single_copy)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1 || cores + 1 > 8 || !have_cma())
+        return; /* a host too large to crowd in a test, or no single-copy reads */
+    struct large_arg a = {"auto", 1, 2, BOLT_TL_HINT_FAN_OUT | BOLT_TL_HINT_SENDER_WAITS};
     ck_assert_int_eq(run_ranks((int)cores + 1, child_large, &a), 0);
 }
 END_TEST
@@ -1447,6 +1466,7 @@ int main(void)
     tcase_add_test(tc, test_large_auto_single_copy_up_to_max);
     tcase_add_test(tc, test_large_auto_busy_sender_single_copy);
     tcase_add_test(tc, test_large_auto_busy_sender_crowded_staged);
+    tcase_add_test(tc, test_large_auto_fan_out_crowded_single_copy);
     tcase_add_test(tc, test_large_no_read_hint_is_staged);
     tcase_add_test(tc, test_cma_unsupported);
     tcase_add_test(tc, test_cma_movev_moves_every_piece);

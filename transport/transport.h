@@ -49,7 +49,8 @@ struct bolt_tl_send {
 /* One of several sends the sender starts at once to different peers and then
  * only waits for (a scatter's root): each receiver copying its own message,
  * all in parallel, beats the sender copying them in turn, whole or in part
- * (shm: single-copy even on a crowded host, never split). */
+ * (shm, with more ranks than cores: single-copy up to BOLT_SHM_CMA_MAX, never
+ * split; with a core each, as without the hint: not measured there). */
 #define BOLT_TL_HINT_FAN_OUT 0x8u
 
 /* Runtime callbacks a transport calls for incoming traffic. */

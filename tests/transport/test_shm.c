@@ -717,8 +717,8 @@ static int child_put(int rank, int size, void *arg)
         CHILD_CHECK(!T->put_ok(e.ctx, 1, n, waits | BOLT_TL_HINT_SENDER_BUSY),
                     "offered by a busy sender");
         CHILD_CHECK(!T->put_ok(e.ctx, 1, n, 0), "offered by a sender that does not wait for it");
-        CHILD_CHECK(!T->put_ok(e.ctx, 1, n, waits | BOLT_TL_HINT_FAN_OUT),
-                    "offered to a fan-out (its receivers copy in parallel)");
+        CHILD_CHECK(T->put_ok(e.ctx, 1, n, waits | BOLT_TL_HINT_FAN_OUT) == (ok && !e.ctx->crowded),
+                    "a fan-out: offered where ranks crowd the cores, or not where each has one");
         CHILD_CHECK(!T->put_ok(e.ctx, 1, 16 * 1024, waits), "offered below BOLT_SHM_SPLIT_MIN");
         unsigned char *buf = make_payload(6, n);
         rc = T->put(e.ctx, 1, buf + 4096, addr + 4096, n - 4096);
@@ -949,6 +949,9 @@ static int child_large(int rank, int size, void *argp)
         while (strcmp(a->cma, "0") != 0 && !shm_peer_cma(e.ctx, &e.ctx->peers[1]) &&
                e.ctx->peers[1].cma == 0 && now() < until)
             usleep(1000);
+        if (a->hints & BOLT_TL_HINT_FAN_OUT)
+            CHILD_CHECK(!e.ctx->crowded || !T->put_ok(e.ctx, 1, MiB, a->hints),
+                        "a fan-out split where ranks crowd the cores");
         int k = 0;
         for (int i = 0; i < NS; i++) {
             p[k] = make_payload((uint64_t)k, 100);
@@ -1036,8 +1039,9 @@ START_TEST(test_large_auto_busy_sender_crowded_staged)
 END_TEST
 
 /* A fan-out (a scatter's root, waiting while its receivers copy) has them
- * read single-copy up to BOLT_SHM_CMA_MAX even where ranks crowd the cores:
- * their copies run in parallel, the sender's would run in turn. */
+ * read single-copy up to BOLT_SHM_CMA_MAX even where ranks crowd the cores,
+ * and is never split there: their copies run in parallel, the sender's would
+ * run in turn. */
 START_TEST(test_large_auto_fan_out_crowded_single_copy)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

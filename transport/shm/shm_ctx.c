@@ -398,8 +398,9 @@ static int shm_get_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hi
  * beat one whole (2 ranks / 2 cores, 1 MiB: 17 against 49 us in a bare
  * process_vm_readv/writev loop). Only for a sender waiting in the library
  * (a receiver must not wait for an isend's sender to come back from its
- * computation), and not for a busy one (its core is taken) nor a fan-out
- * (its receivers copy in parallel, it would write to them in turn).
+ * computation), and not for a busy one (its core is taken), nor for a
+ * fan-out on a crowded host (its receivers copy in parallel, it would write
+ * to them in turn).
  * On a crowded host too, from twice the size: one copy per byte as
  * single-copy, and whichever side has a core moves more pieces (4 ranks on 2
  * cores, MPI_Bcast of 128 KiB 21-26 us split against 24-43 unsplit, 512 KiB
@@ -412,7 +413,8 @@ static int shm_put_ok(struct bolt_tl_ctx *ctx, int peer, size_t len, unsigned hi
         return 0;
     uint64_t min = ctx->crowded ? 2 * ctx->split_min : ctx->split_min;
     if (!ctx->split_min || len < min || !(hints & BOLT_TL_HINT_SENDER_WAITS) ||
-        (hints & (BOLT_TL_HINT_SENDER_BUSY | BOLT_TL_HINT_NO_READ | BOLT_TL_HINT_FAN_OUT)) || !p->can_write)
+        (hints & (BOLT_TL_HINT_SENDER_BUSY | BOLT_TL_HINT_NO_READ)) || !p->can_write ||
+        (ctx->crowded && (hints & BOLT_TL_HINT_FAN_OUT)))
         return 0;
     return shm_peer_cma(ctx, p);
 }

@@ -72,15 +72,17 @@ int shm_xfer_use_cma(struct bolt_tl_ctx *ctx, struct shm_peer *p, uint64_t len, 
      * pipeline): all-reduce 256 KiB 146 / 115, 4 MiB 2369 / 1526; scan 1 MiB
      * 596 / 384; reduce-scatter 4 MiB 1125 / 901; all-gather 4 MiB 3846 /
      * 3178; all-to-all 64 KiB 64 / 57, 1 MiB 597 / 612.
-     * Not for a fan-out up to cma_max (a scatter's root, idle while its
-     * receivers copy): the receivers' copies run in parallel, the root's
-     * would run in turn (4 ranks on 2 cores, MPI_Scatter of 256 KiB after a
-     * barrier 37-42 us single-copy, 49-52 staged, 60-66 split). */
+     * But a fan-out up to cma_max (a scatter's root, idle while its
+     * receivers copy) is read single-copy there too: the receivers' copies
+     * run in parallel, the root's would run in turn (4 ranks on 2 cores,
+     * MPI_Scatter of 256 KiB after a barrier 37-42 us single-copy, 49-52
+     * staged, 60-66 split; from 4 MiB staged is as fast or faster). */
     int busy = (hints & BOLT_TL_HINT_SENDER_BUSY) != 0;
     int fan_out = (hints & BOLT_TL_HINT_FAN_OUT) != 0;
     if (ctx->cma_mode == 0 || (hints & BOLT_TL_HINT_NO_READ))
         return 0;
-    if (ctx->cma_mode < 0 && (fan_out ? len > ctx->cma_max : ctx->crowded || (len > ctx->cma_max && !busy)))
+    if (ctx->cma_mode < 0 &&
+        (ctx->crowded ? !fan_out || len > ctx->cma_max : len > ctx->cma_max && !busy))
         return 0;
     return shm_peer_cma(ctx, p); /* not known yet: stage this one */
 }

@@ -106,7 +106,7 @@ static int gather(const void *sendbuf, void *recvbuf, size_t count, bolt_datatyp
     /* ranks crowding the cores: every block straight to the root, so that
      * nothing waits for a forwarder to get a core (4 ranks on 2 cores, 4 B:
      * 3 us against 3-12 by the tree; 8 ranks 6-13 against 19-25) */
-    if (!req && coll_crowded_cores())
+    if (!req && coll_rooted_use_linear())
         return coll_gatherv_linear_now(comm, in, bytes, recvbuf, NULL, NULL, root, fn);
     if (!req && (rc = coll_gather_binomial_now(comm, in, recvbuf, bytes, root, fn)) != COLL_NOT_NOW)
         return rc;
@@ -202,7 +202,7 @@ static int scatter(const void *sendbuf, void *recvbuf, size_t count, bolt_dataty
     /* ranks crowding the cores: every block straight from the root, as the
      * gather (4 ranks on 2 cores, 4-64 B: 0.22-0.34 us linear against
      * 1.9-2.7 by the tree, whose forwarders each wait for a core) */
-    if (!req && coll_crowded_cores())
+    if (!req && coll_rooted_use_linear())
         return coll_scatterv_linear_now(comm, sendbuf, NULL, NULL, out, bytes, root, fn);
     if (!req && (rc = coll_scatter_binomial_now(comm, sendbuf, out, bytes, root, fn)) != COLL_NOT_NOW)
         return rc;

@@ -181,6 +181,11 @@ int coll_tree_near_first(void);
 /* Cores shared by more ranks than there are, in a job on one host; else 0
  * (select.c). */
 int coll_crowded_cores(void);
+/* Whether a blocking gather(v) or scatter(v) goes linearly (every block
+ * straight to or from the root) rather than by tree: where ranks crowd the
+ * cores, so that no forwarder waits for a core (api_data.c; reported by
+ * bolt_coll_algorithm). */
+int coll_rooted_use_linear(void);
 /* This rank's share of the cache (BOLT_COLL_CACHE per core, shared by
  * ranks crowding a core): what an algorithm may hold whole and still reduce
  * from the cache. Alike on every rank of a job. */

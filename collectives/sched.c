@@ -119,7 +119,7 @@ struct coll_sched *coll_sched_resume(struct bolt_comm *comm, const char *fn, con
     s->send_flags = flags & COLL_EXCHANGE    ? BOLT_PROTO_SENDER_BUSY
                     : flags & COLL_BLOCKING  ? BOLT_PROTO_WAITS
                                              : BOLT_PROTO_SENDER_BUSY;
-    if ((flags & (COLL_FAN_OUT | COLL_BLOCKING)) == (COLL_FAN_OUT | COLL_BLOCKING))
+    if ((flags & COLL_FAN_OUT) && (flags & COLL_BLOCKING))
         s->send_flags |= BOLT_PROTO_FAN_OUT;
     return s;
 }

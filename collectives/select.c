@@ -198,6 +198,11 @@ int coll_crowded_cores(void)
     return bolt_rt.host_cores;
 }
 
+int coll_rooted_use_linear(void)
+{
+    return coll_crowded_cores() > 0;
+}
+
 /* How many of x transfers (or ranks' copies) run side by side on the cores
  * crowded ranks share. */
 static double side_by_side(int x, int cores)
@@ -529,8 +534,8 @@ const char *bolt_coll_algorithm(const char *op, size_t bytes, bolt_comm_t comm)
         return NULL;
     if (strcmp(op, "scan") == 0 || strcmp(op, "exscan") == 0)
         return coll_scan_use_linear(comm, bytes) ? "linear" : "rd";
-    if ((strcmp(op, "gather") == 0 || strcmp(op, "scatter") == 0) && coll_crowded_cores())
-        return "linear"; /* api_data.c: every block straight to or from the root */
+    if ((strcmp(op, "gather") == 0 || strcmp(op, "scatter") == 0) && coll_rooted_use_linear())
+        return "linear";
     if (strcmp(op, "allgatherv") == 0) { /* blocks of `bytes`: as api_data.c's allgatherv */
         int algo = coll_select(COLL_ALLGATHER, bytes, comm, 1);
         return algo < 0 ? NULL : algo == AG_DIRECT ? "direct" : "ring";

@@ -1,4 +1,7 @@
 # tests/: Check unit tests per layer, and integration tests through boltrun.
+# Every test runs under a wall-clock limit (tests/limit.sh, BOLT_TEST_LIMIT).
+LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/limit.sh
+EXTRA_DIST += tests/limit.sh
 include tests/runtime/local.mk
 include tests/transport/local.mk
 include tests/launcher/local.mk

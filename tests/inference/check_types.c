@@ -114,9 +114,9 @@ START_TEST(dot_equals_the_dequantized_dot)
         d->from_float(y, qy, n);
         t->vec_dot(n, &got, qx, qy);
         t->vec_dot_scalar(n, &scal, qx, qy);
-        ck_assert_msg(fabs(got - w) <= 2e-5 * m + 1e-6, "%s (%s) n=%d: dot %.9g, dequantized %.9g", t->name, t->simd, n, got, w);
-        ck_assert_msg(fabs(scal - w) <= 2e-5 * m + 1e-6, "%s scalar n=%d: dot %.9g, dequantized %.9g", t->name, n, scal, w);
-        ck_assert_msg(fabs(got - scal) <= 1e-5 * m + 1e-6, "%s: %s %.9g against scalar %.9g", t->name, t->simd, got, scal);
+        BOLT_CHECK_EACH(fabs(got - w) <= 2e-5 * m + 1e-6, "%s (%s) n=%d: dot %.9g, dequantized %.9g", t->name, t->simd, n, got, w);
+        BOLT_CHECK_EACH(fabs(scal - w) <= 2e-5 * m + 1e-6, "%s scalar n=%d: dot %.9g, dequantized %.9g", t->name, n, scal, w);
+        BOLT_CHECK_EACH(fabs(got - scal) <= 1e-5 * m + 1e-6, "%s: %s %.9g against scalar %.9g", t->name, t->simd, got, scal);
     }
     (void)want;
     (void)mag;
@@ -170,14 +170,14 @@ static void mm_case_check(const mm_case_t *c, const float *x, int n, int with_bi
                               d->id == GGML_F32 ? (const void *)(x + (size_t)k * MM_LDX) : qx);
             want += with_bias ? c->bias[r] : 0;
             const float got = c->y[(size_t)k * c->ldy + r];
-            ck_assert_msg(fabsf(got - want) <= 1e-5f * (fabsf(want) + 30), "%s (%s%s) n=%d token %d row %d: %.9g, scalar %.9g",
-                          t->name, t->simd, t->gemm && n >= 4 ? ", batch kernel" : "", n, k, r, got, want);
+            BOLT_CHECK_EACH(fabsf(got - want) <= 1e-5f * (fabsf(want) + 30), "%s (%s%s) n=%d token %d row %d: %.9g, scalar %.9g",
+                            t->name, t->simd, t->gemm && n >= 4 ? ", batch kernel" : "", n, k, r, got, want);
         }
         for (int r = c->rows; r < c->ldy; r++)
-            ck_assert_msg(c->y[(size_t)k * c->ldy + r] == -12345, "%s n=%d: wrote past the rows", t->name, n);
+            BOLT_CHECK_EACH(c->y[(size_t)k * c->ldy + r] == -12345, "%s n=%d: wrote past the rows", t->name, n);
     }
     for (int k = n; k < MM_MAXN; k++)
-        ck_assert_msg(c->y[(size_t)k * c->ldy] == -12345, "%s n=%d: wrote past the tokens", t->name, n);
+        BOLT_CHECK_EACH(c->y[(size_t)k * c->ldy] == -12345, "%s n=%d: wrote past the tokens", t->name, n);
     free(qx);
 }
 
@@ -217,8 +217,8 @@ START_TEST(float_dots_read_any_alignment_and_no_further)
             float got, want;
             t->vec_dot(n, &got, x, y);
             t->vec_dot_scalar(n, &want, x, y);
-            ck_assert_msg(fabsf(got - want) <= 1e-5 * mag * 3 + 1e-6, "%s (%s) n=%d at %u bytes past 64: %.9g, scalar %.9g",
-                          t->name, t->simd, n, (unsigned)((uintptr_t)x % 64), got, want);
+            BOLT_CHECK_EACH(fabsf(got - want) <= 1e-5 * mag * 3 + 1e-6, "%s (%s) n=%d at %u bytes past 64: %.9g, scalar %.9g",
+                            t->name, t->simd, n, (unsigned)((uintptr_t)x % 64), got, want);
         }
     munmap(m, 4 * page);
 }
@@ -271,10 +271,10 @@ START_TEST(four_row_products_equal_four_dots)
                         double mag = 0;
                         for (int i = 0; i < n; i++)
                             mag += fabs((double)xd[i] * yd[i]);
-                        ck_assert_msg(fabs(got[k] - want) <= 1e-6 * mag + 1e-6,
-                                      "%s (%s) n=%d, rows %d + k * %d (%zu bytes apart, start %u bytes into a line): "
-                                      "k=%d gave %.9g, the dot product %.9g", t->name, t->simd, n, r0, stride, str,
-                                      (unsigned)((uintptr_t)x % 64), k, got[k], want);
+                        BOLT_CHECK_EACH(fabs(got[k] - want) <= 1e-6 * mag + 1e-6,
+                                        "%s (%s) n=%d, rows %d + k * %d (%zu bytes apart, start %u bytes into a line): "
+                                        "k=%d gave %.9g, the dot product %.9g", t->name, t->simd, n, r0, stride, str,
+                                        (unsigned)((uintptr_t)x % 64), k, got[k], want);
                     }
                 }
     }
@@ -305,14 +305,14 @@ START_TEST(activations_quantize_as_the_reference)
             p->from_float(x, qp, n);
             q->from_float(x, ref, n);
             for (size_t k = inf_row_bytes(p, n); k < sizeof qp; k++)
-                ck_assert_msg(qp[k] == 0xa5, "Q8_0P (%s) n=%d wrote byte %zu, past its row", p->simd, n, k);
+                BOLT_CHECK_EACH(qp[k] == 0xa5, "Q8_0P (%s) n=%d wrote byte %zu, past its row", p->simd, n, k);
             for (int b = 0; b < n / 32; b++) {
                 const float d = inf_q8_0p_d(qp, b, n / 32), want = inf_f16_to_f32(ref[b].d);
-                ck_assert_msg(d == want, "Q8_0P (%s) n=%d block %d: scale %.9g, Q8_0's %.9g", p->simd, n, b, d, want);
+                BOLT_CHECK_EACH(d == want, "Q8_0P (%s) n=%d block %d: scale %.9g, Q8_0's %.9g", p->simd, n, b, d, want);
                 for (int l = 0; l < 32; l++)
-                    ck_assert_msg(qp[inf_q8_0p_q_at(b) + l] - 128 == ref[b].qs[l],
-                                  "Q8_0P (%s) n=%d block %d [%d]: %d, Q8_0's %d (x %.9g)", p->simd, n, b, l,
-                                  qp[inf_q8_0p_q_at(b) + l] - 128, ref[b].qs[l], x[32 * b + l]);
+                    BOLT_CHECK_EACH(qp[inf_q8_0p_q_at(b) + l] - 128 == ref[b].qs[l],
+                                    "Q8_0P (%s) n=%d block %d [%d]: %d, Q8_0's %d (x %.9g)", p->simd, n, b, l,
+                                    qp[inf_q8_0p_q_at(b) + l] - 128, ref[b].qs[l], x[32 * b + l]);
             }
         }
     }
@@ -364,13 +364,14 @@ START_TEST(k_activations_quantize_as_specified)
         t->from_float(x, got, 256 * BLOCKS);
         for (int b = 0; b < BLOCKS; b++) {
             q8_k_plain(x + 256 * b, &want);
-            ck_assert_msg(got[b].d == want.d, "Q8_K (%s) block %d: scale %.9g, %.9g specified", t->simd, b,
-                          (double)got[b].d, (double)want.d);
+            BOLT_CHECK_EACH(got[b].d == want.d, "Q8_K (%s) block %d: scale %.9g, %.9g specified", t->simd, b,
+                            (double)got[b].d, (double)want.d);
             for (int j = 0; j < 256; j++)
-                ck_assert_msg(got[b].qs[j] == want.qs[j], "Q8_K (%s) block %d [%d]: %d, %d specified (x %.9g)", t->simd,
-                              b, j, got[b].qs[j], want.qs[j], (double)x[256 * b + j]);
+                BOLT_CHECK_EACH(got[b].qs[j] == want.qs[j], "Q8_K (%s) block %d [%d]: %d, %d specified (x %.9g)", t->simd,
+                                b, j, got[b].qs[j], want.qs[j], (double)x[256 * b + j]);
             for (int j = 0; j < 16; j++)
-                ck_assert_int_eq(got[b].bsums[j], want.bsums[j]);
+                BOLT_CHECK_EACH(got[b].bsums[j] == want.bsums[j], "Q8_K (%s) block %d: bsums[%d] %d, %d specified",
+                                t->simd, b, j, got[b].bsums[j], want.bsums[j]);
         }
     }
 }
@@ -505,14 +506,14 @@ START_TEST(matmul_makes_its_input_as_the_passes_it_replaces)
             for (int i = 0; i < 2; i++)
                 for (int r = 0; r < c[i].ldy * n; r++)
                     if (r % c[i].ldy < c[i].rows)
-                        ck_assert_msg(c[i].y[r] == want[i][r],
-                                      "%s (%s), %s, %d threads, n=%d: token %d row %d: %.9g, %.9g from the plain passes",
-                                      c[i].t->name, c[i].t->simd, k == 2 ? "swiglu" : k ? "norm" : "norm of x + add",
-                                      threads, n, r / c[i].ldy, r % c[i].ldy, (double)c[i].y[r], (double)want[i][r]);
+                        BOLT_CHECK_EACH(c[i].y[r] == want[i][r],
+                                        "%s (%s), %s, %d threads, n=%d: token %d row %d: %.9g, %.9g from the plain passes",
+                                        c[i].t->name, c[i].t->simd, k == 2 ? "swiglu" : k ? "norm" : "norm of x + add",
+                                        threads, n, r / c[i].ldy, r % c[i].ldy, (double)c[i].y[r], (double)want[i][r]);
             for (size_t i = 0; i < all; i++) {
                 const int stored = ins[k].sum && i < (size_t)n * MM_LDX && i % MM_LDX < MM_COLS;
-                ck_assert_msg(sum[i] == (stored ? want_sum[i] : -12345), "n=%d, %d threads: the stream's [%zu] is %.9g",
-                              n, threads, i, (double)sum[i]);
+                BOLT_CHECK_EACH(sum[i] == (stored ? want_sum[i] : -12345), "n=%d, %d threads: the stream's [%zu] is %.9g",
+                                n, threads, i, (double)sum[i]);
             }
         }
     inf_pool_destroy(pool);
@@ -559,10 +560,10 @@ START_TEST(swiglu_kernels_equal_the_reference)
             inf_swiglu.run(got, x, u, n);
             inf_swiglu_scalar.run(want, x, u, n);
             for (int i = 0; i < n; i++)
-                ck_assert_msg(fabsf(got[i] - want[i]) <= 4 * FLT_EPSILON * fabsf(want[i]) + 1e-30f,
-                              "swiglu %s, %d values: [%d] silu(%.9g) * %.9g = %.9g, reference %.9g", inf_swiglu.simd, n,
-                              i, (double)x[i], (double)u[i], (double)got[i], (double)want[i]);
-            ck_assert_msg(got[n] == 12345.0f, "swiglu %s, %d values: wrote past the end", inf_swiglu.simd, n);
+                BOLT_CHECK_EACH(fabsf(got[i] - want[i]) <= 4 * FLT_EPSILON * fabsf(want[i]) + 1e-30f,
+                                "swiglu %s, %d values: [%d] silu(%.9g) * %.9g = %.9g, reference %.9g", inf_swiglu.simd, n,
+                                i, (double)x[i], (double)u[i], (double)got[i], (double)want[i]);
+            BOLT_CHECK_EACH(got[n] == 12345.0f, "swiglu %s, %d values: wrote past the end", inf_swiglu.simd, n);
         }
         const float odd[] = {NAN, 1e30f, -1e30f};
         const float ones[] = {1, 1, 1};

@@ -16,14 +16,16 @@ passes=0
 run() {
     np=$1; shift
     for tl in $TRANSPORTS_UNDER_TEST; do
+        t0=$(date +%s)
         out=$(BOLT_TRANSPORTS=$tl "$BOLTRUN" --timeout 180 -np "$np" "$@" 2>&1)
         rc=$?
+        took="$(( $(date +%s) - t0 )) s"
         if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q ' ok'; then
-            echo "FAIL: BOLT_TRANSPORTS=$tl boltrun -np $np $* (exit $rc)"
+            echo "FAIL: BOLT_TRANSPORTS=$tl boltrun -np $np $* (exit $rc, $took)"
             printf '%s\n' "$out" | tail -n 30
             fails=$((fails + 1))
         else
-            echo "pass: BOLT_TRANSPORTS=$tl boltrun -np $np $*: $(printf '%s\n' "$out" | grep ' ok' | head -n 1)"
+            echo "pass: BOLT_TRANSPORTS=$tl boltrun -np $np $*: $(printf '%s\n' "$out" | grep ' ok' | head -n 1) ($took)"
             passes=$((passes + 1))
         fi
     done

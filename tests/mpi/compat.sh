@@ -3,6 +3,11 @@
 # against Bolt and run under boltrun; then, where Open MPI is installed, the
 # same source built with its mpicc and run under its mpirun (a test is only
 # trusted if it passes there).
+#
+# Three tests share this script, so that make -j runs them side by side
+# (COMPAT_PART): compat.sh runs the programs other than one-sided on Bolt,
+# compat_rma.sh the one-sided ones, compat_ompi.sh every program on Open MPI.
+# BOLT_MPI_TESTS="p1 p2 ..." narrows each to those programs.
 . "$TOP_SRCDIR/tests/integration/lib.sh"
 M="$TOP_BUILDDIR/tests/mpi"
 ALL="mpi_env mpi_p2p mpi_dtype mpi_comm mpi_coll mpi_group mpi_topo mpi_info mpi_mprobe
@@ -24,45 +29,56 @@ nps() { case " $WIDE " in *" $1 "*) echo 1 2 3 4 5 6 7 8 ;; *) echo 1 2 3 4 ;; e
 # Bolt-only: what they expect (e.g. unsupported calls failing) need not hold elsewhere.
 BOLT_ONLY="mpi_unsupported mpi_unsupported_more mpi_tools_bolt"
 PROGS=${BOLT_MPI_TESTS:-$ALL}
-# MPI_THREAD_MULTIPLE is granted by default; BOLT_THREAD_MULTIPLE=0 caps it
-# at SERIALIZED (runtime/params.def), which mpi_thread and mpi_grequest check
-# once each.
-export BOLT_THREAD_MULTIPLE=0
-for p in mpi_thread mpi_grequest; do
-    case " ${BOLT_MPI_TESTS:-$ALL} " in *" $p "*) run 2 "$M/$p" ;; esac
-done
-unset BOLT_THREAD_MULTIPLE
-for p in ${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}; do
-    for np in $(nps "$p"); do run "$np" "$M/$p"; done
-done
-# 17 ranks: more than the v-collectives keep their counts for without malloc
-# (FACE_VBUF_INLINE, COLL_VB_INLINE): the heap path, blocking and not.
-for p in mpi_coll mpi_nbc; do
-    case " ${BOLT_MPI_TESTS:-$ALL} " in *" $p "*) run 17 "$M/$p" ;; esac
-done
-# One-sided as between hosts: every operation on another rank as a message
-# (applied by the target, or by its agent thread while it computes).
-export BOLT_RMA_SHARED=0
-for p in $RMA_TESTS; do
-    case " ${BOLT_MPI_TESTS:-$ALL} " in *" $p "*) for np in 2 3; do run "$np" "$M/$p"; done ;; esac
-done
-unset BOLT_RMA_SHARED
-# A soak: mpi_thread with 200 rounds (several hundred requests in flight per
-# rank, rendezvous among them) on 3 ranks, which stalled while the shared-
-# memory send queue could drop the frames behind a large DATA frame.
-case " ${BOLT_MPI_TESTS:-$ALL} " in *" mpi_thread "*) run 3 "$M/mpi_thread_soak" ;; esac
+PART=${COMPAT_PART:-core}
+case "$PART" in core | rma | ompi) ;; *) echo "ERROR: COMPAT_PART=$PART: expected core, rma or ompi"; exit 99 ;; esac
+listed() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+# Whether program p runs on Bolt in this part (and was asked for).
+mine() {
+    listed "$1" "${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}" || return 1
+    if listed "$1" "$RMA_TESTS"; then [ "$PART" = rma ]; else [ "$PART" = core ]; fi
+}
+if [ "$PART" != ompi ]; then
+    # MPI_THREAD_MULTIPLE is granted by default; BOLT_THREAD_MULTIPLE=0 caps it
+    # at SERIALIZED (runtime/params.def), which mpi_thread and mpi_grequest check
+    # once each.
+    export BOLT_THREAD_MULTIPLE=0
+    for p in mpi_thread mpi_grequest; do
+        mine "$p" && run 2 "$M/$p"
+    done
+    unset BOLT_THREAD_MULTIPLE
+    for p in ${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}; do
+        mine "$p" || continue
+        for np in $(nps "$p"); do run "$np" "$M/$p"; done
+    done
+    # 17 ranks: more than the v-collectives keep their counts for without malloc
+    # (FACE_VBUF_INLINE, COLL_VB_INLINE): the heap path, blocking and not.
+    for p in mpi_coll mpi_nbc; do
+        mine "$p" && run 17 "$M/$p"
+    done
+    # One-sided as between hosts: every operation on another rank as a message
+    # (applied by the target, or by its agent thread while it computes).
+    export BOLT_RMA_SHARED=0
+    for p in $RMA_TESTS; do
+        if mine "$p"; then for np in 2 3; do run "$np" "$M/$p"; done; fi
+    done
+    unset BOLT_RMA_SHARED
+    # A soak: mpi_thread with 200 rounds (several hundred requests in flight per
+    # rank, rendezvous among them) on 3 ranks, which stalled while the shared-
+    # memory send queue could drop the frames behind a large DATA frame.
+    if mine mpi_thread; then run 3 "$M/mpi_thread_soak"; fi
+    finish
+    exit $?
+fi
 
 # The sanitizers' suite runs Bolt's half only (scripts/test): Open MPI's runs
 # are the same programs on the same library as in the normal build's suite.
 if [ "${BOLT_TEST_CROSSCHECK:-1}" = 0 ]; then
     echo "SKIP: the cross-check on Open MPI runs in the normal build's suite (BOLT_TEST_CROSSCHECK=0)"
-    finish
-    exit $?
+    exit 77
 fi
 if [ -z "${BOLT_TEST_OMPI_MPICC:-}" ] || ! command -v mpirun.openmpi >/dev/null 2>&1; then
     echo "SKIP: Open MPI is not installed here: the programs were not cross-checked on it"
-    finish
-    exit $?
+    exit 77
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$M/ompi"

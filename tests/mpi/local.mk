@@ -129,7 +129,7 @@ tests_mpi_mpi_unsupported_CPPFLAGS = $(MPI_TEST_CPPFLAGS)
 tests_mpi_mpi_unsupported_LDADD = $(MPI_TEST_LDADD)
 EXTRA_DIST += tests/mpi/mtest.h
 
-MPI_TESTS = tests/mpi/compat.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh tests/mpi/peers.sh
+MPI_TESTS = tests/mpi/compat.sh tests/mpi/compat_rma.sh tests/mpi/compat_ompi.sh tests/mpi/fatal.sh tests/mpi/boltcc.sh tests/mpi/peers.sh
 # bench/compare's and osu-compare's instruments and report, on Bolt alone.
 MPI_TESTS += tests/mpi/bench_tools.sh
 EXTRA_DIST += tests/mpi/peers/Make.Bolt tests/mpi/peers/osu_graph.txt

@@ -46,11 +46,13 @@ int main(int argc, char **argv)
             MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
             MPI_Win_flush(0, win); /* the lock is held at rank 0 now */
         }
+        /* before the barrier: the launcher's SIGTERM may follow the death
+         * at once, and must find the survivors ignoring it */
+        if (!strcmp(mode, "rma-dead-held"))
+            signal(SIGTERM, SIG_IGN);
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == size - 1)
             raise(SIGKILL);
-        if (!strcmp(mode, "rma-dead-held"))
-            signal(SIGTERM, SIG_IGN);
         usleep(100000);
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
         MPI_Put(&x, 1, MPI_INT, 0, 0, 1, MPI_INT, win);

@@ -29,12 +29,13 @@ nps() { case " $WIDE " in *" $1 "*) echo 1 2 3 4 5 6 7 8 ;; *) echo 1 2 3 4 ;; e
 # Bolt-only: what they expect (e.g. unsupported calls failing) need not hold elsewhere.
 BOLT_ONLY="mpi_unsupported mpi_unsupported_more mpi_tools_bolt"
 PROGS=${BOLT_MPI_TESTS:-$ALL}
+BOLT_PROGS=${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}
 PART=${COMPAT_PART:-core}
 case "$PART" in core | rma | ompi) ;; *) echo "ERROR: COMPAT_PART=$PART: expected core, rma or ompi"; exit 99 ;; esac
 listed() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 # Whether program p runs on Bolt in this part (and was asked for).
 mine() {
-    listed "$1" "${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}" || return 1
+    listed "$1" "$BOLT_PROGS" || return 1
     if listed "$1" "$RMA_TESTS"; then [ "$PART" = rma ]; else [ "$PART" = core ]; fi
 }
 if [ "$PART" != ompi ]; then
@@ -46,7 +47,7 @@ if [ "$PART" != ompi ]; then
         mine "$p" && run 2 "$M/$p"
     done
     unset BOLT_THREAD_MULTIPLE
-    for p in ${BOLT_MPI_TESTS:-$ALL $BOLT_ONLY}; do
+    for p in $BOLT_PROGS; do
         mine "$p" || continue
         for np in $(nps "$p"); do run "$np" "$M/$p"; done
     done
@@ -83,7 +84,7 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$M/ompi"
 for p in $PROGS; do
-    case " $BOLT_ONLY " in *" $p "*) continue ;; esac
+    listed "$p" "$BOLT_ONLY" && continue
     # C++ programs (p.cc) with Open MPI's mpicxx.
     build="$BOLT_TEST_OMPI_MPICC -std=gnu11" src="$TOP_SRCDIR/tests/mpi/$p.c"
     [ -f "$TOP_SRCDIR/tests/mpi/$p.cc" ] && build=${BOLT_TEST_OMPI_MPICXX:-mpicxx.openmpi} src="$TOP_SRCDIR/tests/mpi/$p.cc"

@@ -54,7 +54,24 @@ static int mine(const struct face_win *w, uint64_t lo, uint64_t len)
  * value and the comparand), or what a Get or a fetch gives back. */
 static uint64_t item_data(const struct rma_mail_item *it)
 {
+    if (it->kind == RMA_MAIL_PULL || it->kind == RMA_MAIL_PUSH)
+        return sizeof(struct rma_mail_far);
     return it->kind == RMA_CAS ? 2 * (uint64_t)it->len : it->len;
+}
+
+/* A shared move's tail (the box's only item): the origin's memory read or
+ * written through the kernel. 0, or the kernel's errno (the origin then
+ * moves the tail itself: moving it twice writes the same bytes). */
+static int apply_far(struct face_win *w, const struct rma_mail_item *it, const char *data)
+{
+    struct rma_mail_far far;
+    memcpy(&far, data, sizeof far);
+    if (far.origin < 0 || far.origin >= w->size || !w->peers[far.origin].cma)
+        return EINVAL;
+    pid_t pid = (pid_t)w->peers[far.origin].pid;
+    char *at = (char *)(uintptr_t)it->addr;
+    return it->kind == RMA_MAIL_PULL ? shm_cma_read(pid, at, far.local, it->len)
+                                     : shm_cma_write(pid, at, far.local, it->len);
 }
 
 /* Applies one accumulate-like item at at (checked) with data in the box
@@ -100,14 +117,17 @@ static int serve(struct face_win *w)
         ok = item_data(it) <= RMA_MAIL_DATA - off && mine(w, it->addr, it->len) &&
              (it->kind == RMA_PUT || it->kind == RMA_GET ||
               ((it->kind == RMA_ACC || it->kind == RMA_GACC || it->kind == RMA_CAS) &&
-               it->len <= RMA_MAIL_ATOMIC_MAX));
+               it->len <= RMA_MAIL_ATOMIC_MAX) ||
+              ((it->kind == RMA_MAIL_PULL || it->kind == RMA_MAIL_PUSH) && n == 1));
         off += item_data(it);
     }
     off = 0;
     for (int k = 0; k < n && ok; k++) {
         struct rma_mail_item *it = &item[k];
         char *at = (char *)(uintptr_t)it->addr;
-        if (it->kind == RMA_PUT)
+        if (it->kind == RMA_MAIL_PULL || it->kind == RMA_MAIL_PUSH)
+            ok = apply_far(w, it, data) == 0;
+        else if (it->kind == RMA_PUT)
             memcpy(at, data + off, it->len);
         else if (it->kind == RMA_GET)
             memcpy(data + off, at, it->len);
@@ -252,6 +272,61 @@ int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
     }
     box_empty(m);
     return 1;
+}
+
+int rma_mail_split(struct face_win *w, int target, char *local, uint64_t raddr, size_t len,
+                   int write)
+{
+    struct win_peer *peer = &w->peers[target];
+    pid_t pid = (pid_t)peer->pid;
+    struct rma_mail *m = NULL;
+    unsigned s = MAIL_EMPTY;
+    /* Not skipped after a miss (box_take): a miss here costs no wait, the
+     * origin copies the head meanwhile. The tail starts at a page of the
+     * target's, so that the two sides pin different pages. */
+    uint64_t mid = (raddr + len / 2) & ~(uint64_t)4095;
+    if (peer->mail && len >= RMA_SPLIT_MIN && len / 2 < UINT32_MAX && mid > raddr &&
+        atomic_compare_exchange_strong_explicit(&peer->mail->state, &s, MAIL_FILLING,
+                                                memory_order_acquire, memory_order_relaxed))
+        m = peer->mail;
+    if (!m)
+        return write ? shm_cma_write(pid, local, raddr, len) : shm_cma_read(pid, local, raddr, len);
+    size_t head = (size_t)(mid - raddr);
+    struct rma_mail_item *it = (struct rma_mail_item *)m->body;
+    *it = (struct rma_mail_item){.addr = mid,
+                                 .len = (uint32_t)(len - head),
+                                 .kind = write ? RMA_MAIL_PULL : RMA_MAIL_PUSH};
+    struct rma_mail_far far = {(uint64_t)(uintptr_t)(local + head), w->rank};
+    memcpy(m->body + sizeof *it, &far, sizeof far);
+    m->n = 1;
+    atomic_store_explicit(&m->state, MAIL_POSTED, memory_order_release);
+    int err = write ? shm_cma_write(pid, local, raddr, head) : shm_cma_read(pid, local, raddr, head);
+    /* The tail: ours if the target has not taken it yet, else its answer. */
+    s = MAIL_POSTED;
+    if (atomic_compare_exchange_strong_explicit(&m->state, &s, MAIL_EMPTY, memory_order_acquire,
+                                                memory_order_relaxed)) {
+        rma_kernel_moves++;
+    } else {
+        for (long spin = 0; (s = atomic_load_explicit(&m->state, memory_order_acquire)) < MAIL_DONE;
+             spin++) {
+            if ((spin & 7) == 7)
+                bolt_progress_poll(); /* a target that is sharing a move into us */
+            if (spin > 4096 && (spin & 255) == 0) {
+                sched_yield(); /* the target was descheduled mid-copy: let it run */
+                if ((spin & 4095) == 0 && kill(pid, 0) != 0 && errno == ESRCH)
+                    break; /* ... or died there: the kernel path says so */
+            }
+        }
+        box_empty(m);
+        if (s == MAIL_DONE) {
+            rma_box_moves++;
+            return err;
+        }
+    }
+    if (!err)
+        err = write ? shm_cma_write(pid, local + head, mid, len - head)
+                    : shm_cma_read(pid, local + head, mid, len - head);
+    return err;
 }
 
 int rma_mail_atomic(struct face_win *w, int target, int kind, uint64_t addr, size_t bytes,

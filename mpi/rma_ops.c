@@ -278,6 +278,17 @@ static size_t acc_by_box(struct face_win *w, const struct rma_args *a, uint64_t 
     return done;
 }
 
+/* A Put's or Get's bytes not queued: one block shared with the target
+ * when it polls (rma_mail_split), else the layout through the kernel. */
+static int move_large(struct face_win *w, int target, const struct rma_layout *l, uint64_t at,
+                      char *packed, int write)
+{
+    if (l->count * l->nblocks == 1)
+        return rma_mail_split(w, target, packed, at + (uint64_t)l->blocks[0].off,
+                              (size_t)l->blocks[0].len, write);
+    return rma_cma_move(w->peers[target].pid, l, at, packed, write);
+}
+
 /* A sibling's memory through the kernel (MPI_Win_create and
  * MPI_Win_create_dynamic on one host). */
 static int op_cma(struct face_win *w, const struct rma_args *a, const struct face_type *ot,
@@ -309,14 +320,14 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
         const char *src = packed(ot, a->oaddr, a->ocount, &tmp);
         if (!src && bytes)
             return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");
-        e = rma_cma_move(p->pid, l, at, (char *)src, 1);
+        e = move_large(w, a->target, l, at, (char *)src, 1);
         break;
     }
     case RMA_GET:
         if (ot->contig) {
-            e = rma_cma_move(p->pid, l, at, (char *)a->raddr + (a->ocount ? ot->true_lb : 0), 0);
+            e = move_large(w, a->target, l, at, (char *)a->raddr + (a->ocount ? ot->true_lb : 0), 0);
         } else if ((tmp = malloc(bytes ? bytes : 1))) {
-            if (!(e = rma_cma_move(p->pid, l, at, tmp, 0)))
+            if (!(e = move_large(w, a->target, l, at, tmp, 0)))
                 face_unpack(ot, tmp, (size_t)a->ocount, a->raddr);
         } else {
             return face_win_error(w, fn, MPI_ERR_NO_MEM, "no memory");

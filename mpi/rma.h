@@ -349,9 +349,11 @@ int rma_mail_split(struct face_win *w, int target, char *local, uint64_t raddr, 
                    int write);
 /* From this many bytes a move is worth sharing: below, the target's own
  * call into the kernel and the handshake cost more than half the copy
- * saves (Put and flush, 2 ranks, us: 32 KiB 4.15 alone, 4.40 shared; 64 KiB
- * 5.45, 5.22; 256 KiB 11.7, 8.8). */
-enum { RMA_SPLIT_MIN = 64 * 1024 };
+ * saves (OSU, 2 ranks, Put and flush, us: 32 KiB 4.15 alone, 4.40 shared;
+ * 64 KiB 5.45, 5.22; 256 KiB 11.7, 8.8), and where both ranks put to each
+ * other at once neither is free to take the other's tail (put_bibw: 64 KiB
+ * 1.4x slower shared, 128 KiB 1.1x, 256 KiB even, 1 MiB 0.8x). */
+enum { RMA_SPLIT_MIN = 256 * 1024 };
 /* One accumulate (kind RMA_ACC, RMA_GACC, RMA_CAS) of bytes (at most
  * RMA_MAIL_ATOMIC_MAX) at addr in target's memory, contiguous there, applied
  * by the target under its accumulate lock: src the packed operand (CAS: the

@@ -211,9 +211,9 @@ static inline int rma_within(uint64_t lo, uint64_t hi, uint64_t base, uint64_t s
 }
 
 /* Puts and Gets through the kernel waiting for the epoch's next
- * synchronisation (rma_cma.c); a Put's data copied into staged. */
-enum { RMA_CMA_QUEUE = 64, RMA_CMA_STAGE = 64 * 1024, RMA_CMA_PUT_MAX = 8192,
-       RMA_CMA_GET_MAX = 64 * 1024 };
+ * synchronisation (rma_cma.c); a Put's data up to RMA_CMA_PUT_COPY copied
+ * into staged, a larger one's read from the program's buffer then. */
+enum { RMA_CMA_QUEUE = 64, RMA_CMA_STAGE = 64 * 1024, RMA_CMA_PUT_COPY = 8192 };
 struct rma_cma_queue {
     int n;
     size_t staged_bytes;
@@ -312,10 +312,12 @@ int rma_cma_built(void);
 /* Reads (write 0) or writes the layout at remote address base of process pid
  * from or into packed local data. Returns 0 or an errno value. */
 int rma_cma_move(long pid, const struct rma_layout *l, uint64_t base, char *packed, int write);
-/* Queues a contiguous Put (write 1: its len bytes at local copied, so a
- * program that reuses its buffer at once, as the standard does not allow
- * but loops over a variable do, still puts what it gave) or Get (into local, at the
- * next synchronisation) of len bytes at raddr in target's memory, moving
+/* Queues a contiguous Put (write 1: up to RMA_CMA_PUT_COPY bytes at local
+ * copied, so a program that reuses its buffer at once, as the standard does
+ * not allow but loops over a variable do, still puts what it gave; more are
+ * read from local at the next synchronisation, as the standard allows) or
+ * Get (into local, at the next synchronisation) of len bytes at raddr in
+ * target's memory, moving
  * what was queued first when the queue is full; drain moves everything
  * queued, in order. Both return 0, ENOMEM, or an errno value with *failed
  * set to the target that could not be reached (the rest of the queue is

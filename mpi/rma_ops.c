@@ -302,11 +302,12 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
     int e = 0, rc = MPI_SUCCESS;
     int failed = a->target;
     /* A contiguous Put or Get from or into the program's own buffer waits
-     * in the queue; anything else goes now, after what waits there (it may
+     * in the queue, up to the size from which it is shared with the target
+     * (move_large); anything else goes now, after what waits there (it may
      * read what a queued Put writes, in the order the program gave). */
     if ((a->kind == RMA_PUT || a->kind == RMA_GET) && !a->request && ot->contig &&
         l->count * l->nblocks == 1 &&
-        bytes <= (a->kind == RMA_PUT ? RMA_CMA_PUT_MAX : RMA_CMA_GET_MAX)) {
+        bytes < RMA_SPLIT_MIN) {
         char *mine = (char *)(a->kind == RMA_PUT ? (void *)a->oaddr : a->raddr) +
                      (a->ocount ? ot->true_lb : 0);
         e = rma_cma_queue(w, a->target, mine, at + (uint64_t)l->blocks[0].off, bytes,

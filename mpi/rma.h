@@ -157,6 +157,8 @@ struct rma_mail_item {
 struct rma_mail {
     atomic_uint state;
     int32_t n;
+    atomic_uint moving; /* its rank is moving data of its own (rma_mail_share) */
+    int32_t pad;
     char body[RMA_MAIL_ITEMS * sizeof(struct rma_mail_item) + RMA_MAIL_DATA + 56];
 };
 
@@ -342,19 +344,17 @@ void rma_mail_stop(struct face_win *w);
  * not taken within w->mail_wait, or refused). */
 int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
                  const char *write, int n);
-/* A contiguous Put (write 1) or Get of len bytes between local and raddr in
- * a sibling's memory, moved through the kernel, its tail by the target
- * itself (through the kernel too, at the same time) when it takes it from
- * its box before the origin has moved the head: two cores copy. Returns 0
- * or an errno value of the kernel path. */
-int rma_mail_split(struct face_win *w, int target, char *local, uint64_t raddr, size_t len,
+/* Moves n pieces (at most RMA_MAIL_ITEMS) of Puts (write 1) or Gets between
+ * this rank and a sibling through the kernel; from RMA_SPLIT_MIN bytes in
+ * all the target moves the second half itself (through the kernel too, at
+ * the same time) when it takes it from its box before the origin has moved
+ * the first: two cores copy. Returns 0 or an errno value of the kernel. */
+int rma_mail_share(struct face_win *w, int target, const struct shm_cma_piece *p, int n,
                    int write);
 /* From this many bytes a move is worth sharing: below, the target's own
- * call into the kernel and the handshake cost more than half the copy
- * saves (OSU, 2 ranks, Put and flush, us: 32 KiB 4.15 alone, 4.40 shared;
- * 64 KiB 5.45, 5.22; 256 KiB 11.7, 8.8), and where both ranks put to each
- * other at once neither is free to take the other's tail (put_bibw: 64 KiB
- * 1.4x slower shared, 128 KiB 1.1x, 256 KiB even, 1 MiB 0.8x). */
+ * call into the kernel and the handshake cost about what half the copy
+ * saves (OSU, 2 ranks, one Put and a flush, us: 32 KiB 4.15 alone, 4.40
+ * shared; 64 KiB 5.45, 5.22; 128 KiB 7.3, 6.6; 256 KiB 11.7, 8.8). */
 enum { RMA_SPLIT_MIN = 256 * 1024 };
 /* One accumulate (kind RMA_ACC, RMA_GACC, RMA_CAS) of bytes (at most
  * RMA_MAIL_ATOMIC_MAX) at addr in target's memory, contiguous there, applied

@@ -69,8 +69,7 @@ int rma_cma_drain(struct face_win *w, int *failed)
         }
         while (j < q->n && q->target[j] == q->target[i] && q->write[j] == q->write[i])
             j++;
-        rma_kernel_moves++;
-        err = shm_cma_movev((pid_t)w->peers[q->target[i]].pid, q->piece + i, j - i, q->write[i]);
+        err = rma_mail_share(w, q->target[i], q->piece + i, j - i, q->write[i]);
         if (err)
             *failed = q->target[i];
         i = j;

@@ -59,19 +59,24 @@ static uint64_t item_data(const struct rma_mail_item *it)
     return it->kind == RMA_CAS ? 2 * (uint64_t)it->len : it->len;
 }
 
-/* A shared move's tail (the box's only item): the origin's memory read or
- * written through the kernel. 0, or the kernel's errno (the origin then
- * moves the tail itself: moving it twice writes the same bytes). */
-static int apply_far(struct face_win *w, const struct rma_mail_item *it, const char *data)
+/* A shared move's tail (every item of the box, all of one kind, checked):
+ * the origin's memory read or written through the kernel in one call. 0, or
+ * the kernel's errno (the origin then moves the tail itself: moving it
+ * twice writes the same bytes). */
+static int apply_far(struct face_win *w, const struct rma_mail_item *item, int n, const char *data)
 {
+    struct shm_cma_piece piece[RMA_MAIL_ITEMS];
     struct rma_mail_far far;
-    memcpy(&far, data, sizeof far);
-    if (far.origin < 0 || far.origin >= w->size || !w->peers[far.origin].cma)
-        return EINVAL;
-    pid_t pid = (pid_t)w->peers[far.origin].pid;
-    char *at = (char *)(uintptr_t)it->addr;
-    return it->kind == RMA_MAIL_PULL ? shm_cma_read(pid, at, far.local, it->len)
-                                     : shm_cma_write(pid, at, far.local, it->len);
+    int64_t origin = -1;
+    for (int k = 0; k < n; k++) {
+        memcpy(&far, data + (size_t)k * sizeof far, sizeof far);
+        if (far.origin < 0 || far.origin >= w->size || !w->peers[far.origin].cma ||
+            (k && far.origin != origin) || item[k].kind != item[0].kind)
+            return EINVAL;
+        origin = far.origin;
+        piece[k] = (struct shm_cma_piece){(void *)(uintptr_t)item[k].addr, far.local, item[k].len};
+    }
+    return shm_cma_movev((pid_t)w->peers[origin].pid, piece, n, item[0].kind == RMA_MAIL_PUSH);
 }
 
 /* Applies one accumulate-like item at at (checked) with data in the box
@@ -112,22 +117,25 @@ static int serve(struct face_win *w)
     struct rma_mail_item *item = (struct rma_mail_item *)m->body;
     char *data = m->body + (size_t)(ok ? n : 0) * sizeof *item;
     uint64_t off = 0;
+    int far = 0;
     for (int k = 0; k < n && ok; k++) {
         struct rma_mail_item *it = &item[k];
         ok = item_data(it) <= RMA_MAIL_DATA - off && mine(w, it->addr, it->len) &&
              (it->kind == RMA_PUT || it->kind == RMA_GET ||
               ((it->kind == RMA_ACC || it->kind == RMA_GACC || it->kind == RMA_CAS) &&
                it->len <= RMA_MAIL_ATOMIC_MAX) ||
-              ((it->kind == RMA_MAIL_PULL || it->kind == RMA_MAIL_PUSH) && n == 1));
+              it->kind == RMA_MAIL_PULL || it->kind == RMA_MAIL_PUSH);
+        far += it->kind == RMA_MAIL_PULL || it->kind == RMA_MAIL_PUSH;
         off += item_data(it);
     }
+    ok = ok && (far == 0 || far == n); /* a shared tail fills a box alone */
+    if (ok && far)
+        ok = apply_far(w, item, n, data) == 0;
     off = 0;
-    for (int k = 0; k < n && ok; k++) {
+    for (int k = 0; k < n && ok && !far; k++) {
         struct rma_mail_item *it = &item[k];
         char *at = (char *)(uintptr_t)it->addr;
-        if (it->kind == RMA_MAIL_PULL || it->kind == RMA_MAIL_PUSH)
-            ok = apply_far(w, it, data) == 0;
-        else if (it->kind == RMA_PUT)
+        if (it->kind == RMA_PUT)
             memcpy(at, data + off, it->len);
         else if (it->kind == RMA_GET)
             memcpy(data + off, at, it->len);
@@ -274,33 +282,67 @@ int rma_mail_try(struct face_win *w, int target, const struct shm_cma_piece *p,
     return 1;
 }
 
-int rma_mail_split(struct face_win *w, int target, char *local, uint64_t raddr, size_t len,
+int rma_mail_share(struct face_win *w, int target, const struct shm_cma_piece *p, int n,
                    int write)
 {
     struct win_peer *peer = &w->peers[target];
     pid_t pid = (pid_t)peer->pid;
     struct rma_mail *m = NULL;
+    uint64_t total = 0;
+    for (int k = 0; k < n; k++)
+        total += p[k].len;
+    /* The head: whole pieces up to the middle byte, and the piece that holds
+     * it cut at a page of the target's (the two sides pin different pages). */
+    int c = 0;
+    uint64_t before = 0;
+    while (c < n && before + p[c].len <= total / 2)
+        before += p[c++].len;
+    size_t cut = c < n ? (size_t)(((p[c].raddr + (total / 2 - before)) & ~(uint64_t)4095) - p[c].raddr) : 0;
+    if (c < n && cut > p[c].len) /* the page starts before the piece */
+        cut = 0;
+    int fits = total >= RMA_SPLIT_MIN && c < n && n <= RMA_MAIL_ITEMS;
+    for (int k = c; k < n && fits; k++)
+        fits = p[k].len - (k == c ? cut : 0) <= UINT32_MAX;
     unsigned s = MAIL_EMPTY;
-    /* Not skipped after a miss (box_take): a miss here costs no wait, the
-     * origin copies the head meanwhile. The tail starts at a page of the
-     * target's, so that the two sides pin different pages. */
-    uint64_t mid = (raddr + len / 2) & ~(uint64_t)4095;
-    if (peer->mail && len >= RMA_SPLIT_MIN && len / 2 < UINT32_MAX && mid > raddr &&
+    /* Not to a target that is moving data of its own (OSU's put_bibw: two
+     * ranks that take each other's halves read each other's buffers from
+     * the other's cache, 15-25% slower than each moving its own): both
+     * say so first and then look, so that at most one of two shares. Not
+     * skipped after a miss (box_take): a miss here costs no wait, the origin
+     * moves the head meanwhile. */
+    struct rma_mail *self = w->peers[w->rank].mail;
+    if (self)
+        atomic_store(&self->moving, 1);
+    if (fits && peer->mail && !atomic_load(&peer->mail->moving) &&
         atomic_compare_exchange_strong_explicit(&peer->mail->state, &s, MAIL_FILLING,
                                                 memory_order_acquire, memory_order_relaxed))
         m = peer->mail;
-    if (!m)
-        return write ? shm_cma_write(pid, local, raddr, len) : shm_cma_read(pid, local, raddr, len);
-    size_t head = (size_t)(mid - raddr);
-    struct rma_mail_item *it = (struct rma_mail_item *)m->body;
-    *it = (struct rma_mail_item){.addr = mid,
-                                 .len = (uint32_t)(len - head),
-                                 .kind = write ? RMA_MAIL_PULL : RMA_MAIL_PUSH};
-    struct rma_mail_far far = {(uint64_t)(uintptr_t)(local + head), w->rank};
-    memcpy(m->body + sizeof *it, &far, sizeof far);
-    m->n = 1;
+    int err;
+    if (!m) {
+        rma_kernel_moves++;
+        err = shm_cma_movev(pid, (struct shm_cma_piece *)p, n, write);
+        goto out;
+    }
+    struct shm_cma_piece head[RMA_MAIL_ITEMS + 1], tail[RMA_MAIL_ITEMS];
+    int nh = 0, nt = 0;
+    for (int k = 0; k < c; k++)
+        head[nh++] = p[k];
+    if (cut)
+        head[nh++] = (struct shm_cma_piece){p[c].local, p[c].raddr, cut};
+    tail[nt++] = (struct shm_cma_piece){(char *)p[c].local + cut, p[c].raddr + cut, p[c].len - cut};
+    for (int k = c + 1; k < n; k++)
+        tail[nt++] = p[k];
+    struct rma_mail_item *item = (struct rma_mail_item *)m->body;
+    struct rma_mail_far *far = (struct rma_mail_far *)(m->body + (size_t)nt * sizeof *item);
+    for (int k = 0; k < nt; k++) {
+        item[k] = (struct rma_mail_item){.addr = tail[k].raddr,
+                                         .len = (uint32_t)tail[k].len,
+                                         .kind = write ? RMA_MAIL_PULL : RMA_MAIL_PUSH};
+        far[k] = (struct rma_mail_far){(uint64_t)(uintptr_t)tail[k].local, w->rank};
+    }
+    m->n = nt;
     atomic_store_explicit(&m->state, MAIL_POSTED, memory_order_release);
-    int err = write ? shm_cma_write(pid, local, raddr, head) : shm_cma_read(pid, local, raddr, head);
+    err = shm_cma_movev(pid, head, nh, write);
     /* The tail: ours if the target has not taken it yet, else its answer. */
     s = MAIL_POSTED;
     if (atomic_compare_exchange_strong_explicit(&m->state, &s, MAIL_EMPTY, memory_order_acquire,
@@ -320,12 +362,14 @@ int rma_mail_split(struct face_win *w, int target, char *local, uint64_t raddr, 
         box_empty(m);
         if (s == MAIL_DONE) {
             rma_box_moves++;
-            return err;
+            goto out;
         }
     }
     if (!err)
-        err = write ? shm_cma_write(pid, local + head, mid, len - head)
-                    : shm_cma_read(pid, local + head, mid, len - head);
+        err = shm_cma_movev(pid, tail, nt, write);
+out:
+    if (self)
+        atomic_store(&self->moving, 0);
     return err;
 }
 

@@ -283,9 +283,10 @@ static size_t acc_by_box(struct face_win *w, const struct rma_args *a, uint64_t 
 static int move_large(struct face_win *w, int target, const struct rma_layout *l, uint64_t at,
                       char *packed, int write)
 {
-    if (l->count * l->nblocks == 1)
-        return rma_mail_split(w, target, packed, at + (uint64_t)l->blocks[0].off,
-                              (size_t)l->blocks[0].len, write);
+    if (l->count * l->nblocks == 1) {
+        struct shm_cma_piece one = {packed, at + (uint64_t)l->blocks[0].off, (size_t)l->blocks[0].len};
+        return rma_mail_share(w, target, &one, 1, write);
+    }
     return rma_cma_move(w->peers[target].pid, l, at, packed, write);
 }
 
@@ -302,12 +303,10 @@ static int op_cma(struct face_win *w, const struct rma_args *a, const struct fac
     int e = 0, rc = MPI_SUCCESS;
     int failed = a->target;
     /* A contiguous Put or Get from or into the program's own buffer waits
-     * in the queue, up to the size from which it is shared with the target
-     * (move_large); anything else goes now, after what waits there (it may
+     * in the queue; anything else goes now, after what waits there (it may
      * read what a queued Put writes, in the order the program gave). */
     if ((a->kind == RMA_PUT || a->kind == RMA_GET) && !a->request && ot->contig &&
-        l->count * l->nblocks == 1 &&
-        bytes < RMA_SPLIT_MIN) {
+        l->count * l->nblocks == 1) {
         char *mine = (char *)(a->kind == RMA_PUT ? (void *)a->oaddr : a->raddr) +
                      (a->ocount ? ot->true_lb : 0);
         e = rma_cma_queue(w, a->target, mine, at + (uint64_t)l->blocks[0].off, bytes,

@@ -284,11 +284,12 @@ static void computing(MPI_Win win, long *mem, const MPI_Aint *tbase, const char 
     CHECK_MPI(MPI_Win_unlock_all(win));
 }
 
-/* Puts and Gets of about 1 MiB, each rank the origin in turn: the origin
- * moves the head through the kernel while a target that polls (in a barrier
- * here) moves the tail itself; one that computes (every fourth round) leaves
- * it all to the origin. The target checks every byte and the two around
- * them, the origin what it gets back. */
+/* Puts (one, or 60 moved as one run) and Gets (and Rgets) of about 1 MiB,
+ * each rank the origin in turn:
+ * the origin moves the head through the kernel while a target that polls
+ * (in a barrier here) moves the tail itself; one that computes (every fourth
+ * round) leaves it all to the origin. The target checks every byte and the
+ * two around them, the origin what it gets back. */
 enum { BIG = (1 << 20) + 8192, BIG_ROUNDS = 16 };
 static unsigned char bigpat(int o, int k, size_t i) { return (unsigned char)(o * 31 + k * 7 + i * 13 + (i >> 12)); }
 static void large(MPI_Win win, unsigned char *mem, const MPI_Aint *tbase, const char *what)
@@ -306,10 +307,22 @@ static void large(MPI_Win win, unsigned char *mem, const MPI_Aint *tbase, const 
             for (size_t i = 0; i < len; i++)
                 src[i] = bigpat(o, k, i);
             memset(back, 0, len);
-            CHECK_MPI(MPI_Put(src, (int)len, MPI_BYTE, t, tbase[t] + (MPI_Aint)at, (int)len, MPI_BYTE, win));
+            /* one Put, or (every third round) 60 that the flush moves as one run */
+            size_t piece = k % 3 == 2 ? len / 60 + 1 : len;
+            for (size_t done = 0; done < len; done += piece) {
+                int n = (int)(len - done < piece ? len - done : piece);
+                CHECK_MPI(MPI_Put(src + done, n, MPI_BYTE, t, tbase[t] + (MPI_Aint)(at + done), n, MPI_BYTE, win));
+            }
             CHECK_MPI(MPI_Win_flush(t, win));
-            CHECK_MPI(MPI_Get(back, (int)len, MPI_BYTE, t, tbase[t] + (MPI_Aint)at, (int)len, MPI_BYTE, win));
-            CHECK_MPI(MPI_Win_flush(t, win));
+            if (k % 2) { /* the request's way (not queued till the flush) */
+                MPI_Request r;
+                CHECK_MPI(MPI_Rget(back, (int)len, MPI_BYTE, t, tbase[t] + (MPI_Aint)at, (int)len, MPI_BYTE, win,
+                                   &r));
+                CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            } else {
+                CHECK_MPI(MPI_Get(back, (int)len, MPI_BYTE, t, tbase[t] + (MPI_Aint)at, (int)len, MPI_BYTE, win));
+                CHECK_MPI(MPI_Win_flush(t, win));
+            }
             for (size_t i = 0; i < len; i++)
                 if (back[i] != src[i]) {
                     CHECK(0, "%s round %d: Get of %zu bytes from rank %d gave %d at %zu, expected %d", what, k, len,

@@ -137,7 +137,7 @@ struct rma_pending {
  * target, length, direction) and their data back to back, so that a small
  * Put or Get and its answer share the state's cache line. */
 enum { RMA_MAIL_ITEMS = 64, RMA_MAIL_DATA = 8192, RMA_MAIL_ATOMIC_MAX = 8192 };
-/* Items of a shared large move (rma_mail_split): the target itself reads
+/* Items of a shared large move (rma_mail_share): the target itself reads
  * (PULL: a Put's tail) or writes (PUSH: a Get's tail) the origin's memory
  * through the kernel; the item's data is a struct rma_mail_far. */
 enum { RMA_MAIL_PULL = 64, RMA_MAIL_PUSH };

@@ -310,7 +310,7 @@ int rma_mail_share(struct face_win *w, int target, const struct shm_cma_piece *p
      * say so first and then look, so that at most one of two shares. Not
      * skipped after a miss (box_take): a miss here costs no wait, the origin
      * moves the head meanwhile. */
-    struct rma_mail *self = w->peers[w->rank].mail;
+    struct rma_mail *self = fits ? w->peers[w->rank].mail : NULL;
     if (self)
         atomic_store(&self->moving, 1);
     if (fits && peer->mail && !atomic_load(&peer->mail->moving) &&

@@ -279,7 +279,7 @@ static size_t acc_by_box(struct face_win *w, const struct rma_args *a, uint64_t 
 }
 
 /* A Put's or Get's bytes not queued: one block shared with the target
- * when it polls (rma_mail_split), else the layout through the kernel. */
+ * when it polls (rma_mail_share), else the layout through the kernel. */
 static int move_large(struct face_win *w, int target, const struct rma_layout *l, uint64_t at,
                       char *packed, int write)
 {

@@ -197,25 +197,24 @@ static struct rma_mail *box_take(struct win_peer *peer)
     return m;
 }
 
-/* Posts the filled box and waits for its answer: 1 applied (the caller
- * copies what comes back, then box_empty), 0 taken back or refused (the
- * box is empty again then). */
-static int box_post(struct face_win *w, struct win_peer *peer, struct rma_mail *m, int n)
+/* Waits for the target's answer to a posted box and returns the state it
+ * ends in: DONE or REFUSED; EMPTY when take_back and the target left it
+ * POSTED past w->mail_wait (taken back: the target will not apply it);
+ * TAKEN when the target died holding it (the kernel path then says so,
+ * ESRCH). Our own progress runs now and then, our box among it: two ranks
+ * that post to each other at once both get served (every pass would delay
+ * seeing the answer by a pass). */
+static unsigned box_wait(struct face_win *w, struct win_peer *peer, struct rma_mail *m,
+                         int take_back)
 {
-    m->n = n;
-    atomic_store_explicit(&m->state, MAIL_POSTED, memory_order_release);
     double posted = 0;
-    unsigned s;
     for (long spin = 0;; spin++) {
-        s = atomic_load_explicit(&m->state, memory_order_acquire);
+        unsigned s = atomic_load_explicit(&m->state, memory_order_acquire);
         if (s >= MAIL_DONE)
-            break;
-        /* Our own progress now and then, our box among it: two ranks that
-         * post to each other at once both get served. (Every pass would
-         * delay seeing the answer by a pass.) */
+            return s;
         if ((spin & 7) == 7)
             bolt_progress_poll();
-        if (s == MAIL_POSTED && (spin & 63) == 63) {
+        if (s == MAIL_POSTED && take_back && (spin & 63) == 63) {
             double now = bolt_now();
             if (posted == 0) {
                 posted = now;
@@ -223,20 +222,31 @@ static int box_post(struct face_win *w, struct win_peer *peer, struct rma_mail *
                 unsigned was = MAIL_POSTED;
                 if (atomic_compare_exchange_strong_explicit(&m->state, &was, MAIL_EMPTY,
                                                             memory_order_acquire,
-                                                            memory_order_relaxed)) {
-                    peer->mail_backoff = peer->mail_backoff ? peer->mail_backoff * 2 : 1;
-                    if (peer->mail_backoff > MAIL_BACKOFF_MAX)
-                        peer->mail_backoff = MAIL_BACKOFF_MAX;
-                    peer->mail_skip = peer->mail_backoff;
-                    return 0;
-                }
+                                                            memory_order_relaxed))
+                    return MAIL_EMPTY;
             }
         } else if (s == MAIL_TAKEN && spin > 4096) {
             sched_yield(); /* the target was descheduled mid-copy: let it run */
-            /* ... or died there: the kernel path then says so (ESRCH) */
             if ((spin & 4095) == 0 && kill((pid_t)peer->pid, 0) != 0 && errno == ESRCH)
-                return 0;
+                return MAIL_TAKEN; /* ... or died there */
         }
+    }
+}
+
+/* Posts the filled box and waits for its answer: 1 applied (the caller
+ * copies what comes back, then box_empty), 0 taken back or refused (the
+ * box is empty again then). */
+static int box_post(struct face_win *w, struct win_peer *peer, struct rma_mail *m, int n)
+{
+    m->n = n;
+    atomic_store_explicit(&m->state, MAIL_POSTED, memory_order_release);
+    unsigned s = box_wait(w, peer, m, 1);
+    if (s == MAIL_EMPTY) { /* a target that computes: skip its box for a while */
+        peer->mail_backoff = peer->mail_backoff ? peer->mail_backoff * 2 : 1;
+        if (peer->mail_backoff > MAIL_BACKOFF_MAX)
+            peer->mail_backoff = MAIL_BACKOFF_MAX;
+        peer->mail_skip = peer->mail_backoff;
+        return 0;
     }
     if (s != MAIL_DONE) {
         atomic_store_explicit(&m->state, MAIL_EMPTY, memory_order_release);
@@ -349,16 +359,7 @@ int rma_mail_share(struct face_win *w, int target, const struct shm_cma_piece *p
                                                 memory_order_relaxed)) {
         rma_kernel_moves++;
     } else {
-        for (long spin = 0; (s = atomic_load_explicit(&m->state, memory_order_acquire)) < MAIL_DONE;
-             spin++) {
-            if ((spin & 7) == 7)
-                bolt_progress_poll(); /* a target that is sharing a move into us */
-            if (spin > 4096 && (spin & 255) == 0) {
-                sched_yield(); /* the target was descheduled mid-copy: let it run */
-                if ((spin & 4095) == 0 && kill(pid, 0) != 0 && errno == ESRCH)
-                    break; /* ... or died there: the kernel path says so */
-            }
-        }
+        s = box_wait(w, peer, m, 0);
         box_empty(m);
         if (s == MAIL_DONE) {
             rma_box_moves++;

@@ -49,6 +49,16 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Computes for s seconds outside MPI. */
+static void compute_for(double s)
+{
+    volatile double x = 1.0;
+    double t0 = now();
+    while (now() - t0 < s)
+        for (int i = 0; i < 1000; i++)
+            x = x * 1.0000001 + 1e-9;
+}
+
 #ifdef BOLT_MPI
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle box_h, kernel_h, boxes_h;
@@ -252,11 +262,7 @@ static void computing(MPI_Win win, long *mem, const MPI_Aint *tbase, const char 
     CHECK_MPI(MPI_Win_lock_all(0, win));
     MPI_Barrier(MPI_COMM_WORLD);
     if (mt_rank == 0) {
-        volatile double x = 1.0;
-        double t0 = now();
-        while (now() - t0 < BUSY)
-            for (int i = 0; i < 1000; i++)
-                x = x * 1.0000001 + 1e-9;
+        compute_for(BUSY);
     } else {
         double t0 = MPI_Wtime();
         for (int k = 0; k < TIMES; k++) {
@@ -338,10 +344,7 @@ static void large(MPI_Win win, unsigned char *mem, const MPI_Aint *tbase, const 
                     break;
                 }
         } else if (mt_rank == t && k % 4 == 3) {
-            volatile double x = 1.0;
-            double t0 = now();
-            while (now() - t0 < 0.05)
-                x = x * 1.0000001 + 1e-9;
+            compute_for(0.05);
         }
         /* A program that polls: MPI_Test in a loop (a blocking barrier may
          * sleep in poll() once it has spun a while, over TCP say, and then

@@ -88,6 +88,12 @@ int PMPI_Barrier(MPI_Comm comm)
 
 int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
+    struct face_comm *fc;
+    struct face_type *ft;
+    if (face_coll_fast(comm, dt, count, &fc, &ft) && root >= 0 && root < fc->size)
+        return native_rc(comm, "MPI_Bcast", bolt_bcast((char *)buf + ft->true_lb,
+                                                       (size_t)count * ft->size, BOLT_BYTE, root,
+                                                       fc->native));
     if (face_is_inter(comm))
         return face_inter_bcast(buf, count, dt, root, comm, 0, NULL, "MPI_Bcast");
     const char *fn = "MPI_Bcast";
@@ -123,6 +129,19 @@ int face_check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    struct face_comm *fc;
+    struct face_type *ft, *frt;
+    if (sbuf != MPI_IN_PLACE && face_coll_fast(comm, sdt, scount, &fc, &ft) && root >= 0 &&
+        root < fc->size) {
+        size_t each = (size_t)scount * ft->size;
+        if (fc->rank != root)
+            return native_rc(comm, "MPI_Gather", bolt_gather((const char *)sbuf + ft->true_lb, NULL,
+                                                             each, BOLT_BYTE, root, fc->native));
+        if (face_coll_fast(comm, rdt, rcount, &fc, &frt) && (size_t)rcount * frt->size == each)
+            return native_rc(comm, "MPI_Gather",
+                             bolt_gather((const char *)sbuf + ft->true_lb, (char *)rbuf + frt->true_lb,
+                                         each, BOLT_BYTE, root, fc->native));
+    }
     if (face_is_inter(comm))
         return face_inter_gather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm, 0,
                                  NULL, "MPI_Gather");
@@ -164,6 +183,19 @@ int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int 
 int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                  MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    struct face_comm *fc;
+    struct face_type *ft, *fst;
+    if (rbuf != MPI_IN_PLACE && face_coll_fast(comm, rdt, rcount, &fc, &ft) && root >= 0 &&
+        root < fc->size) {
+        size_t each = (size_t)rcount * ft->size;
+        if (fc->rank != root)
+            return native_rc(comm, "MPI_Scatter", bolt_scatter(NULL, (char *)rbuf + ft->true_lb, each,
+                                                               BOLT_BYTE, root, fc->native));
+        if (face_coll_fast(comm, sdt, scount, &fc, &fst) && (size_t)scount * fst->size == each)
+            return native_rc(comm, "MPI_Scatter",
+                             bolt_scatter((const char *)sbuf + fst->true_lb, (char *)rbuf + ft->true_lb,
+                                          each, BOLT_BYTE, root, fc->native));
+    }
     if (face_is_inter(comm))
         return face_inter_scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root, comm, 0,
                                   NULL, "MPI_Scatter");
@@ -199,6 +231,18 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
 int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm)
 {
+    struct face_comm *fc;
+    struct face_type *ft, *fst;
+    if (face_coll_fast(comm, rdt, rcount, &fc, &ft)) {
+        size_t each = (size_t)rcount * ft->size;
+        if (sbuf == MPI_IN_PLACE)
+            return native_rc(comm, "MPI_Allgather", bolt_allgather(BOLT_IN_PLACE, (char *)rbuf + ft->true_lb,
+                                                                   each, BOLT_BYTE, fc->native));
+        if (face_coll_fast(comm, sdt, scount, &fc, &fst) && (size_t)scount * fst->size == each)
+            return native_rc(comm, "MPI_Allgather",
+                             bolt_allgather((const char *)sbuf + fst->true_lb, (char *)rbuf + ft->true_lb,
+                                            each, BOLT_BYTE, fc->native));
+    }
     if (face_is_inter(comm))
         return face_inter_allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm, 0, NULL,
                                     "MPI_Allgather");
@@ -230,6 +274,18 @@ int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
 int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm comm)
 {
+    struct face_comm *fc;
+    struct face_type *ft, *fst;
+    if (face_coll_fast(comm, rdt, rcount, &fc, &ft)) {
+        size_t each = (size_t)rcount * ft->size;
+        if (sbuf == MPI_IN_PLACE)
+            return native_rc(comm, "MPI_Alltoall", bolt_alltoall(BOLT_IN_PLACE, (char *)rbuf + ft->true_lb,
+                                                                 each, BOLT_BYTE, fc->native));
+        if (face_coll_fast(comm, sdt, scount, &fc, &fst) && (size_t)scount * fst->size == each)
+            return native_rc(comm, "MPI_Alltoall",
+                             bolt_alltoall((const char *)sbuf + fst->true_lb, (char *)rbuf + ft->true_lb,
+                                           each, BOLT_BYTE, fc->native));
+    }
     if (face_is_inter(comm))
         return face_inter_alltoall(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, NULL, NULL, rdt,
                                    comm, 0, NULL, "MPI_Alltoall");
@@ -340,6 +396,14 @@ static void vbuf_unpack(struct face_vbuf *v, int n, void *buf, const int *counts
 int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int rcounts[],
                  const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    struct face_comm *fc;
+    struct face_type *ft;
+    /* a rank other than the root: its block only (the root's counts are its own) */
+    if (sbuf != MPI_IN_PLACE && face_coll_fast(comm, sdt, scount, &fc, &ft) && root >= 0 &&
+        root < fc->size && fc->rank != root)
+        return native_rc(comm, "MPI_Gatherv",
+                         bolt_gatherv((const char *)sbuf + ft->true_lb, (size_t)scount * ft->size, NULL,
+                                      NULL, NULL, BOLT_BYTE, root, fc->native));
     if (face_is_inter(comm))
         return face_inter_gather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root, comm, 0,
                                  NULL, "MPI_Gatherv");
@@ -382,6 +446,13 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, con
 int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype sdt,
                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
+    struct face_comm *fc;
+    struct face_type *ft;
+    if (rbuf != MPI_IN_PLACE && face_coll_fast(comm, rdt, rcount, &fc, &ft) && root >= 0 &&
+        root < fc->size && fc->rank != root)
+        return native_rc(comm, "MPI_Scatterv",
+                         bolt_scatterv(NULL, NULL, NULL, (char *)rbuf + ft->true_lb,
+                                       (size_t)rcount * ft->size, BOLT_BYTE, root, fc->native));
     if (face_is_inter(comm))
         return face_inter_scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, 0,
                                   NULL, "MPI_Scatterv");

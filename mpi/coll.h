@@ -22,6 +22,26 @@ int face_op_extra(MPI_Op op, MPI_Datatype basic, bolt_op_t *nop, size_t *esize);
 void face_op_extra_finalize(void);
 
 /* ---- coll.c: argument checks and buffers of the data-moving collectives ---- */
+/* The common case of a collective, told in one pass: MPI initialised, comm a
+ * live intracommunicator, dt a committed contiguous datatype, count not
+ * negative. Then the call needs no view, no pack and none of the checks
+ * below, whose messages are for the other cases (which take the full path).
+ * A 4-byte broadcast or gather of 2 ranks spent ~250 instructions a call in
+ * the face before it reached the native call (about 0.05 us a call of
+ * 0.11-0.18 in a loop of them). */
+static inline int face_coll_fast(MPI_Comm comm, MPI_Datatype dt, int count, struct face_comm **c,
+                                 struct face_type **t)
+{
+    struct face_comm *fc = face_comm_get(comm);
+    struct face_type *ft = face_type_get(dt);
+    if (!fc || fc->inter || !ft || !ft->committed || !ft->contig || count < 0 ||
+        !face_initialized || face_finalized)
+        return 0;
+    *c = fc;
+    *t = ft;
+    return 1;
+}
+
 /* Checks comm, a count (MPI_ERR_COUNT when negative) and a datatype. */
 int face_coll_type(MPI_Comm comm, MPI_Datatype dt, int count, const char *fn,
                    struct face_comm **c, struct face_type **t);

@@ -74,6 +74,35 @@ int face_red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MP
     return MPI_SUCCESS;
 }
 
+/* face_red_setup's common case in one pass: face_coll_fast's, with a
+ * predefined op (not MINLOC or MAXLOC) on a datatype made of one predefined
+ * type that Bolt's kernels reduce. 0: not that case, face_red_setup decides
+ * (and words any error). */
+static int red_fast(MPI_Comm comm, MPI_Datatype dt, int count, MPI_Op op, struct face_comm **c,
+                    struct face_red *r)
+{
+    struct face_type *t;
+    if (op < MPI_MAX || op > MPI_BXOR || !face_coll_fast(comm, dt, count, c, &t) ||
+        t->basic == MPI_LOGICAL)
+        return 0;
+    bolt_datatype_t b = face_native_basic(t->basic);
+    bolt_op_t xop;
+    size_t xsize = 0, bsize;
+    if (!b || (b >= BOLT_FLOAT_INT && b <= BOLT_LONG_DOUBLE_INT) ||
+        face_op_extra(op, t->basic, &xop, &xsize) || xop || !(bsize = bolt_type_size(b)) ||
+        t->size % bsize)
+        return 0;
+    int user;
+    if (face_op_native(comm, op, "MPI reduction", &r->nop, &user))
+        return 0;
+    r->t = t;
+    r->ndt = b;
+    r->per = t->size / bsize;
+    r->user = 0;
+    r->packed = 0;
+    return 1;
+}
+
 /* Where the native call reads or writes count elements of buf. */
 char *face_red_base(const struct face_red *r, const void *buf)
 {
@@ -104,7 +133,9 @@ static int red_all(const char *fn, red_fn f, const void *sbuf, void *rbuf, int c
 {
     struct face_comm *c = NULL;
     struct face_red r;
-    int rc = face_red_setup(comm, fn, dt, count, op, &c, &r), in_place = sbuf == MPI_IN_PLACE;
+    int rc = red_fast(comm, dt, count, op, &c, &r) ? MPI_SUCCESS
+                                                   : face_red_setup(comm, fn, dt, count, op, &c, &r);
+    int in_place = sbuf == MPI_IN_PLACE;
     if (rc)
         return rc;
     size_t n = (size_t)count;
@@ -156,7 +187,8 @@ int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
     const char *fn = "MPI_Reduce";
     struct face_comm *c = NULL;
     struct face_red r;
-    int rc = face_red_setup(comm, fn, dt, count, op, &c, &r);
+    int rc = red_fast(comm, dt, count, op, &c, &r) ? MPI_SUCCESS
+                                                   : face_red_setup(comm, fn, dt, count, op, &c, &r);
     if (rc)
         return rc;
     if (root < 0 || root >= c->size)

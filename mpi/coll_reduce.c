@@ -272,7 +272,8 @@ static int red_scatter(const char *fn, const void *sbuf, void *rbuf, const int *
 {
     struct face_comm *c = NULL;
     struct face_red r;
-    int rc = face_red_setup(comm, fn, dt, block >= 0 ? block : 0, op, &c, &r);
+    int n = block >= 0 ? block : 0;
+    int rc = red_fast(comm, dt, n, op, &c, &r) ? MPI_SUCCESS : face_red_setup(comm, fn, dt, n, op, &c, &r);
     size_t *nc, total;
     if (rc || (rc = face_red_scatter_counts(comm, fn, c, &r, rcounts, block, &nc, &total)))
         return rc;

@@ -29,6 +29,93 @@ static void abs_max(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
+static int err_class(int e)
+{
+    int cls = MPI_SUCCESS;
+    if (e != MPI_SUCCESS)
+        MPI_Error_class(e, &cls);
+    return cls;
+}
+
+/* The blocking collectives answer the common case (an intracommunicator,
+ * committed contiguous datatypes, a predefined op on a type the kernels
+ * know) in one pass: what that pass takes must give the same results, and
+ * every case it declines the full checks' error, class for class. */
+static void common_case_edges(int n, int me)
+{
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    int root = n - 1, x[8] = {0}, y[64] = {0}, e;
+
+    /* A derived contiguous type is taken: triples of ints. */
+    MPI_Datatype tri, loose;
+    MPI_Type_contiguous(3, MPI_INT, &tri);
+    MPI_Type_commit(&tri);
+    for (int i = 0; i < 3; i++)
+        x[i] = me * 10 + i;
+    CHECK_MPI(MPI_Gather(x, 1, tri, y, 3, MPI_INT, root, c));
+    if (me == root)
+        for (int i = 0; i < 3 * n; i++)
+            CHECK(y[i] == i / 3 * 10 + i % 3, "gather of triples: element %d = %d", i, y[i]);
+#ifdef BOLT_MPI /* a predefined op on a derived type of one basic type: Open MPI 4.1 refuses it */
+    CHECK_MPI(MPI_Allreduce(x, y, 1, tri, MPI_SUM, c));
+    for (int i = 0; i < 3; i++)
+        CHECK(y[i] == 10 * n * (n - 1) / 2 + i * n, "allreduce of a triple: element %d = %d", i, y[i]);
+    int in_place[3] = {me, 2 * me, 1};
+    CHECK_MPI(MPI_Reduce(me == root ? MPI_IN_PLACE : in_place, in_place, 1, tri, MPI_SUM, root, c));
+    if (me == root)
+        CHECK(in_place[0] == n * (n - 1) / 2 && in_place[1] == n * (n - 1) && in_place[2] == n,
+              "reduce in place of a triple: %d %d %d", in_place[0], in_place[1], in_place[2]);
+#endif
+    for (int i = 0; i < n; i++)
+        y[i] = me == root ? 100 + i : -1;
+    CHECK_MPI(MPI_Scatter(y, 1, MPI_INT, x, 1, MPI_INT, root, c));
+    CHECK(x[0] == 100 + me, "scatter: %d", x[0]);
+    int ones[64], zeros[64];
+    for (int i = 0; i < 64; i++)
+        ones[i] = 1, zeros[i] = 0;
+    CHECK_MPI(MPI_Scatterv(y, ones, zeros, MPI_INT, x, 1, MPI_INT, root, c));
+    CHECK(x[0] == 100, "scatterv of the root's first element: %d", x[0]);
+
+    /* Declined, with the full checks' words. */
+    CHECK(err_class(MPI_Bcast(x, -1, MPI_INT, 0, c)) == MPI_ERR_COUNT, "bcast of -1 elements");
+    CHECK(err_class(MPI_Bcast(x, 1, MPI_INT, n, c)) == MPI_ERR_ROOT, "bcast from rank n");
+    CHECK(err_class(MPI_Gather(x, 1, MPI_INT, y, 1, MPI_INT, -1, c)) == MPI_ERR_ROOT, "gather to -1");
+    CHECK(err_class(MPI_Scatter(y, 1, MPI_INT, x, -2, MPI_INT, 0, c)) == MPI_ERR_COUNT,
+          "scatter of -2 elements");
+    CHECK(err_class(MPI_Allgather(x, 1, MPI_INT, y, 1, MPI_DATATYPE_NULL, c)) == MPI_ERR_TYPE,
+          "allgather into MPI_DATATYPE_NULL");
+    MPI_Type_contiguous(2, MPI_INT, &loose); /* never committed */
+    CHECK(err_class(MPI_Alltoall(x, 1, loose, y, 1, loose, c)) == MPI_ERR_TYPE,
+          "alltoall of an uncommitted type");
+    e = err_class(MPI_Allreduce(x, y, 1, loose, MPI_SUM, c));
+#ifdef BOLT_MPI
+    CHECK(e == MPI_ERR_TYPE, "allreduce of an uncommitted type: class %d", e);
+#else
+    CHECK(e != MPI_SUCCESS, "allreduce of an uncommitted type"); /* Open MPI: MPI_ERR_OP */
+#endif
+    MPI_Type_free(&loose);
+    /* the root's blocks must match what every rank sends (alone, so that no
+     * other rank's block is left unmatched) */
+    MPI_Comm self;
+    MPI_Comm_dup(MPI_COMM_SELF, &self);
+    MPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
+    e = MPI_Gather(x, 2, MPI_INT, y, 1, MPI_INT, 0, self);
+    CHECK(err_class(e) == MPI_ERR_TRUNCATE, "gather of 2 into blocks of 1: class %d", err_class(e));
+    MPI_Comm_free(&self);
+    CHECK(err_class(MPI_Reduce(x, y, 1, MPI_INT, MPI_REPLACE, root, c)) == MPI_ERR_OP,
+          "reduce with MPI_REPLACE");
+    CHECK(err_class(MPI_Allreduce(x, y, 1, MPI_LOGICAL, MPI_SUM, c)) == MPI_ERR_OP,
+          "MPI_SUM on MPI_LOGICAL");
+    /* MAXLOC is not the one pass's: its pairs still reduce */
+    struct { int v, i; } pin = {me % 2, me}, pout = {-1, -1};
+    CHECK_MPI(MPI_Allreduce(&pin, &pout, 1, MPI_2INT, MPI_MAXLOC, c));
+    CHECK(pout.v == (n > 1) && pout.i == (n > 1), "maxloc of (rank %% 2, rank): (%d, %d)", pout.v, pout.i);
+    MPI_Type_free(&tri);
+    MPI_Comm_free(&c);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_coll");
@@ -286,6 +373,7 @@ int main(int argc, char **argv)
     CHECK(cls == MPI_ERR_OP, "null op gave class %d", cls);
     MPI_Comm_free(&c);
 
+    common_case_edges(n, me);
     free(a); free(b); free(x); free(y); free(cnt); free(dsp); free(sc); free(sd); free(rc); free(rd);
     return mt_finish();
 }

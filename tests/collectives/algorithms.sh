@@ -76,9 +76,13 @@ fi
 run 3 "$T/coll_check" choice "bcast:4!=flat,bcast:16777216!=flat"
 # a core per rank: dissemination (log2 n steps, no rank serving the others)
 run 2 "$T/coll_check" choice "barrier:0=dissemination,scan:1048576=rd"
-# 2-rank mesh all-reduce folds what it receives into the result as it comes:
-# read piece by piece (above), and landed whole first when the receiver does
-# not read the sender itself (TCP; shm without single-copy)
+# 2-rank mesh all-reduce: a chunk beyond the cache share (made small in the
+# first run) is folded into the result as it comes, read piece by piece; a
+# smaller one lands whole (both ends copying) and is folded after, as does
+# any chunk when the receiver does not read the sender itself (TCP; shm
+# without single-copy)
+run 2 -x BOLT_ALLREDUCE_ALGO=mesh -x BOLT_COLL_CACHE=64K "$T/coll_check" allreduce --large
+run 2 -x BOLT_ALLREDUCE_ALGO=mesh "$T/coll_check" allreduce --large
 run_tcp 2 -x BOLT_ALLREDUCE_ALGO=mesh "$T/coll_check" allreduce --large
 run 2 -x BOLT_ALLREDUCE_ALGO=mesh -x BOLT_SHM_CMA=0 "$T/coll_check" allreduce --large
 # more ranks: where a rank's n - 1 copies of its chunk outgrow its share of

@@ -126,22 +126,37 @@ int face_check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes
                       "of the send and receive arguments must match", sbytes, rbytes);
 }
 
+/* A gather's or scatter's common case (face_coll_fast's, not in place): the
+ * block every rank has (mine: a gather's send, a scatter's receive), the
+ * root's blocks (all; NULL elsewhere, where their arguments are not looked
+ * at), whose types must match, and a block's bytes. 0: the full path. */
+static int rooted_fast(MPI_Comm comm, const void *mine, int mcount, MPI_Datatype mdt, const void *all,
+                       int acount, MPI_Datatype adt, int root, struct face_comm **c, char **pm, char **pa,
+                       size_t *each)
+{
+    struct face_type *mt, *at;
+    if (mine == MPI_IN_PLACE || !face_coll_fast(comm, mdt, mcount, c, &mt) || root < 0 ||
+        root >= (*c)->size)
+        return 0;
+    *each = (size_t)mcount * mt->size;
+    *pm = (char *)mine + mt->true_lb;
+    *pa = NULL;
+    if ((*c)->rank != root)
+        return 1;
+    if (!face_coll_fast(comm, adt, acount, c, &at) || (size_t)acount * at->size != *each)
+        return 0;
+    *pa = (char *)all + at->true_lb;
+    return 1;
+}
+
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     struct face_comm *fc;
-    struct face_type *ft, *frt;
-    if (sbuf != MPI_IN_PLACE && face_coll_fast(comm, sdt, scount, &fc, &ft) && root >= 0 &&
-        root < fc->size) {
-        size_t each = (size_t)scount * ft->size;
-        if (fc->rank != root)
-            return native_rc(comm, "MPI_Gather", bolt_gather((const char *)sbuf + ft->true_lb, NULL,
-                                                             each, BOLT_BYTE, root, fc->native));
-        if (face_coll_fast(comm, rdt, rcount, &fc, &frt) && (size_t)rcount * frt->size == each)
-            return native_rc(comm, "MPI_Gather",
-                             bolt_gather((const char *)sbuf + ft->true_lb, (char *)rbuf + frt->true_lb,
-                                         each, BOLT_BYTE, root, fc->native));
-    }
+    char *fmine, *fall;
+    size_t fbytes;
+    if (rooted_fast(comm, sbuf, scount, sdt, rbuf, rcount, rdt, root, &fc, &fmine, &fall, &fbytes))
+        return native_rc(comm, "MPI_Gather", bolt_gather(fmine, fall, fbytes, BOLT_BYTE, root, fc->native));
     if (face_is_inter(comm))
         return face_inter_gather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, root, comm, 0,
                                  NULL, "MPI_Gather");
@@ -184,18 +199,10 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
                  MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     struct face_comm *fc;
-    struct face_type *ft, *fst;
-    if (rbuf != MPI_IN_PLACE && face_coll_fast(comm, rdt, rcount, &fc, &ft) && root >= 0 &&
-        root < fc->size) {
-        size_t each = (size_t)rcount * ft->size;
-        if (fc->rank != root)
-            return native_rc(comm, "MPI_Scatter", bolt_scatter(NULL, (char *)rbuf + ft->true_lb, each,
-                                                               BOLT_BYTE, root, fc->native));
-        if (face_coll_fast(comm, sdt, scount, &fc, &fst) && (size_t)scount * fst->size == each)
-            return native_rc(comm, "MPI_Scatter",
-                             bolt_scatter((const char *)sbuf + fst->true_lb, (char *)rbuf + ft->true_lb,
-                                          each, BOLT_BYTE, root, fc->native));
-    }
+    char *fmine, *fall;
+    size_t fbytes;
+    if (rooted_fast(comm, rbuf, rcount, rdt, sbuf, scount, sdt, root, &fc, &fmine, &fall, &fbytes))
+        return native_rc(comm, "MPI_Scatter", bolt_scatter(fall, fmine, fbytes, BOLT_BYTE, root, fc->native));
     if (face_is_inter(comm))
         return face_inter_scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root, comm, 0,
                                   NULL, "MPI_Scatter");
@@ -228,21 +235,37 @@ int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
     return native_rc(comm, fn, nrc);
 }
 
+/* An exchange's common case (face_coll_fast's for the receive type, and the
+ * send type too unless in place, whose blocks match): where the native call
+ * reads (BOLT_IN_PLACE) and writes, and a block's bytes. 0: the full path. */
+static int exchange_fast(MPI_Comm comm, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+                         int rcount, MPI_Datatype rdt, struct face_comm **c, const void **s, void **r,
+                         size_t *each)
+{
+    struct face_type *rt, *st;
+    if (!face_coll_fast(comm, rdt, rcount, c, &rt))
+        return 0;
+    *each = (size_t)rcount * rt->size;
+    *r = (char *)rbuf + rt->true_lb;
+    if (sbuf == MPI_IN_PLACE) {
+        *s = BOLT_IN_PLACE;
+        return 1;
+    }
+    if (!face_coll_fast(comm, sdt, scount, c, &st) || (size_t)scount * st->size != *each)
+        return 0;
+    *s = (const char *)sbuf + st->true_lb;
+    return 1;
+}
+
 int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm comm)
 {
     struct face_comm *fc;
-    struct face_type *ft, *fst;
-    if (face_coll_fast(comm, rdt, rcount, &fc, &ft)) {
-        size_t each = (size_t)rcount * ft->size;
-        if (sbuf == MPI_IN_PLACE)
-            return native_rc(comm, "MPI_Allgather", bolt_allgather(BOLT_IN_PLACE, (char *)rbuf + ft->true_lb,
-                                                                   each, BOLT_BYTE, fc->native));
-        if (face_coll_fast(comm, sdt, scount, &fc, &fst) && (size_t)scount * fst->size == each)
-            return native_rc(comm, "MPI_Allgather",
-                             bolt_allgather((const char *)sbuf + fst->true_lb, (char *)rbuf + ft->true_lb,
-                                            each, BOLT_BYTE, fc->native));
-    }
+    const void *fs;
+    void *fr;
+    size_t fbytes;
+    if (exchange_fast(comm, sbuf, scount, sdt, rbuf, rcount, rdt, &fc, &fs, &fr, &fbytes))
+        return native_rc(comm, "MPI_Allgather", bolt_allgather(fs, fr, fbytes, BOLT_BYTE, fc->native));
     if (face_is_inter(comm))
         return face_inter_allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt, comm, 0, NULL,
                                     "MPI_Allgather");
@@ -275,17 +298,11 @@ int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
                   MPI_Datatype rdt, MPI_Comm comm)
 {
     struct face_comm *fc;
-    struct face_type *ft, *fst;
-    if (face_coll_fast(comm, rdt, rcount, &fc, &ft)) {
-        size_t each = (size_t)rcount * ft->size;
-        if (sbuf == MPI_IN_PLACE)
-            return native_rc(comm, "MPI_Alltoall", bolt_alltoall(BOLT_IN_PLACE, (char *)rbuf + ft->true_lb,
-                                                                 each, BOLT_BYTE, fc->native));
-        if (face_coll_fast(comm, sdt, scount, &fc, &fst) && (size_t)scount * fst->size == each)
-            return native_rc(comm, "MPI_Alltoall",
-                             bolt_alltoall((const char *)sbuf + fst->true_lb, (char *)rbuf + ft->true_lb,
-                                           each, BOLT_BYTE, fc->native));
-    }
+    const void *fs;
+    void *fr;
+    size_t fbytes;
+    if (exchange_fast(comm, sbuf, scount, sdt, rbuf, rcount, rdt, &fc, &fs, &fr, &fbytes))
+        return native_rc(comm, "MPI_Alltoall", bolt_alltoall(fs, fr, fbytes, BOLT_BYTE, fc->native));
     if (face_is_inter(comm))
         return face_inter_alltoall(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, NULL, NULL, rdt,
                                    comm, 0, NULL, "MPI_Alltoall");

@@ -84,6 +84,13 @@ static inline size_t coll_blk_bytes(const size_t *counts, size_t bytes, int i)
     return counts ? counts[i] : bytes;
 }
 
+/* Do the byte ranges [a, a + na) and [b, b + nb) share a byte? */
+static inline int coll_overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na && nb && x < y + nb && y < x + na;
+}
+
 static inline size_t coll_blk_off(const size_t *displs, size_t bytes, int i)
 {
     return displs ? displs[i] : (size_t)i * bytes;

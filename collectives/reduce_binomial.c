@@ -46,9 +46,7 @@ static int reduce_from(struct coll_sched *s, const struct place *p, const void *
         int last = -1;
         for (int k = m; k < p->mask && p->v + k < p->n; k <<= 1)
             last = k;
-        int into_out = !p->v && p->top == root && last > 0 &&
-                       ((const char *)out >= (const char *)acc + bytes ||
-                        (const char *)acc >= (const char *)out + bytes);
+        int into_out = !p->v && p->top == root && last > 0 && !coll_overlap(out, bytes, acc, bytes);
         for (int k = m; k < p->mask && p->v + k < p->n; k <<= 1) {
             child[nchild] = into_out && k == last ? out : coll_sched_tmp(s, bytes);
             coll_sched_recv(s, child[nchild++], bytes, (p->v + k + p->top) % p->n);

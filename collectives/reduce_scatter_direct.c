@@ -11,12 +11,6 @@
 
 #include "collectives/coll.h"
 
-static int overlap(const void *a, size_t na, const void *b, size_t nb)
-{
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return na && nb && x < y + nb && y < x + na;
-}
-
 /* part[i]: where rank i's copy of this rank's chunk is (its own in buf, the
  * others in tmp, in rank order). */
 static void parts_place(char **part, const char *own, char *tmp, size_t mine, int r, int n)
@@ -93,8 +87,8 @@ int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out
      * (in-place reduce-scatter: out is the start of buf), nor when out
      * overlaps own partly: out is written during the round. */
     const char *own = buf + displs[r] * esize, *sent = n == 2 ? buf + displs[1 - r] * esize : NULL;
-    if (n == 2 && mine > coll_cache_share() && !overlap(out, mine, sent, counts[1 - r] * esize) &&
-        (out == own || !overlap(out, mine, own, mine))) {
+    if (n == 2 && mine > coll_cache_share() && !coll_overlap(out, mine, sent, counts[1 - r] * esize) &&
+        (out == own || !coll_overlap(out, mine, own, mine))) {
         coll_sched_send(s, sent, counts[1 - r] * esize, 1 - r);
         coll_sched_recv_reduce(s, coll_sched_tmp(s, mine), own, out, counts[r], dt, op, r == 0, 1 - r);
         coll_sched_round(s);
@@ -110,7 +104,7 @@ int coll_reduce_scatter_direct(struct coll_sched *s, const void *vbuf, void *out
      * into the start of buf): it is written from the first round. */
     size_t total = (displs[n - 1] + counts[n - 1]) * esize;
     if (mine * (size_t)(n - 1) > coll_cache_share() && coll_op_commutative(op) &&
-        (out == own || !overlap(out, mine, buf, total))) {
+        (out == own || !coll_overlap(out, mine, buf, total))) {
         char *land = coll_sched_tmp(s, mine); /* a part that lands unfolded; one round at a time */
         for (int k = 1; k < n; k++) {
             int to = (r + k) % n, from = (r + n - k) % n;
@@ -166,7 +160,7 @@ int coll_reduce_scatter_direct_now(struct bolt_comm *c, const void *vbuf, void *
         /* two ranks: out = x0 op x1 in one pass where the kernel has one
          * and out is apart from both */
         coll_kernel3_fn *k3 = n == 2 ? coll_kernel3(op, dt) : NULL;
-        if (k3 && !overlap(out, mine, part[0], mine) && !overlap(out, mine, part[1], mine))
+        if (k3 && !coll_overlap(out, mine, part[0], mine) && !coll_overlap(out, mine, part[1], mine))
             k3(part[0], part[1], out, counts[r]);
         else
             parts_fold(NULL, part, out, counts[r], mine, dt, op, r, n);

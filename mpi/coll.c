@@ -129,7 +129,8 @@ int face_check_match(MPI_Comm comm, const char *fn, size_t sbytes, size_t rbytes
 /* A gather's or scatter's common case (face_coll_fast's, not in place): the
  * block every rank has (mine: a gather's send, a scatter's receive), the
  * root's blocks (all; NULL elsewhere, where their arguments are not looked
- * at), whose types must match, and a block's bytes. 0: the full path. */
+ * at; acount -1 sends the root down the full path), whose types must match,
+ * and a block's bytes. 0: the full path. */
 static int rooted_fast(MPI_Comm comm, const void *mine, int mcount, MPI_Datatype mdt, const void *all,
                        int acount, MPI_Datatype adt, int root, struct face_comm **c, char **pm, char **pa,
                        size_t *each)
@@ -414,13 +415,12 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, con
                  const int displs[], MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     struct face_comm *fc;
-    struct face_type *ft;
-    /* a rank other than the root: its block only (the root's counts are its own) */
-    if (sbuf != MPI_IN_PLACE && face_coll_fast(comm, sdt, scount, &fc, &ft) && root >= 0 &&
-        root < fc->size && fc->rank != root)
+    char *fmine, *fall;
+    size_t fbytes;
+    /* a rank other than the root (count -1: the root's counts take the full path) */
+    if (rooted_fast(comm, sbuf, scount, sdt, NULL, -1, rdt, root, &fc, &fmine, &fall, &fbytes))
         return native_rc(comm, "MPI_Gatherv",
-                         bolt_gatherv((const char *)sbuf + ft->true_lb, (size_t)scount * ft->size, NULL,
-                                      NULL, NULL, BOLT_BYTE, root, fc->native));
+                         bolt_gatherv(fmine, fbytes, NULL, NULL, NULL, BOLT_BYTE, root, fc->native));
     if (face_is_inter(comm))
         return face_inter_gather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root, comm, 0,
                                  NULL, "MPI_Gatherv");
@@ -464,12 +464,11 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
     struct face_comm *fc;
-    struct face_type *ft;
-    if (rbuf != MPI_IN_PLACE && face_coll_fast(comm, rdt, rcount, &fc, &ft) && root >= 0 &&
-        root < fc->size && fc->rank != root)
+    char *fmine, *fall;
+    size_t fbytes;
+    if (rooted_fast(comm, rbuf, rcount, rdt, NULL, -1, sdt, root, &fc, &fmine, &fall, &fbytes))
         return native_rc(comm, "MPI_Scatterv",
-                         bolt_scatterv(NULL, NULL, NULL, (char *)rbuf + ft->true_lb,
-                                       (size_t)rcount * ft->size, BOLT_BYTE, root, fc->native));
+                         bolt_scatterv(NULL, NULL, NULL, fmine, fbytes, BOLT_BYTE, root, fc->native));
     if (face_is_inter(comm))
         return face_inter_scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root, comm, 0,
                                   NULL, "MPI_Scatterv");

@@ -11,6 +11,52 @@
 
 #include "mpi/coll.h"
 
+/* What the native call sees of a predefined op on a contiguous type follows
+ * from the op, the basic type and the size alone: face_red_setup keeps its
+ * last such answer and red_fast serves the common case from it (a loop of
+ * 4-byte reduces of 2 ranks spent ~200 instructions a call in the face, a
+ * third of the native call's). Calls are serialised (profile.c). */
+static struct {
+    MPI_Datatype basic;
+    size_t size;
+    MPI_Op op;
+    bolt_datatype_t ndt;
+    bolt_op_t nop;
+    size_t per;
+} red_last;
+
+static void red_keep(const struct face_red *r, MPI_Op op)
+{
+    if (r->packed || !r->t->contig)
+        return;
+    red_last.basic = r->t->basic;
+    red_last.size = r->t->size;
+    red_last.op = op;
+    red_last.ndt = r->ndt;
+    red_last.nop = r->nop;
+    red_last.per = r->per;
+}
+
+/* face_red_setup's common case in one pass (face_coll_fast's, and the op
+ * and basic type of its last answer); 0: face_red_setup decides. */
+static inline __attribute__((always_inline)) int red_fast(MPI_Comm comm, MPI_Datatype dt,
+                                                          int count, MPI_Op op,
+                                                          struct face_comm **c,
+                                                          struct face_red *r)
+{
+    struct face_type *t;
+    if (!red_last.ndt || red_last.op != op || !face_coll_fast(comm, dt, count, c, &t) ||
+        red_last.basic != t->basic || red_last.size != t->size)
+        return 0;
+    r->t = t;
+    r->ndt = red_last.ndt;
+    r->nop = red_last.nop;
+    r->per = red_last.per;
+    r->user = 0;
+    r->packed = 0;
+    return 1;
+}
+
 int face_red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MPI_Op op,
                    struct face_comm **c, struct face_red *r)
 {
@@ -44,6 +90,7 @@ int face_red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MP
         r->ndt = bolt_type_bytes(xsize);
         r->per = r->t->size / xsize;
         r->packed = !r->t->contig;
+        red_keep(r, op);
         return MPI_SUCCESS;
     }
     bolt_datatype_t b = face_native_basic(r->t->basic);
@@ -71,58 +118,8 @@ int face_red_setup(MPI_Comm comm, const char *fn, MPI_Datatype dt, int count, MP
     r->ndt = b;
     r->per = r->t->size / bsize;
     r->packed = !r->t->contig;
+    red_keep(r, op);
     return MPI_SUCCESS;
-}
-
-/* face_red_setup's common case in one pass: face_coll_fast's, with a
- * predefined op (not MINLOC or MAXLOC) on a datatype made of one predefined
- * type that Bolt's kernels reduce. 0: not that case, face_red_setup decides
- * (and words any error). What the native call sees follows from the op, the
- * basic type and the size alone: the last answer is kept (a loop of 4-byte
- * reduces of 2 ranks spent ~200 instructions a call in the face, as many as
- * a third of the native call's). Calls are serialised (profile.c). */
-static inline __attribute__((always_inline)) int red_fast(MPI_Comm comm, MPI_Datatype dt,
-                                                          int count, MPI_Op op,
-                                                          struct face_comm **c,
-                                                          struct face_red *r)
-{
-    static struct {
-        MPI_Datatype basic;
-        size_t size;
-        MPI_Op op;
-        bolt_datatype_t ndt;
-        bolt_op_t nop;
-        size_t per;
-    } last;
-    struct face_type *t;
-    if (op < MPI_MAX || op > MPI_BXOR || !face_coll_fast(comm, dt, count, c, &t))
-        return 0;
-    r->t = t;
-    r->user = 0;
-    r->packed = 0;
-    if (last.ndt && last.basic == t->basic && last.size == t->size && last.op == op) {
-        r->ndt = last.ndt;
-        r->nop = last.nop;
-        r->per = last.per;
-        return 1;
-    }
-    bolt_datatype_t b = t->basic == MPI_LOGICAL ? BOLT_DATATYPE_NULL : face_native_basic(t->basic);
-    bolt_op_t xop;
-    size_t xsize = 0, bsize;
-    int user;
-    if (!b || (b >= BOLT_FLOAT_INT && b <= BOLT_LONG_DOUBLE_INT) ||
-        face_op_extra(op, t->basic, &xop, &xsize) || xop || !(bsize = bolt_type_size(b)) ||
-        t->size % bsize || face_op_native(comm, op, "MPI reduction", &r->nop, &user))
-        return 0;
-    r->ndt = b;
-    r->per = t->size / bsize;
-    last.basic = t->basic;
-    last.size = t->size;
-    last.op = op;
-    last.ndt = b;
-    last.nop = r->nop;
-    last.per = r->per;
-    return 1;
 }
 
 /* Where the native call reads or writes count elements of buf. */

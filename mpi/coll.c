@@ -150,6 +150,38 @@ static int rooted_fast(MPI_Comm comm, const void *mine, int mcount, MPI_Datatype
     return 1;
 }
 
+/* The root of a gatherv or scatterv in the common case (face_coll_fast's for
+ * both types; its own block may be MPI_IN_PLACE, *pm then BOLT_IN_PLACE): at
+ * most FACE_VBUF_INLINE ranks, counts and displacements not negative, its
+ * own block's bytes those of its count. Byte counts into vb[0, n),
+ * displacements into vb[n, 2n). 0: the full path, whose checks report what
+ * is wrong. The v_layout of a contiguous type, without its error messages
+ * (a 2-rank gatherv's root spent about as long in the face as in the
+ * collective). */
+static int rooted_v_fast(MPI_Comm comm, const void *mine, int mcount, MPI_Datatype mdt, const void *all,
+                         const int *counts, const int *displs, MPI_Datatype adt, int root,
+                         struct face_comm **c, char **pm, char **pa, size_t *each, size_t *vb)
+{
+    struct face_type *mt = NULL, *at;
+    struct face_comm *fc = face_comm_get(comm);
+    if (!fc || fc->rank != root || !face_coll_fast(comm, adt, 0, c, &at) || fc->size > FACE_VBUF_INLINE ||
+        !counts || !displs || (mine != MPI_IN_PLACE && !face_coll_fast(comm, mdt, mcount, c, &mt)))
+        return 0;
+    const int n = (*c)->size;
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0 || displs[i] < 0)
+            return 0;
+        vb[i] = (size_t)counts[i] * at->size;
+        vb[n + i] = (size_t)displs[i] * at->size;
+    }
+    *each = mt ? (size_t)mcount * mt->size : 0;
+    if (mt && *each != vb[root])
+        return 0;
+    *pm = mt ? (char *)mine + mt->true_lb : (char *)BOLT_IN_PLACE;
+    *pa = (char *)all + at->true_lb;
+    return 1;
+}
+
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm comm)
 {
@@ -417,10 +449,16 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, con
     struct face_comm *fc;
     char *fmine, *fall;
     size_t fbytes;
-    /* a rank other than the root (count -1: the root's counts take the full path) */
+    size_t vb[2 * FACE_VBUF_INLINE];
+    /* a rank other than the root first (count -1: the root never passes
+     * there), as it sends: a sender a few instructions slower than its
+     * receiver finds it polling the ring cell it writes */
     if (rooted_fast(comm, sbuf, scount, sdt, NULL, -1, rdt, root, &fc, &fmine, &fall, &fbytes))
         return native_rc(comm, "MPI_Gatherv",
                          bolt_gatherv(fmine, fbytes, NULL, NULL, NULL, BOLT_BYTE, root, fc->native));
+    if (rooted_v_fast(comm, sbuf, scount, sdt, rbuf, rcounts, displs, rdt, root, &fc, &fmine, &fall, &fbytes, vb))
+        return native_rc(comm, "MPI_Gatherv", bolt_gatherv(fmine, fbytes, fall, vb, vb + fc->size,
+                                                           BOLT_BYTE, root, fc->native));
     if (face_is_inter(comm))
         return face_inter_gather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt, root, comm, 0,
                                  NULL, "MPI_Gatherv");
@@ -466,6 +504,11 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI
     struct face_comm *fc;
     char *fmine, *fall;
     size_t fbytes;
+    size_t vb[2 * FACE_VBUF_INLINE];
+    /* the root, which sends, first (see MPI_Gatherv) */
+    if (rooted_v_fast(comm, rbuf, rcount, rdt, sbuf, scounts, displs, sdt, root, &fc, &fmine, &fall, &fbytes, vb))
+        return native_rc(comm, "MPI_Scatterv", bolt_scatterv(fall, vb, vb + fc->size, fmine, fbytes,
+                                                             BOLT_BYTE, root, fc->native));
     if (rooted_fast(comm, rbuf, rcount, rdt, NULL, -1, sdt, root, &fc, &fmine, &fall, &fbytes))
         return native_rc(comm, "MPI_Scatterv",
                          bolt_scatterv(NULL, NULL, NULL, fmine, fbytes, BOLT_BYTE, root, fc->native));

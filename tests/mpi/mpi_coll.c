@@ -77,6 +77,33 @@ static void common_case_edges(int n, int me)
         ones[i] = 1, zeros[i] = 0;
     CHECK_MPI(MPI_Scatterv(y, ones, zeros, MPI_INT, x, 1, MPI_INT, root, c));
     CHECK(x[0] == 100, "scatterv of the root's first element: %d", x[0]);
+    /* the v-variants' root too: triples with a triple's gap between them,
+     * then with the root's own block in place */
+    int tc[64], td[64];
+    for (int i = 0; i < n; i++)
+        tc[i] = 1, td[i] = 2 * i;
+    if (6 * n <= 64) {
+        for (int i = 0; i < 6 * n; i++)
+            y[i] = -1;
+        for (int i = 0; i < 3; i++)
+            x[i] = me * 10 + i;
+        CHECK_MPI(MPI_Gatherv(x, 1, tri, y, tc, td, tri, root, c));
+        for (int i = 0; me == root && i < 6 * n; i++)
+            CHECK(y[i] == (i % 6 < 3 ? i / 6 * 10 + i % 6 : -1), "gatherv of triples: element %d = %d", i, y[i]);
+        x[0] = x[1] = x[2] = -1;
+        CHECK_MPI(MPI_Scatterv(y, tc, td, tri, x, 3, MPI_INT, root, c));
+        CHECK(x[0] == me * 10 && x[1] == me * 10 + 1 && x[2] == me * 10 + 2,
+              "scatterv of triples: %d %d %d", x[0], x[1], x[2]);
+        for (int i = 0; i < 3; i++)
+            x[i] = me * 10 + i + 5;
+        CHECK_MPI(MPI_Gatherv(me == root ? MPI_IN_PLACE : x, 1, tri, y, tc, td, tri, root, c));
+        for (int i = 0; me == root && i < 6 * n; i++)
+            CHECK(y[i] == (i % 6 >= 3 ? -1 : i / 6 * 10 + i % 6 + (i / 6 == root ? 0 : 5)),
+                  "gatherv in place of triples: element %d = %d", i, y[i]);
+        x[0] = -1;
+        CHECK_MPI(MPI_Scatterv(y, tc, td, tri, me == root ? MPI_IN_PLACE : x, 3, MPI_INT, root, c));
+        CHECK(me == root || x[0] == me * 10 + 5, "scatterv in place of triples: %d", x[0]);
+    }
 
     /* Declined, with the full checks' words. */
     CHECK(err_class(MPI_Bcast(x, -1, MPI_INT, 0, c)) == MPI_ERR_COUNT, "bcast of -1 elements");
@@ -103,6 +130,20 @@ static void common_case_edges(int n, int me)
     MPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
     e = MPI_Gather(x, 2, MPI_INT, y, 1, MPI_INT, 0, self);
     CHECK(err_class(e) == MPI_ERR_TRUNCATE, "gather of 2 into blocks of 1: class %d", err_class(e));
+    int one = 1, none = -1, zero = 0;
+    e = MPI_Gatherv(x, 2, MPI_INT, y, &one, &zero, MPI_INT, 0, self);
+    CHECK(err_class(e) == MPI_ERR_TRUNCATE, "gatherv of 2 into a block of 1: class %d", err_class(e));
+    e = MPI_Gatherv(x, 1, MPI_INT, y, &none, &zero, MPI_INT, 0, self);
+    CHECK(err_class(e) == MPI_ERR_COUNT, "gatherv into a block of -1: class %d", err_class(e));
+#ifdef BOLT_MPI /* Open MPI lets a root receive less than its count and does not look at
+                   displacements or NULL arrays */
+    e = MPI_Scatterv(y, &one, &zero, MPI_INT, x, 2, MPI_INT, 0, self);
+    CHECK(err_class(e) == MPI_ERR_TRUNCATE, "scatterv of 1 into 2: class %d", err_class(e));
+    e = MPI_Scatterv(y, &one, &none, MPI_INT, x, 1, MPI_INT, 0, self);
+    CHECK(err_class(e) == MPI_ERR_ARG, "scatterv from displacement -1: class %d", err_class(e));
+    e = MPI_Gatherv(x, 1, MPI_INT, y, NULL, &zero, MPI_INT, 0, self);
+    CHECK(err_class(e) == MPI_ERR_ARG, "gatherv with NULL counts: class %d", err_class(e));
+#endif
     MPI_Comm_free(&self);
     CHECK(err_class(MPI_Reduce(x, y, 1, MPI_INT, MPI_REPLACE, root, c)) == MPI_ERR_OP,
           "reduce with MPI_REPLACE");

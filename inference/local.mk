@@ -27,13 +27,13 @@ libinference_la_SOURCES += inference/types/f32_sgemm.c
 libinference_la_CFLAGS += $(BLAS_CFLAGS) -DINF_HAVE_BLAS
 libinference_la_LIBADD += $(BLAS_LIBS)
 endif
-EXTRA_DIST += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c inference/main.c inference/share_model.h inference/share_model.c
+EXTRA_DIST += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c inference/main.c inference/share_model.h inference/share_model.c inference/coll_times.h inference/coll_times.c
 if HAVE_PCRE2
 libinference_la_SOURCES += inference/pairq.h inference/vocab.h inference/vocab.c inference/tok_spm.c inference/tok_bpe.c
 libinference_la_CFLAGS += $(PCRE2_CFLAGS)
 libinference_la_LIBADD += $(PCRE2_LIBS)
 bin_PROGRAMS += bolt-llm
-bolt_llm_SOURCES = inference/main.c inference/share_model.h inference/share_model.c
+bolt_llm_SOURCES = inference/main.c inference/share_model.h inference/share_model.c inference/coll_times.h inference/coll_times.c
 bolt_llm_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 bolt_llm_LDADD = libinference.la libblaskernels.la libbolt.la $(ZLIB_LIBS) -lm
 endif

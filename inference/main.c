@@ -16,6 +16,7 @@
 
 #include "blas/kernels.h"
 #include "bolt.h"
+#include "inference/coll_times.h"
 #include "inference/engine.h"
 #include "inference/share_model.h"
 #include "inference/sample.h"
@@ -272,6 +273,7 @@ typedef struct tp_comm {
     bolt_comm_t world;
     int wrank, group; /* in world; the ranks of a stage */
     double secs;    /* inside the collectives and the stream's messages */
+    coll_times_t calls; /* each collective's time, while generating under tensor parallel */
     uint64_t bytes; /* this rank's part of what they carried: its share of each sum, its logits, the stream it sent */
     /* the stream to the next stage leaves from one of two buffers while the
      * stage goes on with the next piece of a prompt (a blocking send waited
@@ -332,7 +334,9 @@ static int tp_allreduce(void *self, float *x, size_t n)
     tp_comm_t *t = self;
     const double t0 = bolt_wtime();
     const int rc = bolt_allreduce(BOLT_IN_PLACE, x, n, BOLT_FLOAT32, BOLT_SUM, t->comm) != BOLT_OK;
-    t->secs += bolt_wtime() - t0;
+    const double dt = bolt_wtime() - t0;
+    t->secs += dt;
+    coll_times_add(&t->calls, dt);
     t->bytes += n * sizeof(float);
     return rc;
 }
@@ -359,7 +363,9 @@ static int tp_allgather(void *self, const void *mine, void *all, size_t bytes)
         mine = v;
     }
     const int rc = bolt_allgather(mine, all, bytes, BOLT_BYTE, t->comm) != BOLT_OK;
-    t->secs += bolt_wtime() - t0;
+    const double dt = bolt_wtime() - t0;
+    t->secs += dt;
+    coll_times_add(&t->calls, dt);
     t->bytes += bytes;
     return rc;
 }
@@ -369,7 +375,9 @@ static int tp_allgatherv(void *self, float *x, const size_t *counts, const size_
     tp_comm_t *t = self;
     const double t0 = bolt_wtime();
     const int rc = bolt_allgatherv(BOLT_IN_PLACE, 0, x, counts, displs, BOLT_FLOAT32, t->comm) != BOLT_OK;
-    t->secs += bolt_wtime() - t0;
+    const double dt = bolt_wtime() - t0;
+    t->secs += dt;
+    coll_times_add(&t->calls, dt);
     t->bytes += counts[t->rank] * sizeof(float);
     return rc;
 }
@@ -603,6 +611,8 @@ int main(int argc, char **argv)
     double t_flush = t0;
     tpc.secs = 0;
     tpc.bytes = 0;
+    if (K == 1)
+        coll_times_start(&tpc.calls);
     while (o.n_predict < 0 || gen < o.n_predict) {
         if (n >= n_ctx) {
             fprintf(stderr, "\nbolt-llm: the context of %d tokens is full (-c)\n", n_ctx);
@@ -625,7 +635,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "\nbolt-llm: rank %d: %s\n", rank, bolt_error_message());
                 goto out;
             }
-            tpc.secs += bolt_wtime() - ts;
+            const double dt = bolt_wtime() - ts;
+            tpc.secs += dt;
+            coll_times_add(&tpc.calls, dt);
             tpc.bytes += sizeof mine;
             t = best.i;
         } else
@@ -690,6 +702,12 @@ int main(int argc, char **argv)
     } coll = {tpc.secs, rank}, most = coll;
     if (size > 1 && bolt_allreduce(&coll, &most, 1, BOLT_DOUBLE_INT, BOLT_MAXLOC, world) != BOLT_OK)
         most = coll;
+    /* of that, the collectives' own: each call's shortest time on any rank */
+    double own = 0;
+    size_t ncalls = 0;
+    if (K == 1 && size > 1 && coll_times_own(&tpc.calls, tpc.comm, &own, &ncalls) != BOLT_OK)
+        ncalls = 0;
+    coll_times_free(&tpc.calls);
     if (rank != 0)
         goto done;
     fprintf(stderr, "bolt-llm: load time = %10.2f ms\n", t_load * 1e3);
@@ -722,6 +740,10 @@ int main(int argc, char **argv)
                 "%.3f ms (%.1f%%) on rank %d, the most; %.1f KB a token rank 0's part of them\n", size,
                 tpc.secs * 1e3 / decoded, 100.0 * tpc.secs / t_gen, most.v * 1e3 / decoded, 100.0 * most.v / t_gen, most.i,
                 (double)tpc.bytes / 1024.0 / decoded);
+    if (decoded > 0 && K == 1 && ncalls > 0)
+        fprintf(stderr, "bolt-llm: tensor parallel over %d ranks: the collectives' own time %.3f ms per token (%.1f%% of it; "
+                "%zu calls, each the time of the rank that spent least in it, the last to arrive); the rest of a rank's "
+                "time in them is waiting for slower ranks\n", size, own * 1e3 / decoded, 100.0 * own / t_gen, ncalls);
     for (int vocab = 0; vocab < 2; vocab++) {
         const int *bounds;
         const int moves = inf_ctx_balance(c, vocab, &bounds);
@@ -751,6 +773,7 @@ out:
     (void)pp_flush(&tpc); /* nothing left in flight from the buffers freed here */
     free(tpc.sbuf[0]);
     free(tpc.sbuf[1]);
+    coll_times_free(&tpc.calls);
     bolt_finalize();
     return rc;
 }

@@ -50,6 +50,9 @@ tests_inference_bolt_dump_LDADD = libinference.la
 check_PROGRAMS += tests/inference/tp_check
 tests_inference_tp_check_SOURCES = tests/inference/tp_check.c
 tests_inference_tp_check_LDADD = libinference.la libblaskernels.la libbolt.la -lm
+check_PROGRAMS += tests/inference/coll_times_check
+tests_inference_coll_times_check_SOURCES = tests/inference/coll_times_check.c inference/coll_times.h inference/coll_times.c
+tests_inference_coll_times_check_LDADD = libbolt.la -lm
 tests_inference_logits_cmp_SOURCES = tests/inference/logits_cmp.c
 tests_inference_logits_cmp_LDADD = -lm
 endif

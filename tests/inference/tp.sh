@@ -72,6 +72,18 @@ for np in 2 3; do
         "$T/err" || fail "bolt-llm on $np ranks: no time of each rank's MLP products reported"
     grep -q "tensor parallel over $np ranks: collectives .* ms per token (.*) on rank 0, .* on rank [0-9], the most; .* KB a token" \
         "$T/err" || fail "bolt-llm on $np ranks: no time in the collectives reported"
+    # the collectives' own time: every call of the run (23 tokens decoded
+    # through 2 layers, two all-reduces each, and 24 tokens picked by a
+    # MAXLOC: 116), each no longer than rank 0's, so at most its sum
+    own=$(sed -n "s/.*tensor parallel over $np ranks: the collectives' own time \([0-9.]*\) ms per token (.*; \([0-9]*\) calls,.*/\1 \2/p" "$T/err")
+    all=$(sed -n "s/.*tensor parallel over $np ranks: collectives \([0-9.]*\) ms per token.*/\1/p" "$T/err")
+    [ -n "$own" ] && [ -n "$all" ] && awk -v o="${own% *}" -v n="${own#* }" -v a="$all" 'BEGIN { exit !(o >= 0 && o <= a && n >= 116) }' ||
+        fail "bolt-llm on $np ranks: the collectives' own time ('$own') is not within rank 0's ('$all') or misses calls"
+done
+# the collectives' own time, as bolt-llm sums it, on known times
+for np in 1 3; do
+    "$RUN" -np $np "$TOP_BUILDDIR/tests/inference/coll_times_check" >"$T/out" 2>&1 </dev/null ||
+        { cat "$T/out"; fail "coll_times_check on $np ranks"; }
 done
 # sampled text: one seed, the same tokens on every rank (rank 0's text, one rank's)
 llm -m "$T/tl-Q8_0.gguf" -p "$P" -n 24 --seed 5 --temp 0.9 --ignore-eos

@@ -707,7 +707,6 @@ int main(int argc, char **argv)
     size_t ncalls = 0;
     if (K == 1 && size > 1 && coll_times_own(&tpc.calls, tpc.comm, &own, &ncalls) != BOLT_OK)
         ncalls = 0;
-    coll_times_free(&tpc.calls);
     if (rank != 0)
         goto done;
     fprintf(stderr, "bolt-llm: load time = %10.2f ms\n", t_load * 1e3);

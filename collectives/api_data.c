@@ -35,6 +35,8 @@ static int barrier(bolt_comm_t comm, bolt_request_t *req, const char *fn)
     int algo = coll_select(COLL_BARRIER, 0, comm, 1);
     if (algo < 0)
         return algo;
+    if (!req && coll_barrier_algo(algo) == coll_barrier_dissemination)
+        return coll_barrier_dissemination_now(comm, fn);
     struct coll_sched *s =
         coll_sched_new(comm, fn, coll_algo_name(COLL_BARRIER, algo), req == NULL);
     if (s)

@@ -65,7 +65,8 @@ int coll_scatter_binomial_now(struct bolt_comm *c, const void *vin, void *out, s
     int n = c->size, v, mask, sub;
     coll_tree_place(c->rank, root, c->size, &v, &mask, &sub);
     const int own = v == 0 && root == 0; /* sends straight from the input */
-    if ((own ? bytes : (size_t)sub * bytes) > COLL_NOW_MAX) /* what the stack holds, or one block */
+    const int stacked = v ? sub > 1 : !own; /* a subtree's blocks pass through the stack */
+    if (stacked ? (size_t)sub * bytes > COLL_NOW_MAX : (size_t)(v ? 1 : n - 1) * bytes > COLL_TAKE_MAX)
         return COLL_NOT_NOW;
     const int tag = coll_tag_take(c);
     const char *in = vin;
@@ -141,7 +142,7 @@ int coll_scatterv_linear_now(struct bolt_comm *c, const void *vin, const size_t 
     struct coll_sched *s;
     const int tag = coll_tag_take(c);
     if (r != root) {
-        if (bytes <= COLL_NOW_MAX && coll_take_now(c, out, bytes, root, tag))
+        if (bytes <= COLL_TAKE_MAX && coll_take_now(c, out, bytes, root, tag))
             return BOLT_OK;
         if ((s = coll_sched_resume(c, fn, "linear", COLL_BLOCKING, tag)))
             coll_scatterv_linear(s, vin, counts, displs, out, bytes, root);

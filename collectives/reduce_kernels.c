@@ -5,12 +5,14 @@
  *
  * Plain loops over restrict pointers, so the compiler vectorizes them. GCC
  * vectorizes at -O2 only loops without an epilogue, so this file asks for its
- * dynamic cost model; on x86-64 Linux each kernel is also cloned for AVX2 and
- * picked at load time, so the default build uses AVX2 where the CPU has it
- * without requiring -march.
+ * dynamic cost model, and unrolled loops; on x86-64 Linux each kernel is also
+ * cloned for AVX-512 (x86-64-v4) and AVX2 and picked at load time, so the
+ * default build uses the widest vectors the CPU has without requiring -march.
+ * AVX2 alone, not unrolled, summed 8-16 KiB in L1 at 1.5x Open MPI's time
+ * (its AVX-512 kernels) and 64-256 KiB at 1.3x; now level (Zen 5).
  */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "unroll-loops")
 #endif
 
 #include <stdint.h>
@@ -22,7 +24,11 @@
  * relocated, before the sanitizer's runtime is set up, and crash in its hooks. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&     \
     !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if __GNUC__ >= 11 /* the x86-64-v4 level */
+#define KERNEL __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
 #define KERNEL __attribute__((target_clones("avx2", "default")))
+#endif
 #else
 #define KERNEL
 #endif

@@ -822,6 +822,30 @@ static void suite_local(void)
     OK(bolt_reduce_local(c, e, N, BOLT_FLOAT64, BOLT_MAX));
     for (int i = 0; i < N; i++)
         EXPECT(e[i] == (c[i] > d[i] ? c[i] : d[i]), "max at %d", i);
+    CASE("int8 SUM (wrapping) and uint16 MAX kernels, one element off alignment");
+    {
+        /* 1031 + 1: past several unrolled 512-bit passes, a tail, and a
+         * start off every vector boundary */
+        int8_t x8[N + 1], y8[N + 1];
+        uint16_t x16[N + 1], y16[N + 1];
+        for (int i = 0; i <= N; i++) {
+            x8[i] = (int8_t)(i * 37 - 100);
+            y8[i] = (int8_t)(90 - i * 11);
+            x16[i] = (uint16_t)(i * 977);
+            y16[i] = (uint16_t)(60000 - i * 313);
+        }
+        int8_t s8[N + 1];
+        uint16_t s16[N + 1];
+        memcpy(s8, y8, sizeof s8);
+        memcpy(s16, y16, sizeof s16);
+        OK(bolt_reduce_local(x8 + 1, s8 + 1, N, BOLT_INT8, BOLT_SUM));
+        OK(bolt_reduce_local(x16 + 1, s16 + 1, N, BOLT_UINT16, BOLT_MAX));
+        EXPECT(s8[0] == y8[0] && s16[0] == y16[0], "the element before the vector was written");
+        for (int i = 1; i <= N; i++) {
+            EXPECT(s8[i] == (int8_t)(uint8_t)((uint8_t)x8[i] + (uint8_t)y8[i]), "int8 sum at %d", i);
+            EXPECT(s16[i] == (x16[i] > y16[i] ? x16[i] : y16[i]), "uint16 max at %d", i);
+        }
+    }
     CASE("float16 SUM kernel: 1 + 2^-11 rounds to even, 65504 + 32 overflows");
     for (int i = 0; i < N; i++) {
         h[i] = 0x3c00; /* 1.0 */

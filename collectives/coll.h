@@ -36,6 +36,11 @@ void coll_reduce(const void *in, void *inout, size_t count, bolt_datatype_t dt, 
 typedef void coll_kernel_fn(const void *restrict in, void *restrict inout, size_t n);
 /* Kernel of a builtin op on a builtin type, or NULL when they do not mix. */
 coll_kernel_fn *coll_kernel(bolt_op_t op, bolt_datatype_t dt);
+/* The same kernel for operands in this core's caches (up to COLL_NEAR_MAX
+ * bytes): AVX-512 where the CPU has it (reduce_kernels.c says why not for
+ * the collectives' folds). */
+#define COLL_NEAR_MAX (512 * 1024)
+coll_kernel_fn *coll_kernel_near(bolt_op_t op, bolt_datatype_t dt);
 /* out[i] = a[i] op b[i] (out overlaps neither), for builtin ops on the
  * element-wise builtin types; NULL for the others (complex, pairs, user ops). */
 typedef void coll_kernel3_fn(const void *restrict a, const void *restrict b, void *restrict out,

@@ -114,6 +114,10 @@ int bolt_reduce_local(const void *in, void *inout, size_t count, bolt_datatype_t
         return rc;
     if (count && (!in || !inout || in == BOLT_IN_PLACE || inout == BOLT_IN_PLACE))
         return bolt_err_set(BOLT_ERR_ARG, "bolt_reduce_local: a buffer is NULL or BOLT_IN_PLACE");
-    coll_reduce(in, inout, count, dt, op);
+    /* the caller's own data, most likely in this core's caches */
+    if (count * bolt_type_size(dt) <= COLL_NEAR_MAX && !user_op(op))
+        coll_kernel_near(op, dt)(in, inout, count);
+    else
+        coll_reduce(in, inout, count, dt, op);
     return BOLT_OK;
 }

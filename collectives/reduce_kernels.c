@@ -6,10 +6,16 @@
  * Plain loops over restrict pointers, so the compiler vectorizes them. GCC
  * vectorizes at -O2 only loops without an epilogue, so this file asks for its
  * dynamic cost model, and unrolled loops; on x86-64 Linux each kernel is also
- * cloned for AVX-512 (x86-64-v4) and AVX2 and picked at load time, so the
- * default build uses the widest vectors the CPU has without requiring -march.
- * AVX2 alone, not unrolled, summed 8-16 KiB in L1 at 1.5x Open MPI's time
- * (its AVX-512 kernels) and 64-256 KiB at 1.3x; now level (Zen 5).
+ * cloned for AVX2 and picked at load time, so the default build uses AVX2
+ * where the CPU has it without requiring -march.
+ *
+ * Each two-operand kernel has a second form (_w, "near") cloned for AVX-512
+ * (x86-64-v4) as well, for data in this core's caches: bolt_reduce_local
+ * (and so one-sided accumulates) up to COLL_NEAR_MAX bytes. On Zen 5,
+ * AVX2 summed 8-256 KiB in L1/L2 at 1.3-1.6x the time of Open MPI's AVX-512
+ * kernels, AVX-512 at 0.9-1.0x; but from memory (16 MiB) AVX-512 took 1.4-1.7x
+ * AVX2's time, and the collectives' folds, whose pieces come from another
+ * core's cache, went 1.1-1.3x slower with it at 256 KiB-1 MiB: they keep AVX2.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "unroll-loops")
@@ -24,19 +30,30 @@
  * relocated, before the sanitizer's runtime is set up, and crash in its hooks. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&     \
     !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#if __GNUC__ >= 11 /* the x86-64-v4 level */
-#define KERNEL __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
 #define KERNEL __attribute__((target_clones("avx2", "default")))
+#if __GNUC__ >= 11 /* the x86-64-v4 level */
+#define KERNEL_NEAR __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define KERNEL_NEAR KERNEL
 #endif
 #else
 #define KERNEL
+#define KERNEL_NEAR
 #endif
 
 /* Signed integers are added and multiplied in unsigned arithmetic: overflow
  * wraps (as every MPI does) instead of being undefined. UW is at least int. */
 #define KBIN(NAME, T, EXPR)                                                                     \
     KERNEL static void NAME(const void *restrict vin, void *restrict vio, size_t n)             \
+    {                                                                                           \
+        const T *restrict a = vin;                                                              \
+        T *restrict b = vio;                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            T x = a[i], y = b[i];                                                               \
+            b[i] = (T)(EXPR);                                                                   \
+        }                                                                                       \
+    }                                                                                           \
+    KERNEL_NEAR static void NAME##_w(const void *restrict vin, void *restrict vio, size_t n)    \
     {                                                                                           \
         const T *restrict a = vin;                                                              \
         T *restrict b = vio;                                                                    \
@@ -257,6 +274,23 @@ static coll_kernel_fn *const kernels[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
     [BOLT_MINLOC] = {LOCS(minloc)},
 };
 
+/* The near forms where there are (complex numbers and value-index pairs
+ * take the others'). */
+static coll_kernel_fn *const kernels_near[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
+    [BOLT_SUM] = {ARITHX(sum, _w), [15] = sum_cf, [16] = sum_cd},
+    [BOLT_PROD] = {ARITHX(prod, _w), [15] = prod_cf, [16] = prod_cd},
+    [BOLT_MIN] = {ARITHX(min, _w)},
+    [BOLT_MAX] = {ARITHX(max, _w)},
+    [BOLT_LAND] = {LOGICX(land, _w)},
+    [BOLT_LOR] = {LOGICX(lor, _w)},
+    [BOLT_LXOR] = {LOGICX(lxor, _w)},
+    [BOLT_BAND] = {BITSX(band, _w)},
+    [BOLT_BOR] = {BITSX(bor, _w)},
+    [BOLT_BXOR] = {BITSX(bxor, _w)},
+    [BOLT_MAXLOC] = {LOCS(maxloc)},
+    [BOLT_MINLOC] = {LOCS(minloc)},
+};
+
 static coll_kernel3_fn *const kernels3[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
     [BOLT_SUM] = {ARITHX(sum, _3)},
     [BOLT_PROD] = {ARITHX(prod, _3)},
@@ -275,6 +309,13 @@ coll_kernel_fn *coll_kernel(bolt_op_t op, bolt_datatype_t dt)
     if (op < BOLT_SUM || op > BOLT_MINLOC || dt == 0 || dt >= COLL_DT_NBUILTIN)
         return NULL;
     return kernels[op][dt];
+}
+
+coll_kernel_fn *coll_kernel_near(bolt_op_t op, bolt_datatype_t dt)
+{
+    if (op < BOLT_SUM || op > BOLT_MINLOC || dt == 0 || dt >= COLL_DT_NBUILTIN)
+        return NULL;
+    return kernels_near[op][dt];
 }
 
 coll_kernel3_fn *coll_kernel3(bolt_op_t op, bolt_datatype_t dt)

@@ -17,6 +17,13 @@ noinst_PROGRAMS += bench/mpi_coll
 bench_mpi_coll_SOURCES = bench/mpi_coll.c bench/bench_stats.h
 bench_mpi_coll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
 bench_mpi_coll_LDADD = libmpi.la libbolt.la
+
+# who leaves a barrier first, and the rooted call timed after it (bench/README)
+noinst_PROGRAMS += bench/mpi_barrier_exit
+bench_mpi_barrier_exit_SOURCES = bench/mpi_barrier_exit.c
+bench_mpi_barrier_exit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi
+bench_mpi_barrier_exit_LDADD = libmpi.la libbolt.la
+
 # mpi_window: OSU-style windowed streaming (bandwidth, bidirectional, rate).
 noinst_PROGRAMS += bench/mpi_window
 bench_mpi_window_SOURCES = bench/mpi_window.c bench/bench_stats.h

@@ -43,25 +43,20 @@
 
 /* Signed integers are added and multiplied in unsigned arithmetic: overflow
  * wraps (as every MPI does) instead of being undefined. UW is at least int. */
+#define KIO(ATTR, NAME, T, EXPR)                                                                \
+    ATTR static void NAME(const void *restrict vin, void *restrict vio, size_t n)               \
+    {                                                                                           \
+        const T *restrict a = vin;                                                              \
+        T *restrict b = vio;                                                                    \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            T x = a[i], y = b[i];                                                               \
+            b[i] = (T)(EXPR);                                                                   \
+        }                                                                                       \
+    }
+/* Each op on a type: inout = in op inout, its near form, and out = a op b. */
 #define KBIN(NAME, T, EXPR)                                                                     \
-    KERNEL static void NAME(const void *restrict vin, void *restrict vio, size_t n)             \
-    {                                                                                           \
-        const T *restrict a = vin;                                                              \
-        T *restrict b = vio;                                                                    \
-        for (size_t i = 0; i < n; i++) {                                                        \
-            T x = a[i], y = b[i];                                                               \
-            b[i] = (T)(EXPR);                                                                   \
-        }                                                                                       \
-    }                                                                                           \
-    KERNEL_NEAR static void NAME##_w(const void *restrict vin, void *restrict vio, size_t n)    \
-    {                                                                                           \
-        const T *restrict a = vin;                                                              \
-        T *restrict b = vio;                                                                    \
-        for (size_t i = 0; i < n; i++) {                                                        \
-            T x = a[i], y = b[i];                                                               \
-            b[i] = (T)(EXPR);                                                                   \
-        }                                                                                       \
-    }                                                                                           \
+    KIO(KERNEL, NAME, T, EXPR)                                                                  \
+    KIO(KERNEL_NEAR, NAME##_w, T, EXPR)                                                         \
     KERNEL static void NAME##_3(const void *restrict va, const void *restrict vb,               \
                                 void *restrict vout, size_t n)                                  \
     {                                                                                           \

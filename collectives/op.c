@@ -115,8 +115,7 @@ int bolt_reduce_local(const void *in, void *inout, size_t count, bolt_datatype_t
     if (count && (!in || !inout || in == BOLT_IN_PLACE || inout == BOLT_IN_PLACE))
         return bolt_err_set(BOLT_ERR_ARG, "bolt_reduce_local: a buffer is NULL or BOLT_IN_PLACE");
     /* the caller's own data, most likely in this core's caches */
-    size_t esize = bolt_type_size(dt);
-    if (!user_op(op) && count <= COLL_NEAR_MAX / (esize ? esize : 1))
+    if (!user_op(op) && count <= COLL_NEAR_MAX && count * bolt_type_size(dt) <= COLL_NEAR_MAX)
         coll_kernel_near(op, dt)(in, inout, count);
     else
         coll_reduce(in, inout, count, dt, op);

@@ -247,75 +247,46 @@ KLOC(ldouble, long double)
                    [13] = OP##_bf16##X, [14] = OP##_ld##X
 #define LOGICX(OP, X) INTROW(OP, X), [17] = OP##_b##X
 #define BITSX(OP, X) INTROW(OP, X), [1] = OP##_u8##X
-#define ARITH(OP) ARITHX(OP, )
-#define LOGIC(OP) LOGICX(OP, )
-#define BITS(OP) BITSX(OP, )
 #define LOCS(OP)                                                                                \
     [18] = OP##_float, [19] = OP##_double, [20] = OP##_long, [21] = OP##_int,                   \
     [22] = OP##_short, [23] = OP##_ldouble
 
-static coll_kernel_fn *const kernels[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
-    [BOLT_SUM] = {ARITH(sum), [15] = sum_cf, [16] = sum_cd},
-    [BOLT_PROD] = {ARITH(prod), [15] = prod_cf, [16] = prod_cd},
-    [BOLT_MIN] = {ARITH(min)},
-    [BOLT_MAX] = {ARITH(max)},
-    [BOLT_LAND] = {LOGIC(land)},
-    [BOLT_LOR] = {LOGIC(lor)},
-    [BOLT_LXOR] = {LOGIC(lxor)},
-    [BOLT_BAND] = {BITS(band)},
-    [BOLT_BOR] = {BITS(bor)},
-    [BOLT_BXOR] = {BITS(bxor)},
-    [BOLT_MAXLOC] = {LOCS(maxloc)},
-    [BOLT_MINLOC] = {LOCS(minloc)},
-};
+/* The element-wise ops' rows of a table of kernels whose names end in X
+ * (SUMX and PRODX: more entries of those rows), then the pairs' rows. */
+#define CPLX(OP) , [15] = OP##_cf, [16] = OP##_cd
+#define ROWS(X, SUMX, PRODX)                                                                    \
+    [BOLT_SUM] = {ARITHX(sum, X) SUMX}, [BOLT_PROD] = {ARITHX(prod, X) PRODX},                  \
+    [BOLT_MIN] = {ARITHX(min, X)}, [BOLT_MAX] = {ARITHX(max, X)},                               \
+    [BOLT_LAND] = {LOGICX(land, X)}, [BOLT_LOR] = {LOGICX(lor, X)},                             \
+    [BOLT_LXOR] = {LOGICX(lxor, X)}, [BOLT_BAND] = {BITSX(band, X)},                            \
+    [BOLT_BOR] = {BITSX(bor, X)}, [BOLT_BXOR] = {BITSX(bxor, X)}
+#define PAIRS [BOLT_MAXLOC] = {LOCS(maxloc)}, [BOLT_MINLOC] = {LOCS(minloc)}
 
+static coll_kernel_fn *const kernels[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
+    ROWS(, CPLX(sum), CPLX(prod)), PAIRS};
 /* The near forms where there are (complex numbers and value-index pairs
  * take the others'). */
 static coll_kernel_fn *const kernels_near[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
-    [BOLT_SUM] = {ARITHX(sum, _w), [15] = sum_cf, [16] = sum_cd},
-    [BOLT_PROD] = {ARITHX(prod, _w), [15] = prod_cf, [16] = prod_cd},
-    [BOLT_MIN] = {ARITHX(min, _w)},
-    [BOLT_MAX] = {ARITHX(max, _w)},
-    [BOLT_LAND] = {LOGICX(land, _w)},
-    [BOLT_LOR] = {LOGICX(lor, _w)},
-    [BOLT_LXOR] = {LOGICX(lxor, _w)},
-    [BOLT_BAND] = {BITSX(band, _w)},
-    [BOLT_BOR] = {BITSX(bor, _w)},
-    [BOLT_BXOR] = {BITSX(bxor, _w)},
-    [BOLT_MAXLOC] = {LOCS(maxloc)},
-    [BOLT_MINLOC] = {LOCS(minloc)},
-};
+    ROWS(_w, CPLX(sum), CPLX(prod)), PAIRS};
+static coll_kernel3_fn *const kernels3[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {ROWS(_3, , )};
 
-static coll_kernel3_fn *const kernels3[BOLT_MINLOC + 1][COLL_DT_NBUILTIN] = {
-    [BOLT_SUM] = {ARITHX(sum, _3)},
-    [BOLT_PROD] = {ARITHX(prod, _3)},
-    [BOLT_MIN] = {ARITHX(min, _3)},
-    [BOLT_MAX] = {ARITHX(max, _3)},
-    [BOLT_LAND] = {LOGICX(land, _3)},
-    [BOLT_LOR] = {LOGICX(lor, _3)},
-    [BOLT_LXOR] = {LOGICX(lxor, _3)},
-    [BOLT_BAND] = {BITSX(band, _3)},
-    [BOLT_BOR] = {BITSX(bor, _3)},
-    [BOLT_BXOR] = {BITSX(bxor, _3)},
-};
+/* Whether (op, dt) indexes the tables (their entry may still be NULL). */
+static int in_tables(bolt_op_t op, bolt_datatype_t dt)
+{
+    return op >= BOLT_SUM && op <= BOLT_MINLOC && dt != 0 && dt < COLL_DT_NBUILTIN;
+}
 
 coll_kernel_fn *coll_kernel(bolt_op_t op, bolt_datatype_t dt)
 {
-    if (op < BOLT_SUM || op > BOLT_MINLOC || dt == 0 || dt >= COLL_DT_NBUILTIN)
-        return NULL;
-    return kernels[op][dt];
+    return in_tables(op, dt) ? kernels[op][dt] : NULL;
 }
 
 coll_kernel_fn *coll_kernel_near(bolt_op_t op, bolt_datatype_t dt)
 {
-    if (op < BOLT_SUM || op > BOLT_MINLOC || dt == 0 || dt >= COLL_DT_NBUILTIN)
-        return NULL;
-    return kernels_near[op][dt];
+    return in_tables(op, dt) ? kernels_near[op][dt] : NULL;
 }
 
 coll_kernel3_fn *coll_kernel3(bolt_op_t op, bolt_datatype_t dt)
 {
-    if (op < BOLT_SUM || op > BOLT_MINLOC || dt == 0 || dt >= COLL_DT_NBUILTIN)
-        return NULL;
-    return kernels3[op][dt];
+    return in_tables(op, dt) ? kernels3[op][dt] : NULL;
 }
